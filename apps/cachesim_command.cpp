@@ -1,0 +1,122 @@
+// `ibsec-engine cachesim`: the synthetic ON/OFF look-up stream of §4.4 run
+// against one key cache.
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+#include <memory>
+#include <string>
+#include <unistd.h>
+
+#include <nlohmann/json.hpp>
+
+#include "apps/commands.h"
+#include "core/errors.h"
+#include "core/size_parse.h"
+#include "core/statistics.h"
+#include "traces/onoff_cachesim.h"
+
+namespace ibsec::apps {
+
+namespace {
+
+struct CachesimOptions {
+  traces::CacheSimConfig sim;
+  uint32_t entries = 0;
+  std::string size = "16KB";
+  uint32_t entry_bytes = 16;
+  int64_t warmup = -1;  // -1: a tenth of the measured look-ups
+  bool json = false;
+  bool quiet = false;
+};
+
+nlohmann::ordered_json result_json(const CachesimOptions& o, const traces::CacheSimResult& r) {
+  const auto& c = o.sim;
+  nlohmann::ordered_json out;
+  out["ibsec_version"] = IBSEC_VERSION;
+  out["command"] = "cachesim";
+  out["config"] = {{"keys", c.workload.keys},
+                   {"entries", c.cache.entries},
+                   {"entry_bytes", o.entry_bytes},
+                   {"ways", c.cache.ways},
+                   {"sets", c.cache.ways == 0 ? 1 : c.cache.entries / c.cache.ways},
+                   {"policy", c.cache.policy},
+                   {"on_mean", c.workload.on_mean},
+                   {"off_mean", c.workload.off_mean},
+                   {"access_rate", c.workload.access_rate},
+                   {"accesses", c.accesses},
+                   {"warmup", c.warmup},
+                   {"seed", c.workload.seed}};
+  write_statistics(out, {
+      {"hit_rate", "fraction", "hits / measured look-ups", r.stats.hit_rate()},
+      {"accesses", "look-ups", "measured look-ups (after warm-up)", r.stats.lookups},
+      {"hits", "look-ups", "measured look-ups found in the cache", r.stats.hits},
+      {"misses", "look-ups", "measured look-ups not found (filled from external memory)", r.stats.misses},
+      {"evictions", "keys", "valid keys displaced during measurement", r.stats.evictions},
+      {"transitions", "events", "ON/OFF switches generated over the whole run", r.transitions},
+  });
+  return out;
+}
+
+void print_text(const CachesimOptions& o, const traces::CacheSimResult& r) {
+  const auto& c = o.sim;
+  std::printf("cachesim: %llu keys, %u entries (%s, %s), ON %.6g / OFF %.6g, %llu look-ups\n",
+              static_cast<unsigned long long>(c.workload.keys), c.cache.entries,
+              c.cache.ways == 0 ? "fully associative" : (std::to_string(c.cache.ways) + "-way").c_str(),
+              c.cache.policy.c_str(), c.workload.on_mean, c.workload.off_mean,
+              static_cast<unsigned long long>(c.accesses));
+  std::printf("hit rate %.6f  (hits %llu, misses %llu, evictions %llu)\n", r.stats.hit_rate(),
+              static_cast<unsigned long long>(r.stats.hits), static_cast<unsigned long long>(r.stats.misses),
+              static_cast<unsigned long long>(r.stats.evictions));
+}
+
+void run(CachesimOptions& o) {
+  auto& c = o.sim;
+  c.cache.entries = o.entries != 0 ? o.entries : nic::entries_for_capacity(parse_size_bytes(o.size, "size"), o.entry_bytes);
+  c.cache.seed = c.workload.seed;
+  c.warmup = o.warmup >= 0 ? static_cast<uint64_t>(o.warmup) : c.accesses / 10;
+  traces::ProgressFn progress;
+  const auto start = std::chrono::steady_clock::now();
+  if (!o.quiet && isatty(STDERR_FILENO)) {
+    progress = [](uint64_t done, uint64_t total) {
+      std::fprintf(stderr, "\rcachesim: %.1fM / %.1fM look-ups (%.0f%%)", done / 1e6, total / 1e6,
+                   100.0 * static_cast<double>(done) / static_cast<double>(total));
+    };
+  }
+  const auto result = traces::run_cachesim(c, progress);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (progress) std::fprintf(stderr, "\n");
+  if (!o.quiet) {
+    std::fprintf(stderr, "cachesim: %.3f s wall, %.1f M look-ups/s\n", seconds,
+                 static_cast<double>(c.warmup + c.accesses) / seconds / 1e6);
+  }
+  if (o.json) {
+    std::cout << result_json(o, result).dump(2) << "\n";
+  } else {
+    print_text(o, result);
+  }
+}
+
+}  // namespace
+
+void add_cachesim_command(CLI::App& app) {
+  auto options = std::make_shared<CachesimOptions>();
+  auto& o = *options;
+  auto* cmd = app.add_subcommand("cachesim", "synthetic ON/OFF session-key look-ups against one key cache (paper 4.4)");
+  cmd->add_option("--keys", o.sim.workload.keys, "number of session keys (ON/OFF sessions)")->capture_default_str();
+  auto* entries = cmd->add_option("--entries", o.entries, "cache size in entries (overrides --size)");
+  cmd->add_option("--size", o.size, "cache size in bytes, e.g. 2KB, 16KB")->capture_default_str()->excludes(entries);
+  cmd->add_option("--entry-bytes", o.entry_bytes, "bytes per entry (one 128-bit key = 16)")->capture_default_str();
+  cmd->add_option("--ways", o.sim.cache.ways, "associativity; 0 = fully associative")->capture_default_str();
+  cmd->add_option("--policy", o.sim.cache.policy, "replacement policy: lru, fifo, random, lfu, opt")->capture_default_str();
+  cmd->add_option("--on-mean", o.sim.workload.on_mean, "mean ON duration (ms)")->capture_default_str();
+  cmd->add_option("--off-mean", o.sim.workload.off_mean, "mean OFF duration (ms)")->capture_default_str();
+  cmd->add_option("--access-rate", o.sim.workload.access_rate, "look-ups per ms while a session is ON")->capture_default_str();
+  cmd->add_option("--accesses", o.sim.accesses, "measured look-ups")->capture_default_str();
+  cmd->add_option("--warmup", o.warmup, "look-ups before measuring (default: a tenth of --accesses)");
+  cmd->add_option("--seed", o.sim.workload.seed, "random seed")->capture_default_str();
+  cmd->add_flag("--json", o.json, "print the result as JSON");
+  cmd->add_flag("--quiet", o.quiet, "no progress or timing on stderr");
+  cmd->callback([options] { run(*options); });
+}
+
+}  // namespace ibsec::apps

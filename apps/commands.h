@@ -1,0 +1,11 @@
+// Subcommands of ibsec-engine, the C++ engine behind the `ibsec` command.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+namespace ibsec::apps {
+
+// Adds the `cachesim` subcommand to `app`.
+void add_cachesim_command(CLI::App& app);
+
+}  // namespace ibsec::apps

@@ -1,0 +1,77 @@
+// KeyCache look-ups per second, and the ON/OFF generator + cache end to end.
+// Run: build/bench/bench_key_cache --benchmark_min_time=1s
+#include <benchmark/benchmark.h>
+
+#include <vector>
+
+#include "core/random.h"
+#include "nic/key_cache.h"
+#include "traces/onoff_cachesim.h"
+#include "traces/onoff_generator.h"
+
+namespace {
+
+using ibsec::SessionKeyId;
+
+// Look-ups from 10 000 distinct keys with ON/OFF locality (BT-like duty
+// cycle), pre-generated so that only the cache is timed.
+const std::vector<SessionKeyId>& onoff_keys() {
+  static const std::vector<SessionKeyId> keys = [] {
+    ibsec::traces::OnOffGenerator gen({10000, 2.0, 16.0, 100.0, 1});
+    std::vector<SessionKeyId> v(1 << 22);
+    for (auto& k : v) k = gen.next();
+    return v;
+  }();
+  return keys;
+}
+
+const std::vector<SessionKeyId>& uniform_keys() {
+  static const std::vector<SessionKeyId> keys = [] {
+    ibsec::Rng rng(1);
+    std::vector<SessionKeyId> v(1 << 22);
+    for (auto& k : v) k = SessionKeyId(rng.below(10000));
+    return v;
+  }();
+  return keys;
+}
+
+template <const std::vector<SessionKeyId>& (*Keys)()>
+void BM_KeyCacheLookup(benchmark::State& state) {
+  const auto entries = static_cast<uint32_t>(state.range(0));
+  const auto ways = static_cast<uint32_t>(state.range(1));
+  ibsec::nic::KeyCache cache({entries, ways, "lru", 1});
+  const auto& keys = Keys();
+  size_t i = 0;
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(cache.access(keys[i]));
+    i = (i + 1) & (keys.size() - 1);
+  }
+  state.SetItemsProcessed(state.iterations());
+  state.counters["hit_rate"] = cache.stats().hit_rate();
+}
+BENCHMARK(BM_KeyCacheLookup<onoff_keys>)->Name("KeyCacheLookup/onoff10k")->Args({512, 0})->Args({512, 16})->Args({1024, 0})->Args({1024, 16});
+BENCHMARK(BM_KeyCacheLookup<uniform_keys>)->Name("KeyCacheLookup/uniform10k")->Args({512, 0})->Args({512, 16});
+
+void BM_OnOffGenerator(benchmark::State& state) {
+  ibsec::traces::OnOffGenerator gen({10000, 2.0, 16.0, 100.0, 1});
+  for (auto _ : state) benchmark::DoNotOptimize(gen.next());
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_OnOffGenerator);
+
+void BM_CacheSimEndToEnd(benchmark::State& state) {
+  for (auto _ : state) {
+    ibsec::traces::CacheSimConfig c;
+    c.workload = {10000, 2.0, 16.0, 100.0, 1};
+    c.cache = {1024, 0, "lru", 1};
+    c.accesses = 10'000'000;
+    c.warmup = 0;
+    benchmark::DoNotOptimize(ibsec::traces::run_cachesim(c));
+  }
+  state.SetItemsProcessed(state.iterations() * 10'000'000);
+}
+BENCHMARK(BM_CacheSimEndToEnd)->Unit(benchmark::kMillisecond)->Iterations(3);
+
+}  // namespace
+
+BENCHMARK_MAIN();

@@ -1,0 +1,50 @@
+// One doubly linked list per set, threaded through slot indices, ordering
+// the slots of each set from most to least recently linked. O(1) link,
+// unlink and tail; shared by LRU (relink on hit) and FIFO (link on fill).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "nic/replacement_policy.h"
+
+namespace ibsec::nic {
+
+class RecencyList {
+ public:
+  RecencyList(uint32_t sets, uint32_t ways)
+      : ways_(ways), first_sentinel_(sets * ways), next_(sets * ways + sets), prev_(next_.size()) {
+    for (uint32_t s = 0; s < sets; ++s) {
+      const uint32_t head = first_sentinel_ + s;
+      next_[head] = prev_[head] = head;
+    }
+  }
+
+  void push_front(Slot slot) {
+    const uint32_t head = sentinel(slot);
+    const uint32_t first = next_[head];
+    next_[slot] = first;
+    prev_[slot] = head;
+    prev_[first] = slot;
+    next_[head] = slot;
+  }
+  void unlink(Slot slot) {
+    next_[prev_[slot]] = next_[slot];
+    prev_[next_[slot]] = prev_[slot];
+  }
+  void move_to_front(Slot slot) {
+    unlink(slot);
+    push_front(slot);
+  }
+  [[nodiscard]] Slot back(uint32_t set) const { return prev_[first_sentinel_ + set]; }
+
+ private:
+  [[nodiscard]] uint32_t sentinel(Slot slot) const { return first_sentinel_ + slot / ways_; }
+
+  uint32_t ways_;
+  uint32_t first_sentinel_;
+  std::vector<uint32_t> next_;
+  std::vector<uint32_t> prev_;
+};
+
+}  // namespace ibsec::nic
