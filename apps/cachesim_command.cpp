@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <string>
 #include <unistd.h>
 
@@ -21,7 +22,7 @@ namespace {
 
 struct CachesimOptions {
   traces::CacheSimConfig sim;
-  uint32_t entries = 0;
+  std::optional<uint32_t> entries;  // overrides size when given
   std::string size = "16KB";
   uint32_t entry_bytes = 16;
   int64_t warmup = -1;  // -1: a tenth of the measured look-ups
@@ -71,7 +72,7 @@ void print_text(const CachesimOptions& o, const traces::CacheSimResult& r) {
 
 void run(CachesimOptions& o) {
   auto& c = o.sim;
-  c.cache.entries = o.entries != 0 ? o.entries : nic::entries_for_capacity(parse_size_bytes(o.size, "size"), o.entry_bytes);
+  c.cache.entries = o.entries ? *o.entries : nic::entries_for_capacity(parse_size_bytes(o.size, "size"), o.entry_bytes);
   c.cache.seed = c.workload.seed;
   c.warmup = o.warmup >= 0 ? static_cast<uint64_t>(o.warmup) : c.accesses / 10;
   traces::ProgressFn progress;

@@ -1,0 +1,269 @@
+"""The `ibsec` command."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+from pathlib import Path
+
+from . import __version__
+from .errors import ConfigError, IbsecError
+
+SIZE_UNITS = {"": 1, "B": 1, "K": 1024, "KB": 1024, "KIB": 1024, "M": 1 << 20, "MB": 1 << 20, "MIB": 1 << 20}
+
+
+def parse_size(text: str, field: str = "size") -> int:
+    """'2KB' -> 2048 bytes (KB = 1024 B, as cache sizes are quoted)."""
+    match = re.fullmatch(r"\s*(\d+)\s*([A-Za-z]*)\s*", str(text))
+    if not match or match.group(2).upper() not in SIZE_UNITS:
+        raise ConfigError(field, f"{text!r} is not a size (expected e.g. 2KB, 16KB, 512B)")
+    size = int(match.group(1)) * SIZE_UNITS[match.group(2).upper()]
+    if size <= 0:
+        raise ConfigError(field, f"size must be positive, got {text!r}")
+    return size
+
+
+def entries_from(args) -> int:
+    if args.entries is not None:
+        return args.entries
+    size = parse_size(args.size)
+    if args.entry_bytes <= 0 or size % args.entry_bytes:
+        raise ConfigError("size", f"{size} bytes is not a whole number of {args.entry_bytes}-byte entries")
+    return size // args.entry_bytes
+
+
+def on_off_from(args) -> tuple[float, float, str]:
+    """ON/OFF means (ms) from --on-mean/--off-mean or --preset/--machine."""
+    from . import presets
+
+    if args.preset:
+        preset = presets.get(args.preset, args.machine)
+        on = args.on_mean if args.on_mean is not None else preset.on_mean_ms
+        off = args.off_mean if args.off_mean is not None else preset.off_mean_ms
+        return on, off, preset.name
+    if args.on_mean is None or args.off_mean is None:
+        raise ConfigError("on_mean", "give --on-mean and --off-mean, or --preset BENCH [--machine M]")
+    return args.on_mean, args.off_mean, "custom"
+
+
+def add_onoff_options(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("ON/OFF traffic (give the means, or a preset)")
+    group.add_argument("--on-mean", type=float, help="mean ON duration, ms (1/mu)")
+    group.add_argument("--off-mean", type=float, help="mean OFF duration, ms (1/lambda)")
+    group.add_argument("--preset", help="NAS benchmark preset: BT, CG, FT, LU, MG, SP (see `ibsec presets`)")
+    group.add_argument("--machine", default="origin2000", help="preset machine: origin2000 or sp2 (default: %(default)s)")
+
+
+def add_size_options(parser: argparse.ArgumentParser, required: bool) -> None:
+    group = parser.add_mutually_exclusive_group(required=required)
+    group.add_argument("--entries", type=int, help="cache size in entries (x)")
+    group.add_argument("--size", help="cache size in bytes, e.g. 2KB, 16KB")
+    parser.add_argument("--entry-bytes", type=int, default=16, help="bytes per entry (default: %(default)s, one 128-bit key)")
+
+
+def print_json(data) -> None:
+    print(json.dumps(data, indent=2))
+
+
+# ---- analytic ---------------------------------------------------------------
+
+def cmd_analytic_hitrate(args) -> None:
+    from . import markov
+
+    on, off, source = on_off_from(args)
+    entries = entries_from(args)
+    value = markov.hit_rate_estimate(entries, args.processes, on, off)
+    result = {"hit_rate": value, "entries": entries, "processes": args.processes, "on_mean_ms": on,
+              "off_mean_ms": off, "on_probability": markov.on_probability(on, off), "source": source}
+    if args.json:
+        print_json(result)
+    else:
+        print(f"F_{args.processes}({entries}) = {value:.6f}  (ON probability {result['on_probability']:.4g}, {source})")
+
+
+def cmd_analytic_capacity(args) -> None:
+    from . import markov
+
+    on, off, source = on_off_from(args)
+    report = markov.capacity_report(entries_from(args), on, off, args.target)
+    result = {**report.as_dict(), "source": source}
+    if args.json:
+        print_json(result)
+    else:
+        print(f"capacity {report.capacity} sessions for {report.entries} entries at p = {report.target} "
+              f"(F = {report.hit_rate_at_capacity:.6f} at n = {report.capacity}, "
+              f"{report.hit_rate_above_capacity:.6f} at n + 1; {source})")
+
+
+def cmd_analytic_states(args) -> None:
+    from . import markov
+
+    on, off, source = on_off_from(args)
+    probabilities = markov.state_probabilities(args.processes, on, off)
+    if args.json:
+        print_json({"processes": args.processes, "on_mean_ms": on, "off_mean_ms": off, "source": source,
+                    "state_probabilities": probabilities.tolist()})
+    else:
+        for i, p in enumerate(probabilities):
+            print(f"P_{i} = {p:.6g}")
+
+
+# ---- cachesim ---------------------------------------------------------------
+
+CACHESIM_OPTIONS = ["keys", "entries", "size", "entry_bytes", "ways", "policy", "access_rate", "accesses", "warmup", "seed"]
+
+
+def cmd_cachesim(args) -> None:
+    from .cachesim import run_point
+    from .sweep import expand, parse_sweep, run_points
+
+    point = {name: getattr(args, name) for name in CACHESIM_OPTIONS if getattr(args, name) is not None}
+    if args.preset or args.on_mean is not None or args.off_mean is not None:
+        point["on_mean"], point["off_mean"], _ = on_off_from(args)
+    if args.sweep is None:
+        result = run_point(point)
+        if args.json:
+            print_json(result)
+        else:
+            print(f"hit rate {result['hit_rate']:.6f} ({result['hits']} hits, {result['misses']} misses "
+                  f"of {result['accesses']} look-ups; {result['keys']} keys, {result['entries']} entries)")
+        return
+    if args.out is None:
+        raise ConfigError("out", "a sweep writes a CSV: give --out FILE.csv")
+    import pandas as pd
+
+    from .files import write_atomically
+
+    name, values = parse_sweep(args.sweep)
+    out = Path(args.out)
+    rows = run_points(expand(point, name, values), run_point, store=out.with_name(f".{out.name}.points.jsonl"),
+                      jobs=args.jobs, quiet=args.quiet, label=f"cachesim sweep of {name}")
+    table = pd.DataFrame(rows)
+    write_atomically(out, lambda tmp: table.to_csv(tmp, index=False, float_format="%.6g"))
+    if not args.quiet:
+        print(table[[c for c in ["keys", "entries", "ways", "policy", "hit_rate"] if c in table]].to_string(index=False))
+        print(f"wrote {out}")
+
+
+# ---- presets, figures, study ------------------------------------------------
+
+def cmd_presets(args) -> None:
+    from . import markov, presets
+
+    table = presets.load(args.file)
+    if args.json:
+        print_json([{**p.__dict__, "duty_cycle": p.duty_cycle} for p in table])
+        return
+    print(f"{'preset':<16} {'ON ms':>8} {'OFF ms':>9} {'duty':>6} {'cap 2KB':>8} {'cap 16KB':>9}  status")
+    for p in table:
+        caps = [markov.capacity(kb * 1024 // 16, p.on_mean_ms, p.off_mean_ms, 0.9) for kb in (2, 16)]
+        print(f"{p.name:<16} {p.on_mean_ms:>8.3g} {p.off_mean_ms:>9.4g} {p.duty_cycle:>6.3f} {caps[0]:>8} {caps[1]:>9}  {p.status}")
+
+
+def cmd_figures(args) -> None:
+    from .figures import FIGURES
+
+    names = list(FIGURES) if "all" in args.names else args.names
+    for name in names:
+        df = FIGURES[name](Path(args.out), accesses=args.accesses, jobs=args.jobs, quiet=args.quiet)
+        if not args.quiet:
+            print(f"{name}: {len(df)} rows written under {args.out}/")
+
+
+def cmd_study(args) -> None:
+    from .figures import fig3
+
+    out = Path(args.out)
+    df = fig3(out)
+    wide = df.pivot_table(index=["machine", "benchmark"], columns="size_kb", values="capacity")
+    wide.columns = [f"{c} KB ({c * 1024 // 16} entries)" for c in wide.columns]
+    print("Session key cache capacity (sessions supported at hit-rate estimate >= 0.9), Markov ON/OFF model")
+    print("ON/OFF means are estimates (docs/nas-onoff-presets.md)\n")
+    print(wide.to_string())
+    print(f"\nwrote {out / 'fig3_capacity.csv'} and {out / 'fig3_capacity.png'}")
+
+
+# ---- parser -----------------------------------------------------------------
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="ibsec", description="ibsec: secure InfiniBand card simulator and its cache models")
+    parser.add_argument("--version", action="version", version=f"ibsec {__version__}")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    analytic = commands.add_parser("analytic", help="Markov ON/OFF cache-capacity model (paper 3.2)",
+                                   description="Markov ON/OFF model: state probabilities, hit-rate estimate F_n(x), capacity.")
+    analytic_commands = analytic.add_subparsers(dest="analytic_command", required=True, metavar="ANALYTIC")
+    hitrate = analytic_commands.add_parser("hitrate", help="F_n(x): hit-rate estimate for x entries and n sessions")
+    add_size_options(hitrate, required=True)
+    hitrate.add_argument("--processes", type=int, required=True, help="number of sessions n")
+    add_onoff_options(hitrate)
+    hitrate.add_argument("--json", action="store_true", help="print JSON")
+    hitrate.set_defaults(func=cmd_analytic_hitrate)
+    cap = analytic_commands.add_parser("capacity", help="largest n with F_n(x) >= target")
+    add_size_options(cap, required=True)
+    cap.add_argument("--target", type=float, default=0.9, help="target hit rate p in (0, 1) (default: %(default)s)")
+    add_onoff_options(cap)
+    cap.add_argument("--json", action="store_true", help="print JSON")
+    cap.set_defaults(func=cmd_analytic_capacity)
+    states = analytic_commands.add_parser("states", help="P_0..P_n, Eq. (1)-(2)")
+    states.add_argument("--processes", type=int, required=True, help="number of sessions n")
+    add_onoff_options(states)
+    states.add_argument("--json", action="store_true", help="print JSON")
+    states.set_defaults(func=cmd_analytic_states)
+
+    sim = commands.add_parser("cachesim", help="synthetic ON/OFF look-ups against a key cache (paper 4.4)",
+                              description="Run the ON/OFF session-key generator against one key cache, or sweep one parameter.")
+    sim.add_argument("--keys", type=int, help="session keys (default 1000)")
+    add_size_options(sim, required=False)
+    sim.add_argument("--ways", type=int, help="associativity, 0 = fully associative (default 0)")
+    sim.add_argument("--policy", help="replacement policy: lru, fifo, random, lfu, opt (default lru)")
+    add_onoff_options(sim)
+    sim.add_argument("--access-rate", type=float, help="look-ups per ms while ON (default 100)")
+    sim.add_argument("--accesses", type=int, help="measured look-ups (default 4 000 000)")
+    sim.add_argument("--warmup", type=int, help="look-ups before measuring (default: a tenth of --accesses)")
+    sim.add_argument("--seed", type=int, help="random seed (default 1)")
+    sim.add_argument("--json", action="store_true", help="print JSON")
+    sim.add_argument("--sweep", metavar="NAME=VALUES", help="vary one parameter: keys=1000:10000:1000 or ways=1,2,4,0")
+    sim.add_argument("--out", help="CSV file for a sweep (finished points are kept beside it and reused)")
+    sim.add_argument("--jobs", type=int, default=2, help="points run at once in a sweep (default: %(default)s)")
+    sim.add_argument("--quiet", action="store_true", help="no progress output")
+    sim.set_defaults(func=cmd_cachesim)
+    sim.set_defaults(entry_bytes=None)
+
+    pre = commands.add_parser("presets", help="list the NAS ON/OFF presets and their capacities")
+    pre.add_argument("--file", help="a preset CSV to read instead of the packaged one")
+    pre.add_argument("--json", action="store_true", help="print JSON")
+    pre.set_defaults(func=cmd_presets)
+
+    figs = commands.add_parser("figures", help="regenerate the paper's cache figures (CSV + PNG)")
+    figs.add_argument("names", nargs="+", choices=["fig3", "fig8", "fig9", "xval", "all"], help="figures to make")
+    figs.add_argument("--out", default="results", help="output folder (default: %(default)s)")
+    figs.add_argument("--accesses", type=int, default=4_000_000, help="look-ups per simulated point (default: %(default)s)")
+    figs.add_argument("--jobs", type=int, default=2, help="points run at once (default: %(default)s)")
+    figs.add_argument("--quiet", action="store_true", help="no progress output")
+    figs.set_defaults(func=cmd_figures)
+
+    study = commands.add_parser("study", help="the main job: cache-capacity study (Fig. 3 table and plot)")
+    study.add_argument("--out", default="results", help="output folder (default: %(default)s)")
+    study.set_defaults(func=cmd_study)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        args.func(args)
+    except IbsecError as error:
+        print(f"ibsec: error: {error}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("ibsec: interrupted", file=sys.stderr)
+        return 130
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,114 @@
+"""Running many independent points with resume.
+
+Each finished point is appended (fsync'd) to a JSON-lines store as soon as it
+finishes, so killing a sweep loses nothing already computed, and running the
+same sweep again only computes the points that are missing or failed. This
+is the small local runner for figure sweeps; large sweeps belong on Dask.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from pathlib import Path
+from typing import Callable, Iterable
+
+from tqdm import tqdm
+
+from .errors import ConfigError, IbsecError
+from .files import append_line_durably
+
+
+def point_key(point: dict) -> str:
+    return json.dumps(point, sort_keys=True)
+
+
+def load_store(store: Path | None) -> dict[str, dict]:
+    """Finished points of a store, by point key. Later lines win; a torn last line is ignored."""
+    done: dict[str, dict] = {}
+    if store is None or not store.exists():
+        return done
+    for line in store.read_text(encoding="utf-8").splitlines():
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError:
+            continue  # a line cut short by a kill
+        key = point_key(record["point"])
+        if "result" in record:
+            done[key] = record["result"]
+        else:
+            done.pop(key, None)
+    return done
+
+
+def run_points(
+    points: list[dict],
+    run: Callable[[dict], dict],
+    store: Path | None = None,
+    jobs: int = 1,
+    quiet: bool = False,
+    label: str = "points",
+) -> list[dict]:
+    """Run every point not already in `store`; return results in the order of `points`.
+
+    A failing point records its error and does not stop the others; if any
+    failed, IbsecError is raised after all have run.
+    """
+    done = load_store(store)
+    todo = [p for p in points if point_key(p) not in done]
+    errors: list[str] = []
+    if todo:
+        bar = tqdm(total=len(points), initial=len(points) - len(todo), desc=label, unit="pt",
+                   disable=quiet, file=sys.stderr, dynamic_ncols=True)
+        with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+            futures = {pool.submit(run, p): p for p in todo}
+            for future in as_completed(futures):
+                point = futures[future]
+                try:
+                    result = future.result()
+                except IbsecError as error:
+                    errors.append(f"{point_key(point)}: {error}")
+                    record = {"point": point, "error": str(error)}
+                else:
+                    done[point_key(point)] = result
+                    record = {"point": point, "result": result}
+                if store is not None:
+                    append_line_durably(store, json.dumps(record))
+                bar.update(1)
+                bar.set_postfix(failed=len(errors))
+        bar.close()
+    if errors:
+        raise IbsecError(f"{len(errors)} of {len(points)} {label} failed; first: {errors[0]}")
+    return [done[point_key(p)] for p in points]
+
+
+def _typed(text: str):
+    for convert in (int, float):
+        try:
+            return convert(text)
+        except ValueError:
+            pass
+    return text
+
+
+def parse_sweep(spec: str) -> tuple[str, list]:
+    """'keys=1000:10000:1000' (inclusive range) or 'ways=1,2,4,0' -> (name, values)."""
+    name, sep, values = spec.partition("=")
+    name = name.strip().replace("-", "_")
+    if not sep or not name or not values.strip():
+        raise ConfigError("sweep", f"expected NAME=START:STOP:STEP or NAME=V1,V2,..., got {spec!r}")
+    if ":" in values:
+        parts = [_typed(v) for v in values.split(":")]
+        if len(parts) != 3 or not all(isinstance(v, (int, float)) for v in parts) or parts[2] <= 0:
+            raise ConfigError("sweep", f"a range is START:STOP:STEP with a positive STEP, got {values!r}")
+        start, stop, step = parts
+        count = int((stop - start) / step + 1e-9) + 1
+        if count < 1:
+            raise ConfigError("sweep", f"empty range {values!r}")
+        return name, [start + i * step for i in range(count)]
+    return name, [_typed(v.strip()) for v in values.split(",") if v.strip()]
+
+
+def expand(base: dict, name: str, values: Iterable) -> list[dict]:
+    return [{**base, name: value} for value in values]

@@ -1,0 +1,27 @@
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="session")
+def engine() -> str:
+    path = os.environ.get("IBSEC_ENGINE") or shutil.which("ibsec-engine") or str(REPO / "build" / "ibsec-engine")
+    if not Path(path).is_file():
+        pytest.fail(f"ibsec-engine not built (looked for {path}); run scripts/test.sh")
+    os.environ["IBSEC_ENGINE"] = path
+    return path
+
+
+def run_ibsec(*args: str) -> subprocess.CompletedProcess:
+    """The ibsec command as a user runs it, in a fresh interpreter."""
+    return subprocess.run([sys.executable, "-m", "ibsec.cli", *args], capture_output=True, text=True, check=False)
+
+
+def run_engine(engine: str, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([engine, *args], capture_output=True, text=True, check=False)
