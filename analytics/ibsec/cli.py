@@ -177,7 +177,7 @@ def cmd_study(args) -> None:
 
     out = Path(args.out)
     df = fig3(out)
-    wide = df.pivot_table(index=["machine", "benchmark"], columns="size_kb", values="capacity")
+    wide = df.pivot(index=["machine", "benchmark"], columns="size_kb", values="capacity")
     wide.columns = [f"{c} KB ({c * 1024 // 16} entries)" for c in wide.columns]
     print("Session key cache capacity (sessions supported at hit-rate estimate >= 0.9), Markov ON/OFF model")
     print("ON/OFF means are estimates (docs/nas-onoff-presets.md)\n")

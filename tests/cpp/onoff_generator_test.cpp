@@ -120,3 +120,34 @@ TEST(CacheSim, OptBoundsLruOnOnOffTraffic) {
 
 }  // namespace
 }  // namespace ibsec::traces
+
+namespace ibsec::traces {
+namespace {
+
+// Two regimes with closed forms (docs/markov-model.md):
+// - the ON sessions fit in the cache but every key is evicted during its OFF
+//   period: each ON period with at least one look-up misses exactly once.
+//   Look-ups per period are geometric with mean m = r * on_mean, so the hit
+//   rate is 1 - P(>=1) / m = 1 - 1 / (1 + m).
+// - far more sessions ON (n q) than entries x: look-ups are close to uniform
+//   over the ON set and LRU hits with probability x / (n q).
+TEST(CacheSimClosedForm, ColdStartOfEveryOnPeriod) {
+  CacheSimConfig c;
+  c.workload = {4000, 0.08, 1.52, 100.0, 9};  // duty 0.05: ~200 ON for 256 entries; m = 8
+  c.cache = {256, 0, "lru", 1};
+  c.accesses = 2'000'000;
+  c.warmup = 200'000;
+  EXPECT_NEAR(run_cachesim(c).stats.hit_rate(), 1.0 - 1.0 / 9.0, 0.01);
+}
+
+TEST(CacheSimClosedForm, OverloadedCacheHitsEntriesOverActiveSessions) {
+  CacheSimConfig c;
+  c.workload = {8000, 8.0, 24.0, 100.0, 9};  // duty 0.25: ~2000 ON
+  c.cache = {256, 0, "lru", 1};
+  c.accesses = 2'000'000;
+  c.warmup = 200'000;
+  EXPECT_NEAR(run_cachesim(c).stats.hit_rate(), 256.0 / 2000.0, 0.005);
+}
+
+}  // namespace
+}  // namespace ibsec::traces
