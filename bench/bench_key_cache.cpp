@@ -52,6 +52,25 @@ void BM_KeyCacheLookup(benchmark::State& state) {
 BENCHMARK(BM_KeyCacheLookup<onoff_keys>)->Name("KeyCacheLookup/onoff10k")->Args({512, 0})->Args({512, 16})->Args({1024, 0})->Args({1024, 16});
 BENCHMARK(BM_KeyCacheLookup<uniform_keys>)->Name("KeyCacheLookup/uniform10k")->Args({512, 0})->Args({512, 16});
 
+// The other online policies on the same trace: the index and the miss path
+// are shared, so they should move with LRU.
+void BM_KeyCachePolicy(benchmark::State& state, const char* policy) {
+  const auto entries = static_cast<uint32_t>(state.range(0));
+  const auto ways = static_cast<uint32_t>(state.range(1));
+  ibsec::nic::KeyCache cache({entries, ways, policy, 1});
+  const auto& keys = onoff_keys();
+  size_t i = 0;
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(cache.access(keys[i]));
+    i = (i + 1) & (keys.size() - 1);
+  }
+  state.SetItemsProcessed(state.iterations());
+  state.counters["hit_rate"] = cache.stats().hit_rate();
+}
+BENCHMARK_CAPTURE(BM_KeyCachePolicy, fifo, "fifo")->Args({512, 16});
+BENCHMARK_CAPTURE(BM_KeyCachePolicy, random, "random")->Args({512, 16});
+BENCHMARK_CAPTURE(BM_KeyCachePolicy, lfu, "lfu")->Args({512, 16});
+
 void BM_OnOffGenerator(benchmark::State& state) {
   ibsec::traces::OnOffGenerator gen({10000, 2.0, 16.0, 100.0, 1});
   for (auto _ : state) benchmark::DoNotOptimize(gen.next());

@@ -46,8 +46,7 @@ KeyCache::KeyCache(Geometry geometry, const KeyCacheConfig& config, std::span<co
       ways_(geometry.ways),
       sets_is_pow2_(std::has_single_bit(sets_)),
       index_(sets_ * ways_),
-      slot_key_(static_cast<size_t>(sets_) * ways_, kNoKey),
-      free_slots_(slot_key_.size()),
+      free_slots_(static_cast<size_t>(sets_) * ways_),
       free_count_(sets_, ways_) {
   const auto& entry = PolicyRegistry::get(config.policy);
   if (entry.needs_future && future.empty()) {
@@ -60,21 +59,20 @@ KeyCache::KeyCache(Geometry geometry, const KeyCacheConfig& config, std::span<co
   }
 }
 
-std::optional<SessionKeyId> KeyCache::fill(SessionKeyId key) {
+uint64_t KeyCache::fill_returning_victim(SessionKeyId key) {
   if (key.value() == kNoKey) throw std::invalid_argument("session key id 2^64-1 is reserved");
   const uint32_t set = set_of(key);
-  std::optional<SessionKeyId> evicted;
+  uint64_t evicted = kNoKey;
   Slot slot;
   if (free_count_[set] > 0) {
     slot = free_slots_[set * ways_ + --free_count_[set]];
     ++occupied_;
   } else {
     slot = policy_->victim(set);
-    evicted = SessionKeyId(slot_key_[slot]);
-    index_.erase(slot_key_[slot]);
+    evicted = index_.key_at(slot);
+    index_.erase_slot(slot);
     ++stats_.evictions;
   }
-  slot_key_[slot] = key.value();
   index_.insert(key.value(), slot);
   policy_->on_fill(slot, key);
   ++stats_.fills;
@@ -85,8 +83,7 @@ bool KeyCache::erase(SessionKeyId key) {
   const uint32_t slot = index_.find(key.value());
   if (slot == KeyIndex::kNotFound) return false;
   const uint32_t set = slot / ways_;
-  index_.erase(key.value());
-  slot_key_[slot] = kNoKey;
+  index_.erase_slot(slot);
   policy_->on_erase(slot);
   free_slots_[set * ways_ + free_count_[set]++] = slot;
   --occupied_;

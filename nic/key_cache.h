@@ -67,12 +67,12 @@ class KeyCache {
       return {true, std::nullopt};
     }
     ++stats_.misses;
-    return {false, fill(key)};
+    return {false, as_evicted(fill_returning_victim(key))};
   }
 
   // Places an absent key (e.g. promoted from the prefetch buffer), evicting
   // one from its set if the set is full. Returns the evicted key.
-  std::optional<SessionKeyId> fill(SessionKeyId key);
+  std::optional<SessionKeyId> fill(SessionKeyId key) { return as_evicted(fill_returning_victim(key)); }
 
   // Removes a key if present; returns whether it was.
   bool erase(SessionKeyId key);
@@ -99,12 +99,19 @@ class KeyCache {
   };
   static Geometry checked_geometry(const KeyCacheConfig& config);
   KeyCache(Geometry geometry, const KeyCacheConfig& config, std::span<const SessionKeyId> future);
+  // The evicted key, or kNoKey when the set had room. A plain integer comes
+  // back in a register; a std::optional returned from out of line went
+  // through the stack with a store-forwarding stall on every miss.
+  uint64_t fill_returning_victim(SessionKeyId key);
+  static std::optional<SessionKeyId> as_evicted(uint64_t key) {
+    if (key == kNoKey) return std::nullopt;
+    return SessionKeyId(key);
+  }
 
   uint32_t sets_;
   uint32_t ways_;
   bool sets_is_pow2_;
   KeyIndex index_;
-  std::vector<uint64_t> slot_key_;     // kNoKey when the slot is free
   std::vector<Slot> free_slots_;       // set s keeps its free slots at [s*ways, s*ways+free_count_[s])
   std::vector<uint32_t> free_count_;
   uint32_t occupied_ = 0;

@@ -1,12 +1,17 @@
 // Maps a cached session key to the slot that holds it, in O(1).
 //
-// Open addressing with linear probing and backward-shift deletion (no
-// tombstones, so probe lengths do not grow over a long run). The table is at
-// least twice the number of slots, which keeps the expected probe length
-// near one; for a 1024-entry SKC it is 24 KB and stays in the L1/L2 cache.
+// Chained hashing threaded through the slots: each slot is a node of its
+// bucket's doubly linked chain. A miss in a full cache removes one key and
+// adds another, and with intrusive chains both are a handful of stores with
+// no probing and no data-dependent branches, where open addressing had to
+// search for the victim and shift its probe run back.
+//
+// There are at least four times as many buckets as slots, so most misses
+// find an empty bucket at the first load and the branch on it is well
+// predicted; at twice as many the look-up rate was 10-15% lower. For a
+// 1024-entry SKC the arrays take 32 KB.
 #pragma once
 
-#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -19,26 +24,46 @@ class KeyIndex {
   explicit KeyIndex(uint32_t max_entries);
 
   [[nodiscard]] uint32_t find(uint64_t key) const {
-    for (size_t i = home(key);; i = (i + 1) & mask_) {
-      if (keys_[i] == key) return slots_[i];
-      if (keys_[i] == kEmpty) return kNotFound;
+    for (uint32_t node = link_[head(key)]; node != end_; node = link_[node]) {
+      if (keys_[node] == key) return node;
     }
+    return kNotFound;
   }
-  void insert(uint64_t key, uint32_t slot);  // key must be absent
-  void erase(uint64_t key);                  // key must be present
+  // `slot` must be free and `key` absent.
+  void insert(uint64_t key, uint32_t slot) {
+    const uint32_t head_link = head(key);
+    const uint32_t first = link_[head_link];
+    keys_[slot] = key;
+    link_[slot] = first;
+    pointed_from_[slot] = head_link;
+    pointed_from_[first] = slot;
+    link_[head_link] = slot;
+  }
+  // `slot` must hold a key.
+  void erase_slot(uint32_t slot) {
+    const uint32_t next = link_[slot];
+    link_[pointed_from_[slot]] = next;
+    pointed_from_[next] = pointed_from_[slot];
+  }
+  // Only meaningful while `slot` holds a key.
+  [[nodiscard]] uint64_t key_at(uint32_t slot) const { return keys_[slot]; }
 
  private:
-  // Session-key identifiers are 64-bit; the all-ones value is reserved.
-  static constexpr uint64_t kEmpty = UINT64_MAX;
-
-  [[nodiscard]] size_t home(uint64_t key) const {
-    return static_cast<size_t>((key * 0x9E3779B97F4A7C15ULL) >> shift_);
+  // link_ holds each slot's successor, then one unused entry at end_, then
+  // each bucket's first slot; end_ terminates a chain. Slots and bucket heads
+  // sharing one array is what lets erase_slot unlink without asking which of
+  // the two points at the slot.
+  [[nodiscard]] uint32_t head(uint64_t key) const {
+    return end_ + 1 + static_cast<uint32_t>((key * 0x9E3779B97F4A7C15ULL) >> shift_);
   }
 
-  std::vector<uint64_t> keys_;
-  std::vector<uint32_t> slots_;
-  size_t mask_;
+  uint32_t end_;
   int shift_;
+  std::vector<uint64_t> keys_;
+  std::vector<uint32_t> link_;
+  // The link_ entry that points at each slot. Entry end_ absorbs the writes
+  // made when a slot's successor is the end of its chain.
+  std::vector<uint32_t> pointed_from_;
 };
 
 }  // namespace ibsec::nic

@@ -3,6 +3,7 @@
 // unlink and tail; shared by LRU (relink on hit) and FIFO (link on fill).
 #pragma once
 
+#include <bit>
 #include <cstdint>
 #include <vector>
 
@@ -13,7 +14,10 @@ namespace ibsec::nic {
 class RecencyList {
  public:
   RecencyList(uint32_t sets, uint32_t ways)
-      : ways_(ways), first_sentinel_(sets * ways), next_(sets * ways + sets), prev_(next_.size()) {
+      : set_shift_(sets == 1 ? 31 : std::countr_zero(ways)),
+        first_sentinel_(sets * ways),
+        next_(sets * ways + sets),
+        prev_(next_.size()) {
     for (uint32_t s = 0; s < sets; ++s) {
       const uint32_t head = first_sentinel_ + s;
       next_[head] = prev_[head] = head;
@@ -39,9 +43,12 @@ class RecencyList {
   [[nodiscard]] Slot back(uint32_t set) const { return prev_[first_sentinel_ + set]; }
 
  private:
-  [[nodiscard]] uint32_t sentinel(Slot slot) const { return first_sentinel_ + slot / ways_; }
+  // A shift, not a division, because this runs on every hit. Ways is a power
+  // of two whenever there is more than one set; a single set (fully
+  // associative, any size up to 2^30) shifts every slot down to set 0.
+  [[nodiscard]] uint32_t sentinel(Slot slot) const { return first_sentinel_ + (slot >> set_shift_); }
 
-  uint32_t ways_;
+  int set_shift_;
   uint32_t first_sentinel_;
   std::vector<uint32_t> next_;
   std::vector<uint32_t> prev_;
