@@ -55,3 +55,28 @@ class RecencyList {
 };
 
 }  // namespace ibsec::nic
+
+namespace ibsec::nic {
+
+// LRU and FIFO keep the same per-set order and differ only in whether a hit
+// moves the key to the front.
+template <bool kRefreshOnHit>
+class RecencyPolicy final : public ReplacementPolicy {
+ public:
+  explicit RecencyPolicy(const PolicyContext& context) : order_(context.sets, context.ways) {}
+  void on_hit(Slot slot, SessionKeyId) override {
+    if constexpr (kRefreshOnHit) order_.move_to_front(slot);
+  }
+  void on_fill(Slot slot, SessionKeyId) override { order_.push_front(slot); }
+  void on_erase(Slot slot) override { order_.unlink(slot); }
+  Slot victim(uint32_t set) override {
+    const Slot slot = order_.back(set);
+    order_.unlink(slot);
+    return slot;
+  }
+
+ private:
+  RecencyList order_;
+};
+
+}  // namespace ibsec::nic
