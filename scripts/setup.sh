@@ -30,8 +30,10 @@ as_root cmake --install build --prefix /usr/local >/dev/null
 
 echo "== Python package (.venv/)"
 [[ -x .venv/bin/python ]] || python3 -m venv .venv
-.venv/bin/python -m pip install -q --upgrade pip
-.venv/bin/python -m pip install -q -e "analytics[test]"
+pip_log=.venv/pip-install.log
+if ! { .venv/bin/python -m pip install --upgrade pip && .venv/bin/python -m pip install -e "analytics[test]"; } >"$pip_log" 2>&1; then
+  tail -30 "$pip_log"; echo "setup: pip install failed (full log: $pip_log)" >&2; exit 1
+fi
 as_root ln -sf "$root/.venv/bin/ibsec" /usr/local/bin/ibsec
 
 echo "== ready: $(ibsec --version), $(ibsec-engine --version | head -1)"
