@@ -59,15 +59,22 @@ class KeyCache {
 
   // A demand look-up. On a miss the key is fetched and filled.
   AccessResult access(SessionKeyId key) {
+    if (access_if_present(key)) return {true, std::nullopt};
     ++stats_.lookups;
-    const uint32_t slot = index_.find(key.value());
-    if (slot != KeyIndex::kNotFound) {
-      ++stats_.hits;
-      policy_->on_hit(slot, key);
-      return {true, std::nullopt};
-    }
     ++stats_.misses;
     return {false, as_evicted(fill_returning_victim(key))};
+  }
+
+  // The hit half of access(): if the key is cached, counts a hit look-up and
+  // returns true; otherwise changes nothing. For callers that must try
+  // another store (the prefetch buffer) before a miss is declared.
+  bool access_if_present(SessionKeyId key) {
+    const uint32_t slot = index_.find(key.value());
+    if (slot == KeyIndex::kNotFound) return false;
+    ++stats_.lookups;
+    ++stats_.hits;
+    policy_->on_hit(slot, key);
+    return true;
   }
 
   // Places an absent key (e.g. promoted from the prefetch buffer), evicting

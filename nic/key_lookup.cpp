@@ -8,8 +8,7 @@ KeyLookup::KeyLookup(const KeyCacheConfig& skc, uint32_t prefetch_entries) : skc
 
 KeyLookup::Result KeyLookup::lookup(SessionKeyId key) {
   ++stats_.lookups;
-  if (skc_.contains(key)) {
-    skc_.access(key);
+  if (skc_.access_if_present(key)) {
     ++stats_.skc_hits;
     return {LookupOutcome::kSkcHit, std::nullopt};
   }
