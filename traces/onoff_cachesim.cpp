@@ -19,7 +19,6 @@ CacheSimResult drive(nic::KeyCache& cache, const CacheSimConfig& config, NextKey
     cache.access(next_key(i));
     if (progress && (i + 1) % kProgressEvery == 0) progress(i + 1, total);
   }
-  if (config.warmup == total) cache.reset_stats();
   return {cache.stats(), 0};
 }
 

@@ -15,7 +15,8 @@ namespace {
 class OptPolicy final : public ReplacementPolicy {
  public:
   explicit OptPolicy(const PolicyContext& context)
-      : future_(context.future),
+      : ways_(context.ways),
+        future_(context.future),
         next_use_(future_.size()),
         slot_next_(static_cast<size_t>(context.sets) * context.ways, kFree),
         heaps_(context.sets) {
@@ -58,13 +59,10 @@ class OptPolicy final : public ReplacementPolicy {
           std::to_string(cursor_) + ")");
     }
     slot_next_[slot] = next_use_[cursor_];
-    heaps_[slot / ways()].push({next_use_[cursor_], slot});
+    heaps_[slot / ways_].push({next_use_[cursor_], slot});
     ++cursor_;
   }
-  [[nodiscard]] uint32_t ways() const {
-    return static_cast<uint32_t>(slot_next_.size() / heaps_.size());
-  }
-
+  uint32_t ways_;
   std::span<const SessionKeyId> future_;
   std::vector<uint64_t> next_use_;
   std::vector<uint64_t> slot_next_;
