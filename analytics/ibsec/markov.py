@@ -116,8 +116,3 @@ def capacity_report(entries: int, on_mean: float, off_mean: float, target: float
         hit_rate_above_capacity=hit_rate_estimate(entries, n + 1, on_mean, off_mean),
     )
 
-
-def expected_sessions_on(processes: int, on_mean: float, off_mean: float) -> float:
-    """Mean of the stationary law: n * q."""
-    return require_positive_int("processes", processes) * on_probability(on_mean, off_mean)
-
