@@ -7,5 +7,8 @@ namespace ibsec::apps {
 
 // Adds the `cachesim` subcommand to `app`.
 void add_cachesim_command(CLI::App& app);
+// Adds `run` (one cycle-level simulation) and `params` (its parameters).
+void add_run_command(CLI::App& app);
+void add_params_command(CLI::App& app);
 
 }  // namespace ibsec::apps

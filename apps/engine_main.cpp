@@ -1,19 +1,26 @@
 // ibsec-engine: single fast runs. Orchestration (presets, sweeps, plots) is
-// the Python `ibsec` command's job; it calls this program.
+// the Python `ibsec` command's job; it calls this program. SystemC's library
+// provides main() and calls sc_main; ours below only silences its banner.
+#include <cstdlib>
 #include <iostream>
 
 #include <CLI/CLI.hpp>
+#include <systemc>  // declares sc_main extern "C"
 
 #include "apps/commands.h"
 #include "core/errors.h"
 
-int main(int argc, char** argv) {
+int sc_main(int argc, char** argv) {
   CLI::App app{"ibsec-engine " IBSEC_VERSION ": cycle-level secure InfiniBand card simulator engine"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", IBSEC_VERSION);
+  app.set_version_flag("--version", std::string(IBSEC_VERSION) + " (SystemC " + sc_core::sc_release() + ")");
   ibsec::apps::add_cachesim_command(app);
+  ibsec::apps::add_run_command(app);
+  ibsec::apps::add_params_command(app);
   try {
     app.parse(argc, argv);
+  } catch (const CLI::RuntimeError& e) {
+    return e.get_exit_code();
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
   } catch (const ibsec::ConfigError& e) {
@@ -24,4 +31,11 @@ int main(int argc, char** argv) {
     return 1;
   }
   return 0;
+}
+
+// Our own entry point, ahead of the one in libsystemc, only to keep the
+// SystemC banner out of every run's output (--version names the release).
+int main(int argc, char** argv) {
+  setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 0);
+  return sc_core::sc_elab_and_sim(argc, argv);
 }

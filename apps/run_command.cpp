@@ -1,0 +1,110 @@
+// `ibsec-engine run`: one cycle-level simulation of the cluster.
+#include <sys/resource.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+#include <systemc>
+
+#include "apps/commands.h"
+#include "core/errors.h"
+#include "sim/cluster.h"
+#include "sim/config.h"
+
+namespace ibsec::apps {
+namespace {
+
+struct RunOptions {
+  std::string config_path;
+  std::vector<std::string> overrides;
+  std::string out;
+  std::string perf_out;
+  bool quiet = false;
+};
+
+// Replaces `path` only once the new content is complete on disk.
+void write_atomically(const std::string& path, const std::string& text) {
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::trunc);
+    if (!out) throw ConfigError(path, "cannot write the result file");
+    out << text;
+    out.flush();
+    if (!out) throw ConfigError(path, "writing the result file failed");
+  }
+  std::filesystem::rename(tmp, path);
+}
+
+void report_progress(const sim::Cluster& cluster, Tick now) {
+  const auto& s = cluster.statistics();
+  std::fprintf(stderr, "\r  simulated %.1f us, %llu packets delivered", ns_from_ticks(now) / 1000.0,
+               static_cast<unsigned long long>(s.packets_delivered()));
+  std::fflush(stderr);
+}
+
+long peak_rss_kib() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return usage.ru_maxrss;
+}
+
+int run(const RunOptions& o) {
+  sc_core::sc_set_time_resolution(1, sc_core::SC_PS);
+  const sim::SimConfig config = sim::load_config(o.config_path, o.overrides);
+  const auto wall_start = std::chrono::steady_clock::now();
+  sim::Cluster cluster(config);
+  const sim::RunOutcome outcome = cluster.run(o.quiet ? nullptr : report_progress);
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+
+  const std::string text = cluster.result(outcome).dump(2) + "\n";
+  if (o.out.empty()) {
+    std::cout << text;
+  } else {
+    write_atomically(o.out, text);
+  }
+  const double delivered = static_cast<double>(cluster.statistics().packets_delivered());
+  const nlohmann::ordered_json perf{{"wall_seconds", wall},
+                                    {"packets_delivered", cluster.statistics().packets_delivered()},
+                                    {"packets_per_second", delivered / wall},
+                                    {"kernel_activations_per_packet",
+                                     static_cast<double>(cluster.kernel().activations) / std::max(delivered, 1.0)},
+                                    {"peak_rss_mib", static_cast<double>(peak_rss_kib()) / 1024.0}};
+  if (!o.perf_out.empty()) write_atomically(o.perf_out, perf.dump(2) + "\n");
+  if (!o.quiet) {
+    std::fprintf(stderr, "\r  %llu packets in %.2f s wall (%.0f packets/s), peak memory %.0f MiB%s\n",
+                 static_cast<unsigned long long>(cluster.statistics().packets_delivered()), wall, delivered / wall,
+                 static_cast<double>(peak_rss_kib()) / 1024.0, o.out.empty() ? "" : (", result in " + o.out).c_str());
+  }
+  if (!outcome.drained) {
+    std::cerr << "ibsec-engine: error: the network did not drain: " << outcome.packets_stuck
+              << " packets still inside after sim.drain_timeout_us (deadlock or overload); results were written\n";
+    return 3;
+  }
+  return 0;
+}
+
+}  // namespace
+
+void add_run_command(CLI::App& app) {
+  auto options = std::make_shared<RunOptions>();
+  CLI::App* cmd = app.add_subcommand("run", "Run one cycle-level simulation of the cluster and write its result");
+  cmd->add_option("config", options->config_path, "JSON configuration file (omit for the defaults)")
+      ->check(CLI::ExistingFile);
+  cmd->add_option("--set", options->overrides, "Override one parameter: key=value (repeatable)")
+      ->allow_extra_args(false);
+  cmd->add_option("--out,-o", options->out, "Result file (JSON); standard output when omitted");
+  cmd->add_option("--perf-json", options->perf_out, "Also write wall time, packets/s and peak memory here");
+  cmd->add_flag("--quiet,-q", options->quiet, "No progress or summary on standard error");
+  cmd->callback([options] {
+    const int code = run(*options);
+    if (code != 0) throw CLI::RuntimeError(code);
+  });
+}
+
+}  // namespace ibsec::apps

@@ -1,0 +1,66 @@
+#include "network/credit_link.h"
+
+#include <cassert>
+
+namespace ibsec::network {
+
+CreditLink::CreditLink(const LinkParams& params, LinkSender& sender, PortId sender_port, PacketReceiver& receiver,
+                       PortId receiver_port)
+    : params_(params),
+      sender_(sender),
+      sender_port_(sender_port),
+      receiver_(receiver),
+      receiver_port_(receiver_port),
+      credits_(params.lanes, params.credits_per_lane) {}
+
+void CreditLink::absorb_returns(Tick now) {
+  while (!in_flight_.empty() && in_flight_.front().at <= now) {
+    credits_[in_flight_.front().lane] += in_flight_.front().credits;
+    in_flight_.pop_front();
+  }
+}
+
+bool CreditLink::can_send(VirtualLane lane, uint32_t wire_bytes, Tick now) {
+  if (busy_until_ > now) return false;
+  absorb_returns(now);
+  if (credits_[lane.value()] >= credits_for(wire_bytes)) return true;
+  ++stats_.credit_stalls;
+  sender_waiting_ = true;
+  // Credits already on their way: wake the sender when the first lands.
+  if (!in_flight_.empty()) {
+    sender_waiting_ = false;
+    sender_.on_credits_returned(sender_port_, in_flight_.front().at);
+  }
+  return false;
+}
+
+Tick CreditLink::send(PacketHandle handle, const Packet& packet, Tick now) {
+  assert(busy_until_ <= now);
+  credits_[packet.lane.value()] -= credits_for(packet.wire_bytes);
+  const Tick duration = serialization(packet.wire_bytes);
+  busy_until_ = now + duration;
+  ++stats_.packets;
+  stats_.bytes += packet.wire_bytes;
+  stats_.busy += duration;
+  receiver_.on_packet_head(receiver_port_, handle, now + params_.propagation);
+  return busy_until_;
+}
+
+void CreditLink::return_credits(VirtualLane lane, uint32_t wire_bytes, Tick freed_at) {
+  const Tick arrives = freed_at + params_.propagation;
+  in_flight_.push_back(CreditReturn{arrives, lane.value(), credits_for(wire_bytes)});
+  if (sender_waiting_) {
+    sender_waiting_ = false;
+    sender_.on_credits_returned(sender_port_, arrives);
+  }
+}
+
+uint32_t CreditLink::credits_when_drained(VirtualLane lane) const {
+  uint32_t credits = credits_[lane.value()];
+  for (const auto& r : in_flight_) {
+    if (r.lane == lane.value()) credits += r.credits;
+  }
+  return credits;
+}
+
+}  // namespace ibsec::network

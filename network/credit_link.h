@@ -1,0 +1,95 @@
+// One direction of a cable: serialization at the link rate, a propagation
+// delay, and InfiniBand credit-based flow control per virtual lane. The
+// sending side owns the link and its credit counters; the receiving side
+// hands credits back as buffer space frees. Returned credits wait in a
+// timestamped FIFO and are absorbed lazily when the sender next looks, so a
+// credit return costs no kernel event unless the sender is stalled on it.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <vector>
+
+#include "core/time.h"
+#include "core/types.h"
+#include "network/packet.h"
+
+namespace ibsec::network {
+
+// Whatever sits at the far end of a link: a switch input port or a card.
+class PacketReceiver {
+ public:
+  virtual ~PacketReceiver() = default;
+  // The packet's first byte arrives on `port` at `head_at`; its last byte
+  // follows one serialization time later.
+  virtual void on_packet_head(PortId port, PacketHandle packet, Tick head_at) = 0;
+};
+
+// Whatever feeds a link: told when credits it was stalled on come back.
+class LinkSender {
+ public:
+  virtual ~LinkSender() = default;
+  virtual void on_credits_returned(PortId port, Tick at) = 0;
+};
+
+struct LinkParams {
+  Tick ticks_per_byte = 1000;
+  Tick propagation = 0;
+  uint32_t lanes = 1;
+  uint32_t credits_per_lane = 64;  // receiver buffer per lane, in 64-byte credits
+};
+
+struct LinkStats {
+  uint64_t packets = 0;
+  uint64_t bytes = 0;
+  Tick busy = 0;  // total serialization time
+  uint64_t credit_stalls = 0;
+};
+
+class CreditLink {
+ public:
+  CreditLink(const LinkParams& params, LinkSender& sender, PortId sender_port, PacketReceiver& receiver,
+             PortId receiver_port);
+
+  [[nodiscard]] Tick serialization(uint32_t wire_bytes) const { return wire_bytes * params_.ticks_per_byte; }
+  [[nodiscard]] Tick propagation() const { return params_.propagation; }
+  [[nodiscard]] Tick busy_until() const { return busy_until_; }
+
+  // True if the link is idle and the receiver has room for the whole packet
+  // (virtual cut-through). When it is credits that are missing, the sender is
+  // told through on_credits_returned once some come back.
+  bool can_send(VirtualLane lane, uint32_t wire_bytes, Tick now);
+  // Starts sending at `now` (can_send must hold); returns when the tail has
+  // left, i.e. when the link is free again.
+  Tick send(PacketHandle handle, const Packet& packet, Tick now);
+  // The receiver freed the buffer space of a packet at `freed_at`; the
+  // credits reach the sender one propagation delay later. Calls must come in
+  // non-decreasing `freed_at` order (one receiver port drains in order).
+  void return_credits(VirtualLane lane, uint32_t wire_bytes, Tick freed_at);
+
+  // Credits the sender can use once every return sent so far has arrived.
+  [[nodiscard]] uint32_t credits_when_drained(VirtualLane lane) const;
+  [[nodiscard]] uint32_t credit_limit() const { return params_.credits_per_lane; }
+  [[nodiscard]] const LinkStats& stats() const { return stats_; }
+
+ private:
+  struct CreditReturn {
+    Tick at;
+    uint8_t lane;
+    uint32_t credits;
+  };
+  void absorb_returns(Tick now);
+
+  LinkParams params_;
+  LinkSender& sender_;
+  PortId sender_port_;
+  PacketReceiver& receiver_;
+  PortId receiver_port_;
+  std::vector<uint32_t> credits_;  // per lane, available at the sender
+  std::deque<CreditReturn> in_flight_;
+  Tick busy_until_ = 0;
+  bool sender_waiting_ = false;
+  LinkStats stats_;
+};
+
+}  // namespace ibsec::network

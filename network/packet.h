@@ -1,0 +1,63 @@
+// A packet as the fabric and the cards see it. Packets live in a pool owned by
+// the run and travel by handle, so the hot path moves 4-byte handles and never
+// allocates.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "core/time.h"
+#include "core/types.h"
+
+namespace ibsec::network {
+
+using PacketHandle = StrongId<struct PacketHandleTag, uint32_t>;
+
+// InfiniBand flow-control credits count 64-byte blocks (IBA vol. 1, 7.9.4).
+inline constexpr uint32_t kCreditBytes = 64;
+constexpr uint32_t credits_for(uint32_t wire_bytes) { return (wire_bytes + kCreditBytes - 1) / kCreditBytes; }
+
+struct Packet {
+  uint64_t id = 0;                 // unique in the run, in hand-over order
+  Tick handover = 0;               // host gave it to the sending card
+  Tick delivered = 0;              // verified and handed to the receiving host
+  SessionKeyId key{0};             // one key per pair of communicating processes
+  uint32_t sequence = 0;           // per session and direction
+  NodeId source{0};
+  NodeId destination{0};
+  uint32_t source_process = 0;     // cluster-wide process ids
+  uint32_t destination_process = 0;
+  uint32_t payload_bytes = 0;
+  uint32_t wire_bytes = 0;         // payload + headers (+ security fields)
+  uint32_t message = 0;            // host's message id, for reassembly
+  VirtualLane lane{0};
+  bool measured = false;           // handed over inside the measurement window
+  bool last_of_message = true;
+};
+
+class PacketPool {
+ public:
+  PacketHandle acquire() {
+    if (free_.empty()) {
+      packets_.emplace_back();
+      return PacketHandle(static_cast<uint32_t>(packets_.size() - 1));
+    }
+    const PacketHandle h = free_.back();
+    free_.pop_back();
+    packets_[h.value()] = Packet{};
+    return h;
+  }
+  void release(PacketHandle h) { free_.push_back(h); }
+
+  Packet& operator[](PacketHandle h) { return packets_[h.value()]; }
+  const Packet& operator[](PacketHandle h) const { return packets_[h.value()]; }
+
+  [[nodiscard]] size_t in_use() const { return packets_.size() - free_.size(); }
+  [[nodiscard]] size_t capacity() const { return packets_.size(); }
+
+ private:
+  std::vector<Packet> packets_;
+  std::vector<PacketHandle> free_;
+};
+
+}  // namespace ibsec::network

@@ -1,0 +1,227 @@
+#include "nic/cic.h"
+
+#include <algorithm>
+
+namespace ibsec::nic {
+namespace {
+
+// Packets the GCM stage holds at once (in flight plus the finished one
+// waiting for the link). Eight covers latency / occupancy for every payload
+// size, so a pipelined unit never stalls for lack of slots.
+constexpr size_t kGcmSlots = 8;
+
+uint64_t session_direction(uint32_t source_process, uint32_t destination_process) {
+  return (static_cast<uint64_t>(source_process) << 32) | destination_process;
+}
+
+}  // namespace
+
+Cic::Cic(const sc_core::sc_module_name& name, sim::KernelCounters& counters, network::PacketPool& pool,
+         uint64_t& next_packet_id, NodeId node, const CicParams& params)
+    : EventDrivenModule(name, counters),
+      pool_(pool),
+      next_packet_id_(next_packet_id),
+      node_(node),
+      params_(params),
+      memory_(params.key_memory_access),
+      tx_(GcmUnit(params.gcm, params.clock, params.gcm_pipelined)),
+      rx_(GcmUnit(params.gcm, params.clock, params.gcm_pipelined)) {
+  if (params_.security.path == KeyPath::kCache) {
+    KeyCacheConfig skc = params_.skc;
+    skc.entries = params_.security.skc_entries;
+    lookup_.emplace(skc, params_.security.prefetch_entries);
+  }
+}
+
+void Cic::attach(network::CreditLink* out, network::CreditLink* in_upstream, HostInterface* host) {
+  out_ = out;
+  in_upstream_ = in_upstream;
+  host_ = host;
+}
+
+void Cic::submit(const MessageRequest& message, Tick now) {
+  const uint32_t mtu = params_.mtu_bytes;
+  const uint32_t packets = std::max<uint32_t>(1, (message.bytes + mtu - 1) / mtu);
+  const SessionKeyId key = session_key(message.source_process, message.destination_process, params_.total_processes);
+  uint32_t& sequence = next_sequence_[session_direction(message.source_process, message.destination_process)];
+  const uint32_t overhead = params_.header_bytes + (params_.security.encrypts() ? params_.security_bytes : 0);
+  for (uint32_t i = 0; i < packets; ++i) {
+    const network::PacketHandle handle = pool_.acquire();
+    network::Packet& p = pool_[handle];
+    p.id = next_packet_id_++;
+    p.handover = now;
+    p.key = key;
+    p.sequence = sequence++;
+    p.source = node_;
+    p.destination = message.destination;
+    p.source_process = message.source_process;
+    p.destination_process = message.destination_process;
+    p.payload_bytes = i + 1 < packets ? mtu : message.bytes - i * mtu;
+    p.wire_bytes = p.payload_bytes + overhead;
+    p.message = message.message;
+    p.lane = VirtualLane(static_cast<uint8_t>(key.value() % params_.lanes));
+    p.measured = message.measured;
+    p.last_of_message = i + 1 == packets;
+    tx_.waiting.push_back(handle);
+  }
+  stats_.max_send_backlog = std::max<uint64_t>(stats_.max_send_backlog, tx_.waiting.size());
+  wake_later(tx_, kAdvanceSend, params_.clock.next_edge(now));
+}
+
+void Cic::on_packet_head(PortId /*port*/, network::PacketHandle packet, Tick head_at) {
+  const Tick tail = head_at + pool_[packet].wire_bytes * params_.rx_ticks_per_byte;
+  schedule(params_.clock.next_edge(tail), kTailArrived, packet.value());
+}
+
+void Cic::on_credits_returned(PortId /*port*/, Tick at) {
+  wake_later(tx_, kAdvanceSend, params_.clock.next_edge(at));
+}
+
+void Cic::handle(const sim::ModuleEvent& event) {
+  const Tick now = event.at;
+  switch (event.kind) {
+    case kAdvanceSend:
+      advance(tx_, kAdvanceSend, now);
+      break;
+    case kTailArrived:
+      rx_.waiting.push_back(network::PacketHandle(event.arg));
+      advance(rx_, kAdvanceReceive, now);
+      break;
+    case kAdvanceReceive:
+      advance(rx_, kAdvanceReceive, now);
+      break;
+    default:
+      break;
+  }
+}
+
+void Cic::wake_later(Pipeline& pipe, EventKind kind, Tick at) {
+  if (at >= pipe.wake_at) return;
+  pipe.wake_at = at;
+  schedule(at, kind);
+}
+
+void Cic::advance(Pipeline& pipe, EventKind kind, Tick now) {
+  if (pipe.wake_at <= now) pipe.wake_at = sim::kNever;
+  while (step(pipe, kind, now)) {
+  }
+  const Tick next = next_progress(pipe, kind, now);
+  if (next != sim::kNever) wake_later(pipe, kind, params_.clock.next_edge(next));
+}
+
+// Moves packets forward by at most one place per stage, last stage first so
+// that a stage frees before the one behind it looks.
+bool Cic::step(Pipeline& pipe, EventKind kind, Tick now) {
+  bool progressed = false;
+  if (!pipe.in_gcm.empty() && pipe.in_gcm.front().done <= now && emit(pipe, kind, now)) {
+    pipe.in_gcm.pop_front();
+    progressed = true;
+  }
+  const bool encrypts = params_.security.encrypts();
+  if (pipe.in_lookup && pipe.key_ready <= now && pipe.in_gcm.size() < kGcmSlots &&
+      (!encrypts || pipe.gcm.accepts_from() <= now)) {
+    const network::PacketHandle handle = *pipe.in_lookup;
+    Tick done = encrypts ? pipe.gcm.start(pool_[handle].payload_bytes, now) : now;
+    // One datapath: packets leave the unit in the order they entered.
+    if (!pipe.in_gcm.empty()) done = std::max(done, pipe.in_gcm.back().done);
+    pipe.in_gcm.push_back(InGcm{handle, done});
+    pipe.in_lookup.reset();
+    progressed = true;
+  }
+  if (!pipe.in_lookup && !pipe.waiting.empty()) {
+    const network::PacketHandle handle = pipe.waiting.front();
+    pipe.waiting.pop_front();
+    pipe.in_lookup = handle;
+    pipe.key_ready = encrypts ? key_ready_at(pool_[handle].key, now) : now;
+    progressed = true;
+  }
+  return progressed;
+}
+
+bool Cic::emit(Pipeline& pipe, EventKind kind, Tick now) {
+  const network::PacketHandle handle = pipe.in_gcm.front().packet;
+  if (kind == kAdvanceReceive) {
+    deliver(handle, now);
+    return true;
+  }
+  const network::Packet& packet = pool_[handle];
+  if (!out_->can_send(packet.lane, packet.wire_bytes, now)) return false;
+  out_->send(handle, packet, now);
+  ++stats_.packets_sent;
+  return true;
+}
+
+// When something in `pipe` can next move, or kNever if it waits for credits
+// (the link calls back) or is empty.
+Tick Cic::next_progress(const Pipeline& pipe, EventKind kind, Tick now) const {
+  Tick next = sim::kNever;
+  if (!pipe.in_gcm.empty()) {
+    const Tick done = pipe.in_gcm.front().done;
+    if (done > now) {
+      next = done;
+    } else if (kind == kAdvanceSend && out_->busy_until() > now) {
+      next = out_->busy_until();
+    }
+  }
+  if (pipe.in_lookup) {
+    if (pipe.key_ready > now) {
+      next = std::min(next, pipe.key_ready);
+    } else if (pipe.gcm.accepts_from() > now) {
+      next = std::min(next, pipe.gcm.accepts_from());
+    }
+  }
+  return next;
+}
+
+Tick Cic::key_ready_at(SessionKeyId key, Tick now) {
+  ++stats_.lookups;
+  if (params_.security.path == KeyPath::kExternalMemory) {
+    ++stats_.misses;
+    return memory_.access(now);
+  }
+  std::erase_if(pending_keys_, [now](const PendingKey& p) { return p.ready <= now; });
+  for (const PendingKey& pending : pending_keys_) {
+    if (pending.key == key) {
+      ++stats_.misses;
+      ++stats_.merged_misses;
+      return pending.ready;
+    }
+  }
+  const Tick probed = now + params_.clock.ticks(params_.clock.cycles_covering(params_.skc_access));
+  switch (lookup_->lookup(key).outcome) {
+    case LookupOutcome::kSkcHit:
+      ++stats_.skc_hits;
+      return probed;
+    case LookupOutcome::kBufferHit:
+      ++stats_.buffer_hits;
+      return probed;
+    case LookupOutcome::kMiss:
+      break;
+  }
+  ++stats_.misses;
+  const Tick ready = memory_.access(probed);
+  pending_keys_.push_back(PendingKey{key, ready});
+  return ready;
+}
+
+void Cic::deliver(network::PacketHandle handle, Tick now) {
+  network::Packet& packet = pool_[handle];
+  uint32_t& expected = expected_sequence_[session_direction(packet.source_process, packet.destination_process)];
+  if (packet.sequence != expected) ++stats_.out_of_order;
+  expected = packet.sequence + 1;
+  packet.delivered = now;
+  ++stats_.packets_received;
+  in_upstream_->return_credits(packet.lane, packet.wire_bytes, now);
+  host_->on_packet_delivered(packet, now);
+  pool_.release(handle);
+}
+
+size_t Cic::packets_inside() const {
+  size_t n = 0;
+  for (const Pipeline* pipe : {&tx_, &rx_}) {
+    n += pipe->waiting.size() + pipe->in_gcm.size() + (pipe->in_lookup ? 1 : 0);
+  }
+  return n;
+}
+
+}  // namespace ibsec::nic

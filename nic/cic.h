@@ -1,0 +1,130 @@
+// The cluster interconnect card (CIC) of one node. Both directions are
+// in-order pipelines of three stages on the card's 270 MHz clock:
+//
+//   send:    host queue -> key look-up -> GCM encrypt  -> link (credits)
+//   receive: rx buffer  -> key look-up -> GCM decrypt  -> host
+//
+// The two look-up stages share the session key cache (SKC), the prefetch
+// buffer and the external key memory's single port; each direction has its
+// own GCM unit. A look-up blocks its stage until the key is on the card, so a
+// miss holds up the packets behind it in that direction (docs/cic.md).
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <optional>
+#include <unordered_map>
+#include <vector>
+
+#include "network/credit_link.h"
+#include "network/packet.h"
+#include "nic/gcm_unit.h"
+#include "nic/host_interface.h"
+#include "nic/key_lookup.h"
+#include "nic/key_memory.h"
+#include "nic/security_mode.h"
+#include "sim/event_module.h"
+
+namespace ibsec::nic {
+
+struct CicParams {
+  SecurityMode security;
+  KeyCacheConfig skc;              // entries are taken from `security`
+  Clock clock = Clock::from_mhz(270.0);
+  Tick skc_access = 3 * kTicksPerNs;
+  Tick key_memory_access = 2500 * kTicksPerNs;
+  GcmTiming gcm;
+  bool gcm_pipelined = false;
+  uint32_t mtu_bytes = 256;        // payload per packet
+  uint32_t header_bytes = 26;      // LRH 8 + BTH 12 + ICRC 4 + VCRC 2
+  uint32_t security_bytes = 24;    // key id 4 + sequence number 4 + GCM tag 16
+  uint32_t lanes = 1;
+  uint32_t total_processes = 1;
+  Tick rx_ticks_per_byte = 1000;   // serialization on the incoming link
+};
+
+struct CicStats {
+  uint64_t packets_sent = 0;
+  uint64_t packets_received = 0;
+  uint64_t lookups = 0;
+  uint64_t skc_hits = 0;
+  uint64_t buffer_hits = 0;
+  uint64_t misses = 0;
+  uint64_t merged_misses = 0;      // found their key already on its way from memory
+  uint64_t out_of_order = 0;       // a session's sequence number skipped or repeated
+  uint64_t max_send_backlog = 0;
+};
+
+class Cic final : public sim::EventDrivenModule, public network::PacketReceiver, public network::LinkSender {
+ public:
+  Cic(const sc_core::sc_module_name& name, sim::KernelCounters& counters, network::PacketPool& pool,
+      uint64_t& next_packet_id, NodeId node, const CicParams& params);
+
+  void attach(network::CreditLink* out, network::CreditLink* in_upstream, HostInterface* host);
+
+  // Host side: segments the message into packets and queues them to send.
+  void submit(const MessageRequest& message, Tick now);
+  [[nodiscard]] size_t send_backlog() const { return tx_.waiting.size(); }
+
+  // Link side.
+  void on_packet_head(PortId port, network::PacketHandle packet, Tick head_at) override;
+  void on_credits_returned(PortId port, Tick at) override;
+
+  [[nodiscard]] NodeId node() const { return node_; }
+  [[nodiscard]] const CicStats& stats() const { return stats_; }
+  [[nodiscard]] const KeyMemoryStats& key_memory_stats() const { return memory_.stats(); }
+  [[nodiscard]] Tick gcm_busy() const { return tx_.gcm.busy() + rx_.gcm.busy(); }
+  [[nodiscard]] const KeyLookup* key_lookup() const { return lookup_ ? &*lookup_ : nullptr; }
+  [[nodiscard]] size_t packets_inside() const;
+
+ private:
+  enum EventKind : uint32_t { kAdvanceSend, kAdvanceReceive, kTailArrived };
+
+  struct InGcm {
+    network::PacketHandle packet;
+    Tick done;
+  };
+  struct Pipeline {
+    explicit Pipeline(GcmUnit unit) : gcm(unit) {}
+    std::deque<network::PacketHandle> waiting;
+    std::optional<network::PacketHandle> in_lookup;
+    Tick key_ready = 0;
+    std::deque<InGcm> in_gcm;
+    GcmUnit gcm;
+    Tick wake_at = sim::kNever;  // earliest advance already queued
+  };
+  struct PendingKey {
+    SessionKeyId key;
+    Tick ready;
+  };
+
+  void handle(const sim::ModuleEvent& event) override;
+
+  void advance(Pipeline& pipe, EventKind kind, Tick now);
+  bool step(Pipeline& pipe, EventKind kind, Tick now);
+  bool emit(Pipeline& pipe, EventKind kind, Tick now);
+  void wake_later(Pipeline& pipe, EventKind kind, Tick at);
+  [[nodiscard]] Tick next_progress(const Pipeline& pipe, EventKind kind, Tick now) const;
+
+  Tick key_ready_at(SessionKeyId key, Tick now);
+  Tick fetch_from_memory(SessionKeyId key, Tick now);
+  void deliver(network::PacketHandle handle, Tick now);
+
+  network::PacketPool& pool_;
+  uint64_t& next_packet_id_;
+  NodeId node_;
+  CicParams params_;
+  std::optional<KeyLookup> lookup_;
+  KeyMemory memory_;
+  std::vector<PendingKey> pending_keys_;
+  Pipeline tx_;
+  Pipeline rx_;
+  network::CreditLink* out_ = nullptr;
+  network::CreditLink* in_upstream_ = nullptr;
+  HostInterface* host_ = nullptr;
+  std::unordered_map<uint64_t, uint32_t> next_sequence_;      // by (source, destination) process
+  std::unordered_map<uint64_t, uint32_t> expected_sequence_;
+  CicStats stats_;
+};
+
+}  // namespace ibsec::nic

@@ -1,0 +1,123 @@
+#include "sim/cluster.h"
+
+#include <chrono>
+
+#include "network/link_rate.h"
+
+namespace ibsec::sim {
+namespace {
+
+// Simulated time per kernel hand-back while running: short enough to notice a
+// drain that never ends, long enough to cost nothing.
+constexpr Tick kRunSlice = 100 * kTicksPerUs;
+
+}  // namespace
+
+Cluster::Cluster(const SimConfig& config) : config_(config), topology_(network::build_topology(config.network.topology)) {
+  traces::validate(config_.traffic, topology_.nodes);
+  const auto& rate = network::link_rate(config_.network.link_rate);
+  link_params_ = network::LinkParams{rate.ticks_per_byte, config_.network.link_delay, config_.network.virtual_lanes,
+                                     config_.network.vl_buffer_bytes / network::kCreditBytes};
+  build_switches();
+  build_cards();
+  wire();
+}
+
+Cluster::~Cluster() = default;
+
+void Cluster::build_switches() {
+  const network::SwitchParams params{config_.network.switch_latency, config_.network.virtual_lanes};
+  for (size_t s = 0; s < topology_.switches.size(); ++s) {
+    const auto& spec = topology_.switches[s];
+    const std::string name = "switch_" + std::to_string(s);
+    switches_.push_back(
+        std::make_unique<network::Switch>(name.c_str(), kernel_, pool_, spec.ports, spec.forwarding, params));
+  }
+}
+
+void Cluster::build_cards() {
+  nic::CicParams params = config_.nic;
+  params.total_processes = topology_.nodes * config_.traffic.processes_per_node;
+  std::vector<nic::Cic*> raw;
+  for (uint32_t n = 0; n < topology_.nodes; ++n) {
+    const std::string name = "cic_" + std::to_string(n);
+    cards_.push_back(std::make_unique<nic::Cic>(name.c_str(), kernel_, pool_, next_packet_id_, NodeId(n), params));
+    raw.push_back(cards_.back().get());
+  }
+  const auto& rate = network::link_rate(config_.network.link_rate);
+  traffic_ = std::make_unique<traces::SyntheticTraffic>("traffic", kernel_, config_.traffic, std::move(raw),
+                                                        rate.ticks_per_byte, config_.nic.mtu_bytes, config_.seed,
+                                                        statistics_);
+}
+
+network::CreditLink& Cluster::add_link(network::LinkSender& from, PortId from_port, network::PacketReceiver& to,
+                                       PortId to_port) {
+  return links_.emplace_back(link_params_, from, from_port, to, to_port);
+}
+
+network::PacketReceiver& Cluster::receiver_at(const network::Endpoint& end) {
+  if (end.kind == network::Endpoint::Kind::kNode) return *cards_[end.index];
+  return *switches_[end.index];
+}
+
+void Cluster::wire() {
+  std::vector<network::CreditLink*> card_out(cards_.size());
+  std::vector<network::CreditLink*> card_in(cards_.size());
+  for (uint32_t n = 0; n < cards_.size(); ++n) {
+    const network::Endpoint& at = topology_.node_link[n];
+    network::CreditLink& link = add_link(*cards_[n], PortId(0), *switches_[at.index], at.port);
+    switches_[at.index]->attach_input(at.port, &link);
+    card_out[n] = &link;
+  }
+  for (uint32_t s = 0; s < switches_.size(); ++s) {
+    const auto& spec = topology_.switches[s];
+    for (uint16_t p = 0; p < spec.ports; ++p) {
+      const network::Endpoint& peer = spec.peer[p];
+      if (peer.kind == network::Endpoint::Kind::kNone) continue;
+      network::CreditLink& link = add_link(*switches_[s], PortId(p), receiver_at(peer), peer.port);
+      switches_[s]->attach_output(PortId(p), &link);
+      if (peer.kind == network::Endpoint::Kind::kNode) {
+        card_in[peer.index] = &link;
+      } else {
+        switches_[peer.index]->attach_input(peer.port, &link);
+      }
+    }
+  }
+  for (uint32_t n = 0; n < cards_.size(); ++n) cards_[n]->attach(card_out[n], card_in[n], traffic_.get());
+}
+
+RunOutcome Cluster::run(void (*progress)(const Cluster&, Tick now)) {
+  using WallClock = std::chrono::steady_clock;
+  auto last_report = WallClock::now();
+  RunOutcome outcome;
+  Tick sources_done_at = kNever;
+  sc_core::sc_start(sc_core::SC_ZERO_TIME);  // finish elaboration, let sources schedule
+  while (sc_core::sc_pending_activity()) {
+    sc_core::sc_start(sc_core::sc_time::from_value(kRunSlice));
+    const Tick now = sc_core::sc_time_stamp().value();
+    if (sources_done_at == kNever && traffic_->finished()) sources_done_at = now;
+    if (sources_done_at != kNever && now - sources_done_at > config_.drain_timeout) break;
+    if (progress != nullptr && WallClock::now() - last_report > std::chrono::seconds(1)) {
+      progress(*this, now);
+      last_report = WallClock::now();
+    }
+  }
+  outcome.end = statistics_.last_delivery();
+  outcome.packets_stuck = packets_inside();
+  outcome.drained = outcome.packets_stuck == 0 && traffic_->finished();
+  return outcome;
+}
+
+size_t Cluster::packets_inside() const { return pool_.in_use(); }
+
+uint64_t Cluster::credits_missing() const {
+  uint64_t missing = 0;
+  for (const auto& link : links_) {
+    for (uint32_t lane = 0; lane < config_.network.virtual_lanes; ++lane) {
+      missing += link.credit_limit() - link.credits_when_drained(VirtualLane(static_cast<uint8_t>(lane)));
+    }
+  }
+  return missing;
+}
+
+}  // namespace ibsec::sim

@@ -1,0 +1,76 @@
+// The whole simulated machine: one card per node, the switches of the chosen
+// topology, the cables between them, synthetic traffic at every host, and the
+// statistics. Built from a checked SimConfig; run once (SystemC elaborates
+// one design per process).
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "network/credit_link.h"
+#include "network/switch.h"
+#include "network/topology.h"
+#include "nic/cic.h"
+#include "sim/config.h"
+#include "sim/event_module.h"
+#include "sim/run_statistics.h"
+#include "traces/synthetic_traffic.h"
+
+namespace ibsec::sim {
+
+struct RunOutcome {
+  bool drained = true;            // everything handed over was delivered
+  uint64_t packets_stuck = 0;     // still inside the network when the run stopped
+  Tick end = 0;                   // simulated time at the end
+};
+
+class Cluster {
+ public:
+  explicit Cluster(const SimConfig& config);
+  ~Cluster();
+  Cluster(const Cluster&) = delete;
+  Cluster& operator=(const Cluster&) = delete;
+
+  // Runs until the sources are done and the network has drained (or the drain
+  // timeout passes). `progress` (may be null) is called about once a second of
+  // wall time with the simulated time so far.
+  RunOutcome run(void (*progress)(const Cluster&, Tick now) = nullptr);
+
+  // The result document: config echo, versions, seed, statistics, histogram.
+  [[nodiscard]] nlohmann::ordered_json result(const RunOutcome& outcome) const;
+
+  [[nodiscard]] const network::Topology& topology() const { return topology_; }
+  [[nodiscard]] const RunStatistics& statistics() const { return statistics_; }
+  [[nodiscard]] const KernelCounters& kernel() const { return kernel_; }
+  [[nodiscard]] const std::vector<std::unique_ptr<nic::Cic>>& cards() const { return cards_; }
+  [[nodiscard]] const std::deque<network::CreditLink>& links() const { return links_; }
+  [[nodiscard]] uint64_t credits_missing() const;  // credits not back at their sender
+  [[nodiscard]] size_t packets_inside() const;
+
+ private:
+  void build_switches();
+  void build_cards();
+  void wire();
+  network::CreditLink& add_link(network::LinkSender& from, PortId from_port, network::PacketReceiver& to,
+                                PortId to_port);
+  network::PacketReceiver& receiver_at(const network::Endpoint& end);
+
+  SimConfig config_;
+  network::Topology topology_;
+  KernelCounters kernel_;
+  network::PacketPool pool_;
+  uint64_t next_packet_id_ = 0;
+  network::LinkParams link_params_;
+  std::vector<std::unique_ptr<nic::Cic>> cards_;
+  std::vector<std::unique_ptr<network::Switch>> switches_;
+  std::deque<network::CreditLink> links_;
+  RunStatistics statistics_;
+  std::unique_ptr<traces::SyntheticTraffic> traffic_;
+};
+
+}  // namespace ibsec::sim

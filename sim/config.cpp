@@ -1,0 +1,299 @@
+#include "sim/config.h"
+
+#include <cmath>
+#include <fstream>
+
+#include "core/errors.h"
+#include "network/link_rate.h"
+#include "nic/replacement_policy.h"
+
+namespace ibsec::sim {
+namespace {
+
+using json = nlohmann::json;
+using Table = std::map<std::string, json>;
+
+constexpr uint32_t kPaperNodes = 16;  // §4.1
+
+}  // namespace
+
+const std::vector<ParameterInfo>& parameters() {
+  static const std::vector<ParameterInfo> kParameters{
+      {"seed", 1, "", "seed of every random stream in the run"},
+      {"network.topology", "single-switch", "", "single-switch or fat-tree (k-ary n-tree)"},
+      {"network.nodes", 0, "nodes", "cluster size; 0 = the topology's own: 16 (the paper's) for single-switch, k^n for fat-tree"},
+      {"network.switch_ports", 0, "ports", "switch radix; 0 = smallest that fits the topology"},
+      {"network.fat_tree.k", 4, "", "fat-tree arity k (switches have 2k ports)"},
+      {"network.fat_tree.n", 2, "levels", "fat-tree levels n (k^n nodes)"},
+      {"network.link_rate", "SDR", "", "InfiniBand 4x rate: SDR (8 Gb/s data), DDR (16), QDR (32)"},
+      {"network.link_delay_ns", 10.0, "ns", "propagation delay of every cable (2 m of copper at ~5 ns/m)"},
+      {"network.switch_latency_ns", 200.0, "ns",
+       "switch traversal, head in to head out (Mellanox InfiniScale III: < 200 ns port to port)"},
+      {"network.virtual_lanes", 1, "lanes", "data virtual lanes per port (1..15); a session uses lane key mod lanes"},
+      {"network.vl_buffer_bytes", 4096, "bytes", "input buffer per port and virtual lane (64-byte credits)"},
+      {"nic.security", "SKC-6", "", "NoSecurity, NoSKC, SKC-<n> or SKC-<n>+Prefetch-<m>"},
+      {"nic.skc.ways", 0, "ways", "SKC associativity; 0 = fully associative"},
+      {"nic.skc.policy", "lru", "", "SKC replacement policy (lru, fifo, random, lfu; opt is for cachesim only)"},
+      {"nic.skc.access_ns", 3.0, "ns", "SKC (and prefetch buffer) access time; CACTI, 16 KB at 45 nm"},
+      {"nic.clock_mhz", 270.0, "MHz", "card clock; the GCM unit and key look-ups run on it"},
+      {"nic.key_memory_ns", 2500.0, "ns", "external key memory access per session key (one port, FIFO)"},
+      {"nic.gcm.first_block_cycles", 12, "cycles", "GCM latency of the first 128-bit block"},
+      {"nic.gcm.block_cycles", 1, "cycles", "GCM cycles per further block (the length block counts as one)"},
+      {"nic.gcm.tag_cycles", 2, "cycles", "GCM cycles to produce or check the tag"},
+      {"nic.gcm.pipelined", false, "", "whether a GCM unit overlaps consecutive packets"},
+      {"nic.mtu_bytes", 256, "bytes", "payload per packet; larger messages are segmented"},
+      {"nic.header_bytes", 26, "bytes", "InfiniBand headers per packet: LRH 8 + BTH 12 + ICRC 4 + VCRC 2"},
+      {"nic.security_bytes", 24, "bytes", "added by security: key id 4 + sequence number 4 + GCM tag 16"},
+      {"traffic.pattern", "uniform", "", "uniform, bit-complement, transpose, shift or hotspot"},
+      {"traffic.injection", "bernoulli", "", "bernoulli (slotted) or poisson"},
+      {"traffic.load", 0.1, "fraction", "offered payload per node as a fraction of the link data rate"},
+      {"traffic.sizes_bytes", json::array({256}), "bytes", "message sizes to draw from"},
+      {"traffic.size_weights", json::array({1.0}), "", "relative weight of each message size"},
+      {"traffic.processes_per_node", 1, "processes", "processes per node; a session is a pair of processes"},
+      {"traffic.sessions_per_node", 0, "sessions",
+       "if > 0, each node draws this many sessions up front and reuses them"},
+      {"traffic.shift", 1, "nodes", "distance of the shift pattern"},
+      {"traffic.hotspot.nodes", json::array({0}), "", "hot nodes of the hotspot pattern"},
+      {"traffic.hotspot.fraction", 0.2, "fraction", "share of messages sent to a hot node"},
+      {"traffic.max_backlog_packets", 256, "packets", "a node whose send queue is this long refuses new offers"},
+      {"traffic.messages", 100000, "messages", "messages offered (over all nodes) after warm-up"},
+      {"traffic.warmup_messages", 10000, "messages", "messages offered before measurement starts"},
+      {"sim.drain_timeout_us", 10000.0, "us", "simulated time allowed to deliver what is in flight at the end"},
+      {"sim.event_log", "", "path", "per-packet CSV log (off when empty)"},
+      {"sim.vcd", "", "path", "SystemC VCD trace of card and link activity (off when empty)"},
+  };
+  return kParameters;
+}
+
+namespace {
+
+void flatten(const json& node, const std::string& prefix, Table& out) {
+  for (const auto& [key, value] : node.items()) {
+    const std::string path = prefix.empty() ? key : prefix + "." + key;
+    if (value.is_object()) {
+      flatten(value, path, out);
+    } else {
+      out[path] = value;
+    }
+  }
+}
+
+bool known(const std::string& key) {
+  for (const auto& p : parameters()) {
+    if (p.key == key) return true;
+  }
+  return false;
+}
+
+void merge(Table& table, const Table& layer, const std::string& origin) {
+  for (const auto& [key, value] : layer) {
+    if (!known(key)) throw ConfigError(key, "unknown parameter (in " + origin + "); `ibsec-engine params` lists them");
+    table[key] = value;
+  }
+}
+
+json parse_override_value(const std::string& text) {
+  json value = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  return value.is_discarded() ? json(text) : value;
+}
+
+// Typed reads: each names the key when the value does not fit.
+class Reader {
+ public:
+  explicit Reader(const Table& table) : table_(table) {}
+
+  [[nodiscard]] const json& at(const std::string& key) const { return table_.at(key); }
+
+  uint64_t count(const std::string& key, uint64_t max = UINT32_MAX) const {
+    const json& v = at(key);
+    if (v.is_number_unsigned() || (v.is_number_integer() && v.get<int64_t>() >= 0)) {
+      const auto n = v.get<uint64_t>();
+      if (n <= max) return n;
+      throw ConfigError(key, "must be at most " + std::to_string(max) + ", got " + v.dump());
+    }
+    if (v.is_number_float() && v.get<double>() >= 0 && std::floor(v.get<double>()) == v.get<double>()) {
+      return count_from_float(key, v.get<double>(), max);
+    }
+    throw ConfigError(key, "expected a whole number >= 0, got " + v.dump());
+  }
+  double number(const std::string& key) const {
+    const json& v = at(key);
+    if (!v.is_number()) throw ConfigError(key, "expected a number, got " + v.dump());
+    return v.get<double>();
+  }
+  double non_negative(const std::string& key) const {
+    const double x = number(key);
+    if (!(x >= 0.0) || !std::isfinite(x)) throw ConfigError(key, "must be >= 0, got " + at(key).dump());
+    return x;
+  }
+  double positive(const std::string& key) const {
+    const double x = number(key);
+    if (!(x > 0.0) || !std::isfinite(x)) throw ConfigError(key, "must be > 0, got " + at(key).dump());
+    return x;
+  }
+  std::string text(const std::string& key) const {
+    const json& v = at(key);
+    if (!v.is_string()) throw ConfigError(key, "expected a string, got " + v.dump());
+    return v.get<std::string>();
+  }
+  bool flag(const std::string& key) const {
+    const json& v = at(key);
+    if (!v.is_boolean()) throw ConfigError(key, "expected true or false, got " + v.dump());
+    return v.get<bool>();
+  }
+  template <typename T>
+  std::vector<T> list(const std::string& key) const {
+    const json& v = at(key);
+    std::vector<T> out;
+    const json items = v.is_array() ? v : json::array({v});
+    for (const auto& item : items) {
+      if (!item.is_number() || (std::is_unsigned_v<T> && !(item.is_number_unsigned() ||
+                                                             (item.is_number_integer() && item.get<int64_t>() >= 0)))) {
+        throw ConfigError(key, std::string("expected a list of ") +
+                                   (std::is_unsigned_v<T> ? "whole numbers >= 0" : "numbers") + ", got " + v.dump());
+      }
+      out.push_back(item.get<T>());
+    }
+    return out;
+  }
+
+ private:
+  static uint64_t count_from_float(const std::string& key, double x, uint64_t max) {
+    if (x > static_cast<double>(max)) throw ConfigError(key, "must be at most " + std::to_string(max));
+    return static_cast<uint64_t>(x);
+  }
+  const Table& table_;
+};
+
+Tick ticks_ns(const Reader& r, const std::string& key) { return ticks_from_ns(r.non_negative(key)); }
+
+void read_network(const Reader& r, NetworkConfig& net) {
+  net.topology.name = r.text("network.topology");
+  net.topology.nodes = static_cast<uint32_t>(r.count("network.nodes"));
+  if (net.topology.nodes == 0 && net.topology.name == "single-switch") net.topology.nodes = kPaperNodes;
+  net.topology.switch_ports = static_cast<uint32_t>(r.count("network.switch_ports", UINT16_MAX));
+  net.topology.fat_tree_k = static_cast<uint32_t>(r.count("network.fat_tree.k"));
+  net.topology.fat_tree_n = static_cast<uint32_t>(r.count("network.fat_tree.n"));
+  net.link_rate = r.text("network.link_rate");
+  network::link_rate(net.link_rate);  // rejects unknown names
+  net.link_delay = ticks_ns(r, "network.link_delay_ns");
+  net.switch_latency = ticks_ns(r, "network.switch_latency_ns");
+  net.virtual_lanes = static_cast<uint32_t>(r.count("network.virtual_lanes"));
+  if (net.virtual_lanes < 1 || net.virtual_lanes > 15) {
+    throw ConfigError("network.virtual_lanes", "InfiniBand has 1 to 15 data virtual lanes, got " +
+                                                   std::to_string(net.virtual_lanes));
+  }
+  net.vl_buffer_bytes = static_cast<uint32_t>(r.count("network.vl_buffer_bytes"));
+}
+
+void read_nic(const Reader& r, nic::CicParams& card) {
+  card.security = nic::parse_security_mode(r.text("nic.security"));
+  card.skc.ways = static_cast<uint32_t>(r.count("nic.skc.ways"));
+  card.skc.policy = r.text("nic.skc.policy");
+  if (card.skc.policy == "opt") {
+    throw ConfigError("nic.skc.policy", "'opt' needs the future look-up sequence; it exists in cachesim only");
+  }
+  nic::PolicyRegistry::get(card.skc.policy);  // rejects unknown names
+  card.skc_access = ticks_ns(r, "nic.skc.access_ns");
+  card.clock = Clock::from_mhz(r.positive("nic.clock_mhz"));
+  card.key_memory_access = ticks_ns(r, "nic.key_memory_ns");
+  card.gcm.first_block_cycles = static_cast<uint32_t>(r.count("nic.gcm.first_block_cycles"));
+  card.gcm.further_block_cycles = static_cast<uint32_t>(r.count("nic.gcm.block_cycles"));
+  card.gcm.tag_cycles = static_cast<uint32_t>(r.count("nic.gcm.tag_cycles"));
+  card.gcm_pipelined = r.flag("nic.gcm.pipelined");
+  card.mtu_bytes = static_cast<uint32_t>(r.count("nic.mtu_bytes"));
+  if (card.mtu_bytes == 0) throw ConfigError("nic.mtu_bytes", "must be at least 1 byte");
+  card.header_bytes = static_cast<uint32_t>(r.count("nic.header_bytes"));
+  card.security_bytes = static_cast<uint32_t>(r.count("nic.security_bytes"));
+}
+
+void read_traffic(const Reader& r, traces::TrafficParams& t) {
+  t.pattern = r.text("traffic.pattern");
+  t.injection = r.text("traffic.injection");
+  t.load = r.positive("traffic.load");
+  t.sizes_bytes = r.list<uint32_t>("traffic.sizes_bytes");
+  t.size_weights = r.list<double>("traffic.size_weights");
+  t.processes_per_node = static_cast<uint32_t>(r.count("traffic.processes_per_node"));
+  t.sessions_per_node = static_cast<uint32_t>(r.count("traffic.sessions_per_node"));
+  t.shift = static_cast<uint32_t>(r.count("traffic.shift"));
+  t.hotspot_nodes = r.list<uint32_t>("traffic.hotspot.nodes");
+  t.hotspot_fraction = r.non_negative("traffic.hotspot.fraction");
+  t.max_backlog_packets = static_cast<uint32_t>(r.count("traffic.max_backlog_packets"));
+  t.messages = r.count("traffic.messages", UINT64_MAX);
+  t.warmup_messages = r.count("traffic.warmup_messages", UINT64_MAX);
+}
+
+// Checks that need more than one key.
+void check_together(SimConfig& config) {
+  const uint32_t mtu_wire = config.nic.mtu_bytes + config.nic.header_bytes + config.nic.security_bytes;
+  if (config.network.vl_buffer_bytes < mtu_wire) {
+    throw ConfigError("network.vl_buffer_bytes",
+                      "must hold one whole packet (virtual cut-through): at least " + std::to_string(mtu_wire) +
+                          " bytes for nic.mtu_bytes = " + std::to_string(config.nic.mtu_bytes));
+  }
+}
+
+nlohmann::ordered_json nest(const Table& table) {
+  nlohmann::ordered_json out = nlohmann::ordered_json::object();
+  for (const auto& p : parameters()) {
+    nlohmann::ordered_json* node = &out;
+    std::string key = p.key;
+    for (auto dot = key.find('.'); dot != std::string::npos; dot = key.find('.')) {
+      node = &(*node)[key.substr(0, dot)];
+      key = key.substr(dot + 1);
+    }
+    (*node)[key] = table.at(p.key);
+  }
+  return out;
+}
+
+}  // namespace
+
+SimConfig load_config(const json& document, const std::vector<std::string>& overrides, const std::string& origin) {
+  if (!document.is_null() && !document.is_object()) {
+    throw ConfigError(origin, "a configuration must be a JSON object");
+  }
+  Table table;
+  for (const auto& p : parameters()) table[p.key] = p.default_value;
+  Table from_file;
+  if (document.is_object()) flatten(document, "", from_file);
+  merge(table, from_file, origin);
+  for (const std::string& item : overrides) {
+    const auto eq = item.find('=');
+    if (eq == std::string::npos || eq == 0) {
+      throw ConfigError("--set", "expected key=value, got '" + item + "'");
+    }
+    merge(table, Table{{item.substr(0, eq), parse_override_value(item.substr(eq + 1))}}, "--set");
+  }
+
+  const Reader r(table);
+  SimConfig config;
+  config.seed = r.count("seed", UINT64_MAX);
+  read_network(r, config.network);
+  read_nic(r, config.nic);
+  config.nic.skc.seed = config.seed;
+  config.nic.lanes = config.network.virtual_lanes;
+  config.nic.rx_ticks_per_byte = network::link_rate(config.network.link_rate).ticks_per_byte;
+  read_traffic(r, config.traffic);
+  config.drain_timeout = ticks_from_ns(r.positive("sim.drain_timeout_us") * 1000.0);
+  config.output.event_log = r.text("sim.event_log");
+  config.output.vcd = r.text("sim.vcd");
+  check_together(config);
+  config.resolved = nest(table);
+  return config;
+}
+
+SimConfig load_config(const std::string& path, const std::vector<std::string>& overrides) {
+  if (path.empty()) return load_config(json(), overrides);
+  std::ifstream in(path);
+  if (!in) throw ConfigError(path, "cannot open the configuration file");
+  json document;
+  try {
+    document = json::parse(in);
+  } catch (const json::parse_error& e) {
+    throw ConfigError(path, std::string("not valid JSON: ") + e.what());
+  }
+  return load_config(document, overrides, path);
+}
+
+}  // namespace ibsec::sim

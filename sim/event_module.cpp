@@ -1,0 +1,40 @@
+#include "sim/event_module.h"
+
+namespace ibsec::sim {
+
+EventDrivenModule::EventDrivenModule(const sc_core::sc_module_name& name, KernelCounters& counters)
+    : sc_core::sc_module(name), counters_(counters) {
+  SC_HAS_PROCESS(EventDrivenModule);
+  SC_METHOD(wake);
+  sensitive << wakeup_;
+  dont_initialize();
+}
+
+void EventDrivenModule::schedule(Tick at, uint32_t kind, uint32_t arg) {
+  queue_.push(Entry{ModuleEvent{at, kind, arg}, next_order_++});
+  // While waking, the loop in wake() picks the entry up or re-arms for it.
+  if (!waking_ && at < armed_for_) arm(at);
+}
+
+void EventDrivenModule::arm(Tick at) {
+  armed_for_ = at;
+  wakeup_.notify(sc_core::sc_time::from_value(at - now()));
+}
+
+void EventDrivenModule::wake() {
+  ++counters_.activations;
+  waking_ = true;
+  armed_for_ = kNever;
+  const Tick t = now();
+  while (!queue_.empty() && queue_.top().event.at <= t) {
+    const ModuleEvent event = queue_.top().event;
+    queue_.pop();
+    ++counters_.events;
+    handle(event);
+    if (queue_.empty() || queue_.top().event.at > t) settle(t);
+  }
+  waking_ = false;
+  if (!queue_.empty()) arm(queue_.top().event.at);
+}
+
+}  // namespace ibsec::sim

@@ -1,0 +1,52 @@
+// What a run measures, gathered as packets are handed over and delivered.
+// Latency is DESIGN.md's: from hand-over to the sending card until the last
+// byte has arrived and been verified at the receiving card. Only messages
+// offered inside the measurement window (after warm-up) count.
+#pragma once
+
+#include <cstdint>
+
+#include "core/time.h"
+#include "sim/latency_histogram.h"
+#include "traces/synthetic_traffic.h"
+
+namespace ibsec::sim {
+
+struct Throughput {
+  Tick window_start = 0;
+  Tick window_end = 0;
+  uint64_t offered_bytes = 0;   // payload offered in the window, refused or not
+  uint64_t accepted_bytes = 0;  // payload delivered in the window, any packet
+};
+
+class RunStatistics final : public traces::DeliverySink {
+ public:
+  void on_handover(const nic::MessageRequest& message, uint32_t packets, Tick now) override;
+  void on_offer_refused(uint32_t payload_bytes, bool measured, Tick now) override;
+  void on_delivered(const network::Packet& packet, Tick now) override;
+  void on_sources_done(Tick now) override;
+
+  [[nodiscard]] const LatencyHistogram& latency() const { return latency_; }
+  [[nodiscard]] const Throughput& throughput() const { return throughput_; }
+  [[nodiscard]] uint64_t packets_handed_over() const { return packets_handed_over_; }
+  [[nodiscard]] uint64_t packets_delivered() const { return packets_delivered_; }
+  [[nodiscard]] uint64_t measured_packets_handed_over() const { return measured_handed_over_; }
+  [[nodiscard]] uint64_t offers_refused() const { return offers_refused_; }
+  [[nodiscard]] Tick last_delivery() const { return last_delivery_; }
+
+ private:
+  void open_window(Tick now);
+  [[nodiscard]] bool in_window() const { return window_open_ && !window_closed_; }
+
+  LatencyHistogram latency_;
+  Throughput throughput_;
+  uint64_t packets_handed_over_ = 0;
+  uint64_t packets_delivered_ = 0;
+  uint64_t measured_handed_over_ = 0;
+  uint64_t offers_refused_ = 0;
+  Tick last_delivery_ = 0;
+  bool window_open_ = false;
+  bool window_closed_ = false;
+};
+
+}  // namespace ibsec::sim
