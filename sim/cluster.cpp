@@ -15,11 +15,22 @@ constexpr Tick kRunSlice = 100 * kTicksPerUs;
 
 Cluster::Cluster(const SimConfig& config) : config_(config), topology_(network::build_topology(config.network.topology)) {
   traces::validate(config_.traffic, topology_.nodes);
-  const auto& rate = network::link_rate(config_.network.link_rate);
-  link_params_ = network::LinkParams{rate.ticks_per_byte, config_.network.link_delay, config_.network.virtual_lanes,
-                                     config_.network.vl_buffer_bytes / network::kCreditBytes};
   build_switches();
   build_cards();
+  host_ = std::make_unique<traces::SyntheticTraffic>(
+      "traffic", kernel_, config_.traffic, card_pointers(), network::link_rate(config_.network.link_rate).ticks_per_byte,
+      config_.nic.mtu_bytes, config_.seed, statistics_);
+  wire();
+}
+
+Cluster::Cluster(const SimConfig& config, std::vector<traces::ScriptedMessage> script)
+    : config_(config), topology_(network::build_topology(config.network.topology)) {
+  build_switches();
+  build_cards();
+  auto host = std::make_unique<traces::ScriptedTraffic>("script", kernel_, std::move(script), card_pointers(),
+                                                        config_.nic.mtu_bytes, statistics_);
+  scripted_ = host.get();
+  host_ = std::move(host);
   wire();
 }
 
@@ -36,18 +47,21 @@ void Cluster::build_switches() {
 }
 
 void Cluster::build_cards() {
+  const auto& rate = network::link_rate(config_.network.link_rate);
+  link_params_ = network::LinkParams{rate.ticks_per_byte, config_.network.link_delay, config_.network.virtual_lanes,
+                                     config_.network.vl_buffer_bytes / network::kCreditBytes};
   nic::CicParams params = config_.nic;
   params.total_processes = topology_.nodes * config_.traffic.processes_per_node;
-  std::vector<nic::Cic*> raw;
   for (uint32_t n = 0; n < topology_.nodes; ++n) {
     const std::string name = "cic_" + std::to_string(n);
     cards_.push_back(std::make_unique<nic::Cic>(name.c_str(), kernel_, pool_, next_packet_id_, NodeId(n), params));
-    raw.push_back(cards_.back().get());
   }
-  const auto& rate = network::link_rate(config_.network.link_rate);
-  traffic_ = std::make_unique<traces::SyntheticTraffic>("traffic", kernel_, config_.traffic, std::move(raw),
-                                                        rate.ticks_per_byte, config_.nic.mtu_bytes, config_.seed,
-                                                        statistics_);
+}
+
+std::vector<nic::Cic*> Cluster::card_pointers() const {
+  std::vector<nic::Cic*> raw;
+  for (const auto& card : cards_) raw.push_back(card.get());
+  return raw;
 }
 
 network::CreditLink& Cluster::add_link(network::LinkSender& from, PortId from_port, network::PacketReceiver& to,
@@ -83,7 +97,7 @@ void Cluster::wire() {
       }
     }
   }
-  for (uint32_t n = 0; n < cards_.size(); ++n) cards_[n]->attach(card_out[n], card_in[n], traffic_.get());
+  for (uint32_t n = 0; n < cards_.size(); ++n) cards_[n]->attach(card_out[n], card_in[n], host_.get());
 }
 
 RunOutcome Cluster::run(void (*progress)(const Cluster&, Tick now)) {
@@ -95,7 +109,7 @@ RunOutcome Cluster::run(void (*progress)(const Cluster&, Tick now)) {
   while (sc_core::sc_pending_activity()) {
     sc_core::sc_start(sc_core::sc_time::from_value(kRunSlice));
     const Tick now = sc_core::sc_time_stamp().value();
-    if (sources_done_at == kNever && traffic_->finished()) sources_done_at = now;
+    if (sources_done_at == kNever && host_->finished()) sources_done_at = now;
     if (sources_done_at != kNever && now - sources_done_at > config_.drain_timeout) break;
     if (progress != nullptr && WallClock::now() - last_report > std::chrono::seconds(1)) {
       progress(*this, now);
@@ -104,7 +118,7 @@ RunOutcome Cluster::run(void (*progress)(const Cluster&, Tick now)) {
   }
   outcome.end = statistics_.last_delivery();
   outcome.packets_stuck = packets_inside();
-  outcome.drained = outcome.packets_stuck == 0 && traffic_->finished();
+  outcome.drained = outcome.packets_stuck == 0 && host_->finished();
   return outcome;
 }
 

@@ -19,6 +19,8 @@
 #include "sim/config.h"
 #include "sim/event_module.h"
 #include "sim/run_statistics.h"
+#include "traces/host_model.h"
+#include "traces/scripted_traffic.h"
 #include "traces/synthetic_traffic.h"
 
 namespace ibsec::sim {
@@ -31,7 +33,10 @@ struct RunOutcome {
 
 class Cluster {
  public:
+  // Hosts run the synthetic sources the configuration describes.
   explicit Cluster(const SimConfig& config);
+  // Hosts hand over exactly the scripted messages (traffic.* is ignored).
+  Cluster(const SimConfig& config, std::vector<traces::ScriptedMessage> script);
   ~Cluster();
   Cluster(const Cluster&) = delete;
   Cluster& operator=(const Cluster&) = delete;
@@ -51,11 +56,14 @@ class Cluster {
   [[nodiscard]] const std::deque<network::CreditLink>& links() const { return links_; }
   [[nodiscard]] uint64_t credits_missing() const;  // credits not back at their sender
   [[nodiscard]] size_t packets_inside() const;
+  // The scripted host, if the cluster was built with a script.
+  [[nodiscard]] const traces::ScriptedTraffic* scripted() const { return scripted_; }
 
  private:
   void build_switches();
   void build_cards();
   void wire();
+  [[nodiscard]] std::vector<nic::Cic*> card_pointers() const;
   network::CreditLink& add_link(network::LinkSender& from, PortId from_port, network::PacketReceiver& to,
                                 PortId to_port);
   network::PacketReceiver& receiver_at(const network::Endpoint& end);
@@ -70,7 +78,8 @@ class Cluster {
   std::vector<std::unique_ptr<network::Switch>> switches_;
   std::deque<network::CreditLink> links_;
   RunStatistics statistics_;
-  std::unique_ptr<traces::SyntheticTraffic> traffic_;
+  std::unique_ptr<traces::HostModel> host_;
+  const traces::ScriptedTraffic* scripted_ = nullptr;
 };
 
 }  // namespace ibsec::sim

@@ -130,7 +130,7 @@ void validate(const TrafficParams& params, uint32_t nodes) {
 SyntheticTraffic::SyntheticTraffic(const sc_core::sc_module_name& name, sim::KernelCounters& counters,
                                    const TrafficParams& params, std::vector<nic::Cic*> cards, Tick ticks_per_byte,
                                    uint32_t mtu_bytes, uint64_t seed, DeliverySink& sink)
-    : EventDrivenModule(name, counters),
+    : HostModel(name, counters),
       params_(params),
       cards_(std::move(cards)),
       pattern_(pattern_entry(params.pattern).fn),

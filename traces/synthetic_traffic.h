@@ -12,7 +12,7 @@
 #include "core/time.h"
 #include "nic/cic.h"
 #include "nic/host_interface.h"
-#include "sim/event_module.h"
+#include "traces/host_model.h"
 
 namespace ibsec::traces {
 
@@ -48,7 +48,7 @@ class DeliverySink {
   virtual void on_sources_done(Tick now) = 0;
 };
 
-class SyntheticTraffic final : public sim::EventDrivenModule, public nic::HostInterface {
+class SyntheticTraffic final : public HostModel {
  public:
   SyntheticTraffic(const sc_core::sc_module_name& name, sim::KernelCounters& counters, const TrafficParams& params,
                    std::vector<nic::Cic*> cards, Tick ticks_per_byte, uint32_t mtu_bytes, uint64_t seed,
@@ -57,7 +57,7 @@ class SyntheticTraffic final : public sim::EventDrivenModule, public nic::HostIn
   void on_packet_delivered(const network::Packet& packet, Tick now) override { sink_.on_delivered(packet, now); }
 
   [[nodiscard]] uint64_t offered() const { return offered_; }
-  [[nodiscard]] bool finished() const { return offered_ >= params_.warmup_messages + params_.messages; }
+  [[nodiscard]] bool finished() const override { return offered_ >= params_.warmup_messages + params_.messages; }
 
  private:
   struct Session {

@@ -1,0 +1,157 @@
+// Zero-load latency against the closed form of docs/cic.md: key look-up and
+// GCM at both ends on the card clock, plus serialization once and wire and
+// switch delay per hop. A single packet crosses an idle network, so nothing
+// queues and the model must match to the picosecond.
+#include <gtest/gtest.h>
+
+#include "model_support.h"
+#include "nic/gcm_unit.h"
+
+namespace ibsec {
+namespace {
+
+using testing::config_with;
+using testing::message_at;
+
+// The defaults the closed form is written for (sim/config.cpp).
+constexpr Tick kPeriod = 3704;                // 270 MHz, rounded to whole ps
+constexpr Tick kProbe = kPeriod;              // 3 ns SKC access -> one cycle
+constexpr Tick kMemory = 2'500'000;           // 2.5 us external key memory
+constexpr Tick kGcm256 = 30 * kPeriod;        // 256-byte payload
+constexpr Tick kPsPerByte = 1000;             // 4x SDR: 8 Gb/s of data
+constexpr Tick kWire = 10'000;                // cable propagation
+constexpr Tick kSwitch = 200'000;             // switch traversal
+constexpr uint32_t kHeaders = 26;
+constexpr uint32_t kSecurityBytes = 24;
+
+constexpr Tick edge(Tick t) { return (t + kPeriod - 1) / kPeriod * kPeriod; }
+
+enum class Lookup { kNone, kMemoryOnly, kSkcHit, kSkcMiss };
+
+// Key ready time for a look-up starting on a clock edge t.
+constexpr Tick key_ready(Lookup lookup, Tick t) {
+  switch (lookup) {
+    case Lookup::kNone:
+      return t;
+    case Lookup::kMemoryOnly:
+      return t + kMemory;
+    case Lookup::kSkcHit:
+      return t + kProbe;
+    case Lookup::kSkcMiss:
+      return t + kProbe + kMemory;
+  }
+  return 0;
+}
+
+// One 256-byte packet handed over at edge t0 and crossing `switches` switches.
+Tick closed_form(Lookup lookup, uint32_t switches, Tick t0) {
+  const bool secure = lookup != Lookup::kNone;
+  const Tick gcm = secure ? kGcm256 : 0;
+  const Tick injected = edge(key_ready(lookup, t0)) + gcm;
+  const uint32_t wire_bytes = 256 + kHeaders + (secure ? kSecurityBytes : 0);
+  const Tick tail = injected + wire_bytes * kPsPerByte + (switches + 1) * kWire + switches * kSwitch;
+  const Tick rx_start = edge(tail);
+  return edge(key_ready(lookup, rx_start)) + gcm - t0;
+}
+
+// Sends two messages on one session, the second long after the first, and
+// returns both packets' latencies.
+std::pair<Tick, Tick> two_packets(const std::vector<std::string>& overrides, uint32_t source, uint32_t destination) {
+  const sim::SimConfig config = config_with(overrides);
+  const Tick later = 10'000 * kPeriod;
+  sim::Cluster cluster(config, {message_at(0, source, destination, 256, 0), message_at(later, source, destination, 256, 1)});
+  const sim::RunOutcome outcome = cluster.run();
+  EXPECT_TRUE(outcome.drained);
+  const auto& delivered = cluster.scripted()->delivered();
+  EXPECT_EQ(delivered.size(), 2U);
+  if (delivered.size() != 2) return {0, 0};
+  EXPECT_EQ(delivered[1].handover, later);
+  return {delivered[0].delivered - delivered[0].handover, delivered[1].delivered - delivered[1].handover};
+}
+
+TEST(GcmTiming, PaperCycleCounts) {
+  const nic::GcmTiming gcm;
+  EXPECT_EQ(gcm.latency(256).count(), 30U);  // 12 + 15 further + length block + 2
+  EXPECT_EQ(gcm.latency(16).count(), 15U);
+  EXPECT_EQ(gcm.latency(32).count(), 16U);
+  EXPECT_EQ(gcm.latency(2048).count(), 142U);
+  // Both ends: 60 cycles at 270 MHz is about 222 ns.
+  EXPECT_NEAR(ns_from_ticks(2 * Clock::from_mhz(270.0).ticks(gcm.latency(256))), 222.2, 0.1);
+  EXPECT_EQ(gcm.occupancy(256, /*pipelined=*/true).count(), 17U);
+  EXPECT_EQ(gcm.occupancy(256, /*pipelined=*/false).count(), 30U);
+}
+
+TEST(ZeroLoadLatency, NoSecuritySingleSwitch) {
+  const auto [first, second] = two_packets({"nic.security=NoSecurity"}, 0, 1);
+  EXPECT_EQ(first, closed_form(Lookup::kNone, 1, 0));
+  EXPECT_EQ(second, closed_form(Lookup::kNone, 1, 10'000 * kPeriod));
+  // Hand-computed: 282 B at 1 ns/B + 2 cables + 1 switch, already on edges.
+  EXPECT_EQ(first, edge(282'000 + 20'000 + 200'000));
+}
+
+TEST(ZeroLoadLatency, NoSkcSingleSwitch) {
+  const auto [first, second] = two_packets({"nic.security=NoSKC"}, 3, 9);
+  EXPECT_EQ(first, closed_form(Lookup::kMemoryOnly, 1, 0));
+  EXPECT_EQ(second, closed_form(Lookup::kMemoryOnly, 1, 10'000 * kPeriod));
+}
+
+TEST(ZeroLoadLatency, SkcMissThenHitSingleSwitch) {
+  const auto [first, second] = two_packets({"nic.security=SKC-6"}, 2, 5);
+  EXPECT_EQ(first, closed_form(Lookup::kSkcMiss, 1, 0));
+  EXPECT_EQ(second, closed_form(Lookup::kSkcHit, 1, 10'000 * kPeriod));
+  // The security overhead of a hit is the look-ups and 60 GCM cycles at the
+  // two ends, the 24 extra bytes on the wire, and clock alignment.
+  EXPECT_GT(second, closed_form(Lookup::kNone, 1, 0) + 60 * kPeriod + 24 * kPsPerByte);
+  EXPECT_LT(second, closed_form(Lookup::kNone, 1, 0) + 64 * kPeriod + 24 * kPsPerByte + 2 * kPeriod);
+}
+
+TEST(ZeroLoadLatency, FatTreeNeighboursCrossOneSwitch) {
+  // 4-ary 2-tree: nodes 0 and 1 hang off the same leaf switch.
+  const auto [first, second] = two_packets({"nic.security=SKC-6", "network.topology=fat-tree"}, 0, 1);
+  EXPECT_EQ(first, closed_form(Lookup::kSkcMiss, 1, 0));
+  EXPECT_EQ(second, closed_form(Lookup::kSkcHit, 1, 10'000 * kPeriod));
+}
+
+struct CardMode {
+  const char* name;
+  Lookup cold;  // first packet of a session
+  Lookup warm;  // a later one
+};
+
+// One design per process: each mode is its own test case.
+class FatTreeAcrossTheTop : public ::testing::TestWithParam<CardMode> {};
+
+TEST_P(FatTreeAcrossTheTop, CrossesThreeSwitches) {
+  // Nodes 0 and 15 of a 4-ary 2-tree differ in the top digit: leaf, top, leaf.
+  const CardMode mode = GetParam();
+  const auto [first, second] =
+      two_packets({std::string("nic.security=") + mode.name, "network.topology=fat-tree"}, 0, 15);
+  EXPECT_EQ(first, closed_form(mode.cold, 3, 0));
+  EXPECT_EQ(second, closed_form(mode.warm, 3, 10'000 * kPeriod));
+}
+
+INSTANTIATE_TEST_SUITE_P(ZeroLoadLatency, FatTreeAcrossTheTop,
+                         ::testing::Values(CardMode{"NoSecurity", Lookup::kNone, Lookup::kNone},
+                                           CardMode{"NoSKC", Lookup::kMemoryOnly, Lookup::kMemoryOnly},
+                                           CardMode{"SKC-6", Lookup::kSkcMiss, Lookup::kSkcHit}),
+                         [](const auto& info) {
+                           std::string name = info.param.name;
+                           std::erase(name, '-');
+                           return name;
+                         });
+
+TEST(ZeroLoadLatency, FourAryThreeTreeWorstCaseCrossesFiveSwitches) {
+  const auto [first, second] = two_packets(
+      {"nic.security=SKC-6", "network.topology=fat-tree", "network.fat_tree.n=3", "network.link_rate=QDR"}, 0, 63);
+  // QDR: a quarter of the SDR serialization time.
+  auto qdr = [](Lookup lookup, Tick t0) {
+    const Tick injected = edge(key_ready(lookup, t0)) + kGcm256;
+    const Tick tail = injected + (256 + kHeaders + kSecurityBytes) * 250 + 6 * kWire + 5 * kSwitch;
+    return edge(key_ready(lookup, edge(tail))) + kGcm256 - t0;
+  };
+  EXPECT_EQ(first, qdr(Lookup::kSkcMiss, 0));
+  EXPECT_EQ(second, qdr(Lookup::kSkcHit, 10'000 * kPeriod));
+}
+
+}  // namespace
+}  // namespace ibsec
