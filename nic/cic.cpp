@@ -110,29 +110,36 @@ void Cic::advance(Pipeline& pipe, EventKind kind, Tick now) {
 }
 
 // Moves packets forward by at most one place per stage, last stage first so
-// that a stage frees before the one behind it looks.
+// that a stage frees before the one behind it looks. A packet whose key is
+// ready (or will be, at a known time) enters the GCM unit at once, stamped
+// with its future start time: nothing else competes for that unit, so waking
+// up at the key's arrival would only cost a kernel event. Look-ups, which
+// share the SKC with the other direction, and the link, which shares credits
+// with the network, are done only at their true time.
 bool Cic::step(Pipeline& pipe, EventKind kind, Tick now) {
   bool progressed = false;
   if (!pipe.in_gcm.empty() && pipe.in_gcm.front().done <= now && emit(pipe, kind, now)) {
     pipe.in_gcm.pop_front();
     progressed = true;
   }
-  const bool encrypts = params_.security.encrypts();
-  if (pipe.in_lookup && pipe.key_ready <= now && pipe.in_gcm.size() < kGcmSlots &&
-      (!encrypts || pipe.gcm.accepts_from() <= now)) {
+  if (pipe.in_lookup && pipe.in_gcm.size() < kGcmSlots) {
     const network::PacketHandle handle = *pipe.in_lookup;
-    Tick done = encrypts ? pipe.gcm.start(pool_[handle].payload_bytes, now) : now;
+    const bool encrypts = params_.security.encrypts();
+    const Tick start = encrypts ? params_.clock.next_edge(std::max(pipe.key_ready, pipe.gcm.accepts_from()))
+                                : pipe.key_ready;
+    Tick done = encrypts ? pipe.gcm.start(pool_[handle].payload_bytes, start) : start;
     // One datapath: packets leave the unit in the order they entered.
     if (!pipe.in_gcm.empty()) done = std::max(done, pipe.in_gcm.back().done);
     pipe.in_gcm.push_back(InGcm{handle, done});
     pipe.in_lookup.reset();
+    pipe.lookup_free_at = start;
     progressed = true;
   }
-  if (!pipe.in_lookup && !pipe.waiting.empty()) {
+  if (!pipe.in_lookup && pipe.lookup_free_at <= now && !pipe.waiting.empty()) {
     const network::PacketHandle handle = pipe.waiting.front();
     pipe.waiting.pop_front();
     pipe.in_lookup = handle;
-    pipe.key_ready = encrypts ? key_ready_at(pool_[handle].key, now) : now;
+    pipe.key_ready = params_.security.encrypts() ? key_ready_at(pool_[handle].key, now) : now;
     progressed = true;
   }
   return progressed;
@@ -163,12 +170,8 @@ Tick Cic::next_progress(const Pipeline& pipe, EventKind kind, Tick now) const {
       next = out_->busy_until();
     }
   }
-  if (pipe.in_lookup) {
-    if (pipe.key_ready > now) {
-      next = std::min(next, pipe.key_ready);
-    } else if (pipe.gcm.accepts_from() > now) {
-      next = std::min(next, pipe.gcm.accepts_from());
-    }
+  if (!pipe.waiting.empty() && !pipe.in_lookup && pipe.lookup_free_at > now) {
+    next = std::min(next, pipe.lookup_free_at);
   }
   return next;
 }

@@ -89,6 +89,7 @@ class Cic final : public sim::EventDrivenModule, public network::PacketReceiver,
     std::deque<network::PacketHandle> waiting;
     std::optional<network::PacketHandle> in_lookup;
     Tick key_ready = 0;
+    Tick lookup_free_at = 0;  // the packet in look-up moves on into the GCM unit
     std::deque<InGcm> in_gcm;
     GcmUnit gcm;
     Tick wake_at = sim::kNever;  // earliest advance already queued
