@@ -48,7 +48,7 @@ const std::vector<ParameterInfo>& parameters() {
       {"traffic.injection", "bernoulli", "", "bernoulli (slotted) or poisson"},
       {"traffic.load", 0.1, "fraction", "offered payload per node as a fraction of the link data rate"},
       {"traffic.sizes_bytes", json::array({256}), "bytes", "message sizes to draw from"},
-      {"traffic.size_weights", json::array({1.0}), "", "relative weight of each message size"},
+      {"traffic.size_weights", json::array(), "", "relative weight of each message size; empty = equal weights"},
       {"traffic.processes_per_node", 1, "processes", "processes per node; a session is a pair of processes"},
       {"traffic.sessions_per_node", 0, "sessions",
        "if > 0, each node draws this many sessions up front and reuses them"},
@@ -213,6 +213,7 @@ void read_traffic(const Reader& r, traces::TrafficParams& t) {
   t.load = r.positive("traffic.load");
   t.sizes_bytes = r.list<uint32_t>("traffic.sizes_bytes");
   t.size_weights = r.list<double>("traffic.size_weights");
+  if (t.size_weights.empty()) t.size_weights.assign(t.sizes_bytes.size(), 1.0);
   t.processes_per_node = static_cast<uint32_t>(r.count("traffic.processes_per_node"));
   t.sessions_per_node = static_cast<uint32_t>(r.count("traffic.sessions_per_node"));
   t.shift = static_cast<uint32_t>(r.count("traffic.shift"));
