@@ -193,7 +193,13 @@ void read_nic(const Reader& r, nic::CicParams& card) {
   if (card.skc.policy == "opt") {
     throw ConfigError("nic.skc.policy", "'opt' needs the future look-up sequence; it exists in cachesim only");
   }
-  nic::PolicyRegistry::get(card.skc.policy);  // rejects unknown names
+  try {
+    nic::PolicyRegistry::get(card.skc.policy);
+  } catch (const ConfigError&) {
+    std::string known;
+    for (const auto& name : nic::PolicyRegistry::names()) known += (known.empty() ? "" : ", ") + name;
+    throw ConfigError("nic.skc.policy", "unknown replacement policy '" + card.skc.policy + "'; known: " + known);
+  }
   card.skc_access = ticks_ns(r, "nic.skc.access_ns");
   card.clock = Clock::from_mhz(r.positive("nic.clock_mhz"));
   card.key_memory_access = ticks_ns(r, "nic.key_memory_ns");
@@ -224,8 +230,11 @@ void read_traffic(const Reader& r, traces::TrafficParams& t) {
   t.warmup_messages = r.count("traffic.warmup_messages", UINT64_MAX);
 }
 
-// Checks that need more than one key.
+// Checks that need more than one key. The topology is built once here only
+// to check it, so that every configuration error shows before elaboration.
 void check_together(SimConfig& config) {
+  const uint32_t nodes = network::build_topology(config.network.topology).nodes;
+  traces::validate(config.traffic, nodes);
   const uint32_t mtu_wire = config.nic.mtu_bytes + config.nic.header_bytes + config.nic.security_bytes;
   if (config.network.vl_buffer_bytes < mtu_wire) {
     throw ConfigError("network.vl_buffer_bytes",

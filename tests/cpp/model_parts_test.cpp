@@ -1,0 +1,164 @@
+// The cycle-level model's plain-C++ parts, one at a time: configuration
+// checking, card configurations by name, the latency histogram, the key
+// memory's queue and the credit link.
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "core/errors.h"
+#include "core/random.h"
+#include "network/credit_link.h"
+#include "nic/key_memory.h"
+#include "nic/security_mode.h"
+#include "sim/config.h"
+#include "sim/latency_histogram.h"
+
+namespace ibsec {
+namespace {
+
+std::string failing_key(const std::vector<std::string>& overrides) {
+  try {
+    sim::load_config(nlohmann::json(), overrides);
+  } catch (const ConfigError& e) {
+    return e.field();
+  }
+  return "(accepted)";
+}
+
+TEST(SimConfig, DefaultsAreThePapers) {
+  const sim::SimConfig c = sim::load_config(nlohmann::json(), {});
+  EXPECT_EQ(c.network.topology.nodes, 16U);
+  EXPECT_EQ(c.nic.mtu_bytes, 256U);
+  EXPECT_EQ(c.nic.key_memory_access, 2'500'000U);
+  EXPECT_EQ(c.nic.skc_access, 3'000U);
+  EXPECT_EQ(c.nic.clock.period(), 3704U);
+  EXPECT_EQ(c.nic.security.name(), "SKC-6");
+  EXPECT_EQ(c.resolved["network"]["link_rate"], "SDR");
+}
+
+TEST(SimConfig, FileThenOverridesWin) {
+  const nlohmann::json file = {{"nic", {{"security", "NoSKC"}}}, {"traffic", {{"load", 0.3}}}};
+  const sim::SimConfig c = sim::load_config(file, {"traffic.load=0.5", "traffic.sizes_bytes=[64,2048]"});
+  EXPECT_EQ(c.nic.security.name(), "NoSKC");
+  EXPECT_DOUBLE_EQ(c.traffic.load, 0.5);
+  EXPECT_EQ(c.traffic.sizes_bytes, (std::vector<uint32_t>{64, 2048}));
+  EXPECT_EQ(c.traffic.size_weights, (std::vector<double>{1.0, 1.0}));
+  EXPECT_EQ(c.resolved["traffic"]["load"], 0.5);
+}
+
+TEST(SimConfig, BadValuesNameTheirKey) {
+  EXPECT_EQ(failing_key({"nic.securty=SKC-6"}), "nic.securty");
+  EXPECT_EQ(failing_key({"network.topology=torus"}), "network.topology");
+  EXPECT_EQ(failing_key({"network.link_rate=EDR"}), "network.link_rate");
+  EXPECT_EQ(failing_key({"network.link_delay_ns=-1"}), "network.link_delay_ns");
+  EXPECT_EQ(failing_key({"network.switch_latency_ns=-5"}), "network.switch_latency_ns");
+  EXPECT_EQ(failing_key({"nic.clock_mhz=0"}), "nic.clock_mhz");
+  EXPECT_EQ(failing_key({"nic.key_memory_ns=fast"}), "nic.key_memory_ns");
+  EXPECT_EQ(failing_key({"nic.security=SKC-0"}), "nic.security");
+  EXPECT_EQ(failing_key({"nic.skc.policy=mru"}), "nic.skc.policy");
+  EXPECT_EQ(failing_key({"nic.skc.policy=opt"}), "nic.skc.policy");
+  EXPECT_EQ(failing_key({"network.virtual_lanes=16"}), "network.virtual_lanes");
+  EXPECT_EQ(failing_key({"network.vl_buffer_bytes=128"}), "network.vl_buffer_bytes");
+  EXPECT_EQ(failing_key({"traffic.load=0"}), "traffic.load");
+  EXPECT_EQ(failing_key({"nic.mtu_bytes=0"}), "nic.mtu_bytes");
+  EXPECT_EQ(failing_key({"seed=-1"}), "seed");
+  EXPECT_EQ(failing_key({"no-equals-sign"}), "--set");
+}
+
+TEST(SimConfig, AConfigMustBeAnObject) {
+  EXPECT_THROW(sim::load_config(nlohmann::json::array({1, 2}), {}), ConfigError);
+  EXPECT_THROW(sim::load_config(std::string("/nonexistent/ibsec.json"), {}), ConfigError);
+}
+
+TEST(SecurityMode, PaperNamesRoundTrip) {
+  for (const char* name : {"NoSecurity", "NoSKC", "SKC-6", "SKC-10+Prefetch-8", "SKC-512"}) {
+    EXPECT_EQ(nic::parse_security_mode(name).name(), name);
+  }
+  EXPECT_EQ(nic::parse_security_mode("SKC-10+Prefetch").prefetch_entries, nic::kPaperPrefetchEntries);
+  EXPECT_FALSE(nic::parse_security_mode("NoSecurity").encrypts());
+  for (const char* bad : {"skc-6", "SKC-", "SKC-6+", "SKC-6+Prefetch-0", "SKC-6x", "SKC--1", ""}) {
+    EXPECT_THROW(nic::parse_security_mode(bad), ConfigError) << bad;
+  }
+}
+
+TEST(LatencyHistogram, QuantilesWithinTheStatedPrecision) {
+  Rng rng(3);
+  std::vector<Tick> samples;
+  sim::LatencyHistogram h;
+  for (int i = 0; i < 100000; ++i) {
+    const auto v = static_cast<Tick>(rng.exponential(500'000.0)) + 100'000;
+    samples.push_back(v);
+    h.add(v);
+  }
+  std::ranges::sort(samples);
+  for (double q : {0.5, 0.9, 0.95, 0.99, 0.999}) {
+    const auto exact = static_cast<double>(samples[static_cast<size_t>(std::ceil(q * samples.size())) - 1]);
+    EXPECT_NEAR(static_cast<double>(h.quantile(q)), exact, exact / 128.0) << q;
+  }
+  EXPECT_EQ(h.min(), samples.front());
+  EXPECT_EQ(h.max(), samples.back());
+  uint64_t total = 0;
+  Tick previous_high = 0;
+  for (const auto& b : h.buckets()) {
+    EXPECT_GE(b.low, previous_high);
+    EXPECT_LT(b.low, b.high);
+    previous_high = b.high;
+    total += b.count;
+  }
+  EXPECT_EQ(total, samples.size());
+}
+
+TEST(LatencyHistogram, SmallValuesAreExact) {
+  sim::LatencyHistogram h;
+  for (Tick v : {5, 5, 7, 100, 127}) h.add(v);
+  EXPECT_EQ(h.quantile(0.4), 5U);
+  EXPECT_EQ(h.quantile(0.6), 7U);
+  EXPECT_EQ(h.quantile(1.0), 127U);
+  EXPECT_DOUBLE_EQ(h.mean(), 48.8);
+}
+
+TEST(KeyMemory, MissesQueueFirstComeFirstServed) {
+  nic::KeyMemory memory(2500);
+  EXPECT_EQ(memory.access(0), 2500U);
+  EXPECT_EQ(memory.access(100), 5000U);   // waits 2400
+  EXPECT_EQ(memory.access(200), 7500U);   // waits 4800
+  EXPECT_EQ(memory.access(10000), 12500U);
+  EXPECT_EQ(memory.stats().accesses, 4U);
+  EXPECT_EQ(memory.stats().queued, 2U);
+  EXPECT_EQ(memory.stats().total_wait, 7200U);
+  EXPECT_EQ(memory.stats().max_wait, 4800U);
+}
+
+struct FakeEnds : network::PacketReceiver, network::LinkSender {
+  std::vector<std::pair<network::PacketHandle, Tick>> heads;
+  std::vector<Tick> credit_wakes;
+  void on_packet_head(PortId, network::PacketHandle p, Tick at) override { heads.emplace_back(p, at); }
+  void on_credits_returned(PortId, Tick at) override { credit_wakes.push_back(at); }
+};
+
+TEST(CreditLink, SerializesDelaysAndCountsCreditsIn64ByteUnits) {
+  FakeEnds ends;
+  network::CreditLink link(network::LinkParams{1000, 10'000, 1, 10}, ends, PortId(0), ends, PortId(3));
+  network::Packet p;
+  p.wire_bytes = 306;  // 5 credits
+  ASSERT_TRUE(link.can_send(VirtualLane(0), p.wire_bytes, 0));
+  EXPECT_EQ(link.send(network::PacketHandle(1), p, 0), 306'000U);
+  EXPECT_EQ(ends.heads.back().second, 10'000U);
+  EXPECT_FALSE(link.can_send(VirtualLane(0), p.wire_bytes, 300'000));  // still serializing
+  ASSERT_TRUE(link.can_send(VirtualLane(0), p.wire_bytes, 306'000));
+  link.send(network::PacketHandle(2), p, 306'000);
+  // 10 credits are gone; the third packet must wait for a return.
+  EXPECT_FALSE(link.can_send(VirtualLane(0), p.wire_bytes, 700'000));
+  EXPECT_TRUE(ends.credit_wakes.empty());
+  link.return_credits(VirtualLane(0), p.wire_bytes, 800'000);
+  ASSERT_EQ(ends.credit_wakes.size(), 1U);
+  EXPECT_EQ(ends.credit_wakes[0], 810'000U);  // one propagation delay later
+  EXPECT_FALSE(link.can_send(VirtualLane(0), p.wire_bytes, 809'999));
+  EXPECT_TRUE(link.can_send(VirtualLane(0), p.wire_bytes, 810'000));
+  EXPECT_EQ(link.credits_when_drained(VirtualLane(0)), 5U);
+}
+
+}  // namespace
+}  // namespace ibsec
