@@ -18,51 +18,51 @@ Switch::Switch(const sc_core::sc_module_name& name, sim::KernelCounters& counter
       pool_(pool),
       forwarding_(std::move(forwarding)),
       params_(params),
-      inputs_(ports),
+      slots_(static_cast<size_t>(ports) * params.lanes * params.credits_per_lane),
+      rings_(static_cast<size_t>(ports) * params.lanes),
+      input_busy_until_(ports, 0),
+      upstream_(ports, nullptr),
       outputs_(ports) {
-  for (auto& input : inputs_) input.lanes.resize(params_.lanes);
+  for (auto& out : outputs_) out.requests.reserve(static_cast<size_t>(ports) * params_.lanes);
 }
 
 void Switch::on_packet_head(PortId port, PacketHandle packet, Tick head_at) {
   schedule(head_at + params_.traversal_latency, encode(kRouted, port.value()), packet.value());
 }
 
-void Switch::on_credits_returned(PortId port, Tick at) { schedule(at, encode(kCreditsBack, port.value())); }
+void Switch::on_credits_returned(PortId port, Tick at) { schedule(at, encode(kRetry, port.value())); }
+
+void Switch::push(uint32_t queue, const Queued& entry) {
+  Ring& ring = rings_[queue];
+  // Credits bound the packets upstream may send: each takes at least one.
+  assert(ring.size < params_.credits_per_lane && "input buffer overrun: credit accounting is broken");
+  slots_[queue * params_.credits_per_lane + (ring.head + ring.size) % params_.credits_per_lane] = entry;
+  ++ring.size;
+}
+
+void Switch::pop(uint32_t queue) {
+  Ring& ring = rings_[queue];
+  ring.head = (ring.head + 1) % params_.credits_per_lane;
+  --ring.size;
+}
 
 void Switch::handle(const sim::ModuleEvent& event) {
   const uint32_t port = event.kind >> kKindBits;
-  switch (event.kind & ((1U << kKindBits) - 1)) {
-    case kRouted: {
-      const PacketHandle packet(event.arg);
-      const uint8_t lane = pool_[packet].lane.value();
-      auto& queue = inputs_[port].lanes[lane];
-      queue.push_back(packet);
-      if (queue.size() == 1) request_for_head(static_cast<uint16_t>(port), lane);
-      break;
-    }
-    case kTransferDone: {
-      const auto input = static_cast<uint16_t>(event.arg >> 16);
-      mark_dirty(static_cast<uint16_t>(event.arg & 0xFFFF));
-      // The input is free again: its waiting heads may now be granted.
-      for (const auto& queue : inputs_[input].lanes) {
-        if (!queue.empty()) mark_dirty(output_of(queue.front()));
-      }
-      break;
-    }
-    case kCreditsBack:
-      mark_dirty(static_cast<uint16_t>(port));
-      break;
-    default:
-      assert(false && "unknown switch event");
+  if ((event.kind & ((1U << kKindBits) - 1)) == kRetry) {
+    mark_dirty(static_cast<uint16_t>(port));
+    return;
   }
-}
-
-uint16_t Switch::output_of(PacketHandle packet) const {
-  return forwarding_[pool_[packet].destination.value()].value();
+  const PacketHandle handle(event.arg);
+  const Packet& packet = pool_[handle];
+  const uint8_t lane = packet.lane.value();
+  const uint32_t queue = queue_index(port, lane);
+  push(queue, Queued{handle, forwarding_[packet.destination.value()].value(),
+                     static_cast<uint16_t>(packet.wire_bytes)});
+  if (rings_[queue].size == 1) request_for_head(static_cast<uint16_t>(port), lane);
 }
 
 void Switch::request_for_head(uint16_t input, uint8_t lane) {
-  const uint16_t output = output_of(inputs_[input].lanes[lane].front());
+  const uint16_t output = front(queue_index(input, lane)).output;
   outputs_[output].requests.push_back(Request{input, lane});
   mark_dirty(output);
 }
@@ -71,6 +71,13 @@ void Switch::mark_dirty(uint16_t output) {
   if (outputs_[output].dirty) return;
   outputs_[output].dirty = true;
   dirty_.push_back(output);
+}
+
+void Switch::retry_at(uint16_t output, Tick at, Tick now) {
+  Output& out = outputs_[output];
+  if (out.retry_at > now && out.retry_at <= at) return;  // an earlier retry is already queued
+  out.retry_at = at;
+  schedule(at, encode(kRetry, output));
 }
 
 void Switch::settle(Tick now) {
@@ -85,22 +92,34 @@ void Switch::settle(Tick now) {
 
 void Switch::arbitrate(uint16_t output, Tick now) {
   Output& out = outputs_[output];
-  if (out.requests.empty() || out.link->busy_until() > now) return;
-  const uint32_t slots = static_cast<uint32_t>(inputs_.size()) * params_.lanes;
+  if (out.requests.empty()) return;
+  if (out.link->busy_until() > now) {
+    retry_at(output, out.link->busy_until(), now);
+    return;
+  }
+  const uint32_t slots = static_cast<uint32_t>(input_busy_until_.size()) * params_.lanes;
   size_t best = out.requests.size();
   uint32_t best_distance = slots;
+  Tick input_frees = sim::kNever;
   for (size_t r = 0; r < out.requests.size(); ++r) {
     const Request& request = out.requests[r];
-    if (inputs_[request.input].busy_until > now) continue;
-    const uint32_t slot = request.input * params_.lanes + request.lane;
+    if (input_busy_until_[request.input] > now) {
+      input_frees = std::min(input_frees, input_busy_until_[request.input]);
+      continue;
+    }
+    const uint32_t slot = queue_index(request.input, request.lane);
     const uint32_t distance = (slot + slots - out.next_grant) % slots;
     if (distance >= best_distance) continue;
-    const Packet& head = pool_[inputs_[request.input].lanes[request.lane].front()];
-    if (!out.link->can_send(head.lane, head.wire_bytes, now)) continue;
+    if (!out.link->can_send(VirtualLane(request.lane), front(slot).wire_bytes, now)) continue;
     best = r;
     best_distance = distance;
   }
-  if (best != out.requests.size()) grant(output, best, now);
+  if (best != out.requests.size()) {
+    grant(output, best, now);
+    if (!out.requests.empty()) retry_at(output, out.link->busy_until(), now);
+  } else if (input_frees != sim::kNever) {
+    retry_at(output, input_frees, now);
+  }
 }
 
 void Switch::grant(uint16_t output, size_t request_index, Tick now) {
@@ -108,27 +127,23 @@ void Switch::grant(uint16_t output, size_t request_index, Tick now) {
   const Request request = out.requests[request_index];
   out.requests[request_index] = out.requests.back();
   out.requests.pop_back();
-  out.next_grant = (request.input * params_.lanes + request.lane + 1) % (inputs_.size() * params_.lanes);
+  const uint32_t queue = queue_index(request.input, request.lane);
+  out.next_grant = (queue + 1) % static_cast<uint32_t>(rings_.size());
 
-  Input& in = inputs_[request.input];
-  auto& queue = in.lanes[request.lane];
-  const PacketHandle handle = queue.front();
-  queue.pop_front();
-  if (!queue.empty()) request_for_head(request.input, request.lane);
+  const PacketHandle handle = front(queue).packet;
+  pop(queue);
+  if (rings_[queue].size > 0) request_for_head(request.input, request.lane);
 
   const Packet& packet = pool_[handle];
   const Tick tail_out = out.link->send(handle, packet, now);
-  in.busy_until = tail_out;
-  in.upstream->return_credits(packet.lane, packet.wire_bytes, tail_out);
+  input_busy_until_[request.input] = tail_out;
+  upstream_[request.input]->return_credits(packet.lane, packet.wire_bytes, tail_out);
   ++stats_.packets_forwarded;
-  schedule(tail_out, kTransferDone, (static_cast<uint32_t>(request.input) << 16) | output);
 }
 
 size_t Switch::buffered_packets() const {
   size_t n = 0;
-  for (const auto& input : inputs_) {
-    for (const auto& queue : input.lanes) n += queue.size();
-  }
+  for (const auto& ring : rings_) n += ring.size;
   return n;
 }
 

@@ -6,7 +6,10 @@
 // Timing: a packet whose head arrives at t can start on its output port at
 // t + traversal latency at the earliest. An input port feeds one output at a
 // time and is busy until the tail has gone through; all links have the same
-// rate, so the tail never overtakes the head.
+// rate, so the tail never overtakes the head. The switch wakes only when a
+// packet has been routed, or when a waiting request can next be served (its
+// output or input frees, or credits come back), never merely because a
+// transfer ended.
 #pragma once
 
 #include <cstdint>
@@ -22,6 +25,7 @@ namespace ibsec::network {
 struct SwitchParams {
   Tick traversal_latency = 0;
   uint32_t lanes = 1;
+  uint32_t credits_per_lane = 64;  // input buffer per lane; bounds the packets it can hold
 };
 
 struct SwitchStats {
@@ -35,7 +39,7 @@ class Switch final : public sim::EventDrivenModule, public PacketReceiver, publi
 
   // Wiring, done once while the cluster is assembled.
   void attach_output(PortId port, CreditLink* link) { outputs_[port.value()].link = link; }
-  void attach_input(PortId port, CreditLink* upstream) { inputs_[port.value()].upstream = upstream; }
+  void attach_input(PortId port, CreditLink* upstream) { upstream_[port.value()] = upstream; }
 
   void on_packet_head(PortId port, PacketHandle packet, Tick head_at) override;
   void on_credits_returned(PortId port, Tick at) override;
@@ -44,37 +48,54 @@ class Switch final : public sim::EventDrivenModule, public PacketReceiver, publi
   [[nodiscard]] size_t buffered_packets() const;
 
  private:
-  enum EventKind : uint32_t { kRouted, kTransferDone, kCreditsBack };
+  enum EventKind : uint32_t { kRouted, kRetry };
 
+  // A routed packet in an input buffer, with what arbitration needs to know
+  // so that it never has to look at the packet itself.
+  struct Queued {
+    PacketHandle packet;
+    uint16_t output;
+    uint16_t wire_bytes;
+  };
+  struct Ring {
+    uint32_t head = 0;
+    uint32_t size = 0;
+  };
   struct Request {
     uint16_t input;
     uint8_t lane;
-  };
-  struct Input {
-    std::vector<std::deque<PacketHandle>> lanes;  // routed packets, in arrival order
-    CreditLink* upstream = nullptr;
-    Tick busy_until = 0;
   };
   struct Output {
     CreditLink* link = nullptr;
     std::vector<Request> requests;  // heads of input lanes that want this output
     uint32_t next_grant = 0;        // round-robin pointer over input * lanes + lane
+    Tick retry_at = 0;              // a kRetry is queued for this time (if > now)
     bool dirty = false;
   };
 
   void handle(const sim::ModuleEvent& event) override;
   void settle(Tick now) override;
 
+  [[nodiscard]] uint32_t queue_index(uint32_t input, uint32_t lane) const { return input * params_.lanes + lane; }
+  Queued& front(uint32_t queue) { return slots_[queue * params_.credits_per_lane + rings_[queue].head]; }
+  void push(uint32_t queue, const Queued& entry);
+  void pop(uint32_t queue);
+
   void request_for_head(uint16_t input, uint8_t lane);
   void mark_dirty(uint16_t output);
+  void retry_at(uint16_t output, Tick at, Tick now);
   void arbitrate(uint16_t output, Tick now);
   void grant(uint16_t output, size_t request_index, Tick now);
-  [[nodiscard]] uint16_t output_of(PacketHandle packet) const;
 
   PacketPool& pool_;
   std::vector<PortId> forwarding_;
   SwitchParams params_;
-  std::vector<Input> inputs_;
+  // Input buffers: one ring of credits_per_lane slots per (input, lane), all
+  // in one block so that a switch's state stays in few cache lines.
+  std::vector<Queued> slots_;
+  std::vector<Ring> rings_;
+  std::vector<Tick> input_busy_until_;
+  std::vector<CreditLink*> upstream_;
   std::vector<Output> outputs_;
   std::vector<uint16_t> dirty_;
   SwitchStats stats_;

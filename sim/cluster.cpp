@@ -37,7 +37,8 @@ Cluster::Cluster(const SimConfig& config, std::vector<traces::ScriptedMessage> s
 Cluster::~Cluster() = default;
 
 void Cluster::build_switches() {
-  const network::SwitchParams params{config_.network.switch_latency, config_.network.virtual_lanes};
+  const network::SwitchParams params{config_.network.switch_latency, config_.network.virtual_lanes,
+                                     config_.network.vl_buffer_bytes / network::kCreditBytes};
   for (size_t s = 0; s < topology_.switches.size(); ++s) {
     const auto& spec = topology_.switches[s];
     const std::string name = "switch_" + std::to_string(s);
