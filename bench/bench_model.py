@@ -1,0 +1,56 @@
+"""The cycle-level model end to end: delivered packets per wall-clock second,
+kernel activations per packet and peak memory, for the cases of issue 3 (16
+nodes on one switch; 1 024 nodes as a 4-ary 5-tree and as a 32-ary 2-tree;
+uniform traffic at 10 % and 30 % load; SKC-6 cards).
+
+Run: .venv/bin/python bench/bench_model.py [--messages 1000000] [--engine build/ibsec-engine] [--only 16]
+Each case is one `ibsec-engine run`; wall time and memory come from the
+engine's --perf-json (simulation only, after argument parsing).
+"""
+
+import argparse
+import json
+import subprocess
+import tempfile
+from pathlib import Path
+
+TOPOLOGIES = {
+    "16 nodes, single switch": [],
+    "1024 nodes, 4-ary 5-tree": ["network.topology=fat-tree", "network.fat_tree.k=4", "network.fat_tree.n=5"],
+    "1024 nodes, 32-ary 2-tree": ["network.topology=fat-tree", "network.fat_tree.k=32", "network.fat_tree.n=2"],
+}
+
+
+def run_case(engine: str, overrides: list[str]) -> tuple[dict, dict]:
+    with tempfile.TemporaryDirectory() as tmp:
+        result, perf = Path(tmp) / "result.json", Path(tmp) / "perf.json"
+        command = [engine, "run", "--quiet", "--out", str(result), "--perf-json", str(perf)]
+        for item in overrides:
+            command += ["--set", item]
+        subprocess.run(command, check=True)
+        return json.loads(result.read_text())["statistics"], json.loads(perf.read_text())
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--messages", type=int, default=1_000_000, help="messages offered per case (default: %(default)s)")
+    parser.add_argument("--engine", default="build/ibsec-engine")
+    parser.add_argument("--security", default="SKC-6", help="card configuration (default: %(default)s)")
+    parser.add_argument("--loads", default="0.1,0.3", help="offered loads (default: %(default)s)")
+    parser.add_argument("--only", help="run only the topologies whose name contains this text")
+    args = parser.parse_args()
+    print(f"{'case':<44} {'packets/s':>10} {'delivered':>10} {'act/pkt':>8} {'peak MiB':>9} {'wall s':>7}  hit rate  accepted")
+    for name, topology in TOPOLOGIES.items():
+        if args.only and args.only not in name:
+            continue
+        for load in args.loads.split(","):
+            overrides = topology + [f"nic.security={args.security}", f"traffic.load={load}",
+                                    f"traffic.messages={args.messages}", "traffic.warmup_messages=0"]
+            stats, perf = run_case(args.engine, overrides)
+            print(f"{name + ', load ' + load:<44} {perf['packets_per_second']:>10.0f} {perf['packets_delivered']:>10} "
+                  f"{perf['kernel_activations_per_packet']:>8.1f} {perf['peak_rss_mib']:>9.0f} {perf['wall_seconds']:>7.2f}"
+                  f"  {stats['skc_hit_rate']:.3f}     {stats['accepted_throughput']:.3f}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
