@@ -101,8 +101,36 @@ void Cluster::wire() {
   for (uint32_t n = 0; n < cards_.size(); ++n) cards_[n]->attach(card_out[n], card_in[n], host_.get());
 }
 
+// Card counters over time, for looking at a small run in a waveform viewer.
+// sc_trace samples plain members, so the model pays nothing when it is off.
+void Cluster::trace_cards(sc_core::sc_trace_file* file) const {
+  for (const auto& card : cards_) {
+    const std::string prefix = card->basename();
+    const nic::CicStats& s = card->stats();
+    sc_core::sc_trace(file, s.packets_sent, prefix + ".packets_sent");
+    sc_core::sc_trace(file, s.packets_received, prefix + ".packets_received");
+    sc_core::sc_trace(file, s.lookups, prefix + ".key_lookups");
+    sc_core::sc_trace(file, s.misses, prefix + ".key_misses");
+    sc_core::sc_trace(file, s.max_send_backlog, prefix + ".max_send_backlog");
+  }
+}
+
 RunOutcome Cluster::run(void (*progress)(const Cluster&, Tick now)) {
   using WallClock = std::chrono::steady_clock;
+  if (!config_.output.event_log.empty()) {
+    packet_log_ = std::make_unique<PacketLog>(config_.output.event_log);
+    statistics_.log_to(packet_log_.get());
+  }
+  sc_core::sc_trace_file* vcd = nullptr;
+  if (!config_.output.vcd.empty()) {
+    std::string base = config_.output.vcd;
+    if (base.size() > 4 && base.ends_with(".vcd")) base.resize(base.size() - 4);  // SystemC appends .vcd
+    // Keep SystemC's informational note about the timescale off the terminal.
+    sc_core::sc_report_handler::set_actions(sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
+    vcd = sc_core::sc_create_vcd_trace_file(base.c_str());
+    vcd->set_time_unit(1, sc_core::SC_PS);  // the model's resolution
+    trace_cards(vcd);
+  }
   auto last_report = WallClock::now();
   RunOutcome outcome;
   Tick sources_done_at = kNever;
@@ -117,6 +145,8 @@ RunOutcome Cluster::run(void (*progress)(const Cluster&, Tick now)) {
       last_report = WallClock::now();
     }
   }
+  if (vcd != nullptr) sc_core::sc_close_vcd_trace_file(vcd);
+  if (packet_log_) packet_log_->close();
   outcome.end = statistics_.last_delivery();
   outcome.packets_stuck = packets_inside();
   outcome.drained = outcome.packets_stuck == 0 && host_->finished();

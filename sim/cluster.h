@@ -63,6 +63,7 @@ class Cluster {
   void build_switches();
   void build_cards();
   void wire();
+  void trace_cards(sc_core::sc_trace_file* file) const;
   [[nodiscard]] std::vector<nic::Cic*> card_pointers() const;
   network::CreditLink& add_link(network::LinkSender& from, PortId from_port, network::PacketReceiver& to,
                                 PortId to_port);
@@ -78,6 +79,7 @@ class Cluster {
   std::vector<std::unique_ptr<network::Switch>> switches_;
   std::deque<network::CreditLink> links_;
   RunStatistics statistics_;
+  std::unique_ptr<PacketLog> packet_log_;
   std::unique_ptr<traces::HostModel> host_;
   const traces::ScriptedTraffic* scripted_ = nullptr;
 };

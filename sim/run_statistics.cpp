@@ -35,6 +35,7 @@ void RunStatistics::on_delivered(const network::Packet& packet, Tick now) {
   last_delivery_ = now;
   if (in_window()) throughput_.accepted_bytes += packet.payload_bytes;
   if (packet.measured) latency_.add(now - packet.handover);
+  if (log_ != nullptr) log_->record(packet);
 }
 
 }  // namespace ibsec::sim

@@ -8,6 +8,7 @@
 
 #include "core/time.h"
 #include "sim/latency_histogram.h"
+#include "sim/packet_log.h"
 #include "traces/synthetic_traffic.h"
 
 namespace ibsec::sim {
@@ -25,6 +26,8 @@ class RunStatistics final : public traces::DeliverySink {
   void on_offer_refused(uint32_t payload_bytes, bool measured, Tick now) override;
   void on_delivered(const network::Packet& packet, Tick now) override;
   void on_sources_done(Tick now) override;
+  // Every delivery is also written here (may be null).
+  void log_to(PacketLog* log) { log_ = log; }
 
   [[nodiscard]] const LatencyHistogram& latency() const { return latency_; }
   [[nodiscard]] const Throughput& throughput() const { return throughput_; }
@@ -38,6 +41,7 @@ class RunStatistics final : public traces::DeliverySink {
   void open_window(Tick now);
   [[nodiscard]] bool in_window() const { return window_open_ && !window_closed_; }
 
+  PacketLog* log_ = nullptr;
   LatencyHistogram latency_;
   Throughput throughput_;
   uint64_t packets_handed_over_ = 0;
