@@ -6,6 +6,7 @@ import argparse
 import json
 import re
 import signal
+import subprocess
 import sys
 from pathlib import Path
 
@@ -148,6 +149,34 @@ def cmd_cachesim(args) -> None:
         print(f"wrote {out}")
 
 
+# ---- run, params ---------------------------------------------------------------
+
+def cmd_run(args) -> int:
+    from .simulate import run_once, sweep_load
+
+    if args.sweep_load is None:
+        if args.jobs is not None:
+            raise ConfigError("--jobs", "only a load sweep (--sweep-load) runs several points")
+        return run_once(args.config, args.set, args.out, args.quiet, args.perf_json)
+    if args.out is None:
+        raise ConfigError("--out", "a load sweep writes PREFIX.csv, PREFIX.png and PREFIX.meta.json: give --out PREFIX")
+    if args.perf_json is not None:
+        raise ConfigError("--perf-json", "not available with --sweep-load")
+    if args.jobs is not None and args.jobs < 1:
+        raise ConfigError("--jobs", f"must be at least 1, got {args.jobs}")
+    from .simulate import default_jobs
+
+    return sweep_load(args.config, args.set, args.sweep_load, args.out, args.jobs or default_jobs(), args.quiet,
+                      argv=args.argv)
+
+
+def cmd_params(args) -> int:
+    from .engine import engine_path, exit_code_of
+
+    command = [engine_path(), "params", *(["--json"] if args.json else [])]
+    return exit_code_of(subprocess.run(command, check=False).returncode)
+
+
 # ---- presets, figures, study ------------------------------------------------
 
 def cmd_presets(args) -> None:
@@ -233,6 +262,32 @@ def build_parser() -> argparse.ArgumentParser:
     sim.set_defaults(func=cmd_cachesim)
     sim.set_defaults(entry_bytes=None)
 
+    run = commands.add_parser(
+        "run", help="one cycle-level simulation of the cluster (ibsec-engine run), or a load sweep",
+        description="Run one cycle-level simulation through ibsec-engine and write its result (JSON), "
+                    "or, with --sweep-load, one simulation per offered load plus a CSV table and a plot. "
+                    "`ibsec params` lists every configuration key. Exit codes: 0 ok, 2 bad configuration, "
+                    "3 the network did not drain (the result is still written), 1 other failures.")
+    run.add_argument("config", nargs="?", help="JSON configuration file (omit for the defaults; configs/ has examples)")
+    run.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                     help="override one parameter, e.g. --set nic.security=SKC-16 (repeatable; later wins; "
+                          "VALUE is JSON if it parses, else a string)")
+    run.add_argument("-o", "--out", help="result file (JSON; standard output when omitted); "
+                                   "with --sweep-load, the PREFIX of PREFIX.csv/.png/.meta.json")
+    run.add_argument("--sweep-load", metavar="LOADS",
+                     help="run one point per traffic.load: START:STOP:STEP (inclusive, e.g. 0.05:0.95:0.1) or "
+                          "V1,V2,... (e.g. 0.1,0.3,0.5); finished points are kept in PREFIX.runs/ and reused")
+    run.add_argument("--jobs", type=int, help="load points run at once (default: CPUs, at most 8)")
+    run.add_argument("--perf-json", help="also write wall time, packets/s and peak memory here (single run)")
+    run.add_argument("-q", "--quiet", action="store_true", help="no progress or summary on standard error")
+    run.set_defaults(func=cmd_run)
+
+    params = commands.add_parser("params", help="list the simulation parameters with defaults and units",
+                                 description="Every configuration key of `ibsec run`, with its default, unit "
+                                             "and meaning (from ibsec-engine params).")
+    params.add_argument("--json", action="store_true", help="print JSON")
+    params.set_defaults(func=cmd_params)
+
     pre = commands.add_parser("presets", help="list the NAS ON/OFF presets and their capacities")
     pre.add_argument("--file", help="a preset CSV to read instead of the packaged one")
     pre.add_argument("--json", action="store_true", help="print JSON")
@@ -257,15 +312,15 @@ def main(argv: list[str] | None = None) -> int:
         signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     parser = build_parser()
     args = parser.parse_args(argv)
+    args.argv = list(sys.argv[1:] if argv is None else argv)
     try:
-        args.func(args)
+        return args.func(args) or 0
     except IbsecError as error:
         print(f"ibsec: error: {error}", file=sys.stderr)
-        return 2
+        return getattr(error, "exit_code", 2)
     except KeyboardInterrupt:
         print("ibsec: interrupted", file=sys.stderr)
         return 130
-    return 0
 
 
 if __name__ == "__main__":

@@ -43,3 +43,81 @@ def run_engine(arguments: list[str]) -> dict:
         return json.loads(completed.stdout)
     except json.JSONDecodeError as error:
         raise IbsecError(f"ibsec-engine printed unreadable JSON ({error})") from None
+
+
+# ---- `ibsec-engine run`: one cycle-level simulation -------------------------
+
+# Exit codes of `ibsec-engine run`.
+EXIT_OK = 0
+EXIT_FAILED = 1
+EXIT_BAD_CONFIG = 2
+EXIT_NOT_DRAINED = 3  # the result is still written
+
+
+class EngineError(IbsecError):
+    """ibsec-engine failed; `exit_code` is the code to leave with."""
+
+    def __init__(self, message: str, exit_code: int = EXIT_FAILED):
+        super().__init__(message)
+        self.exit_code = exit_code
+
+
+def exit_code_of(returncode: int) -> int:
+    """A child's return code as a shell reports it (killed by signal N -> 128 + N)."""
+    return 128 - returncode if returncode < 0 else returncode
+
+
+def engine_message(stderr: str, returncode: int) -> str:
+    """The engine's error message without its 'ibsec-engine: error: ' prefix."""
+    lines = [line for line in stderr.strip().splitlines() if line.strip()]
+    errors = [line for line in lines if line.startswith("ibsec-engine: error: ")]
+    if errors:
+        return errors[-1].removeprefix("ibsec-engine: error: ")
+    if lines:
+        return lines[-1]
+    return f"ibsec-engine exited with code {exit_code_of(returncode)}"
+
+
+def run_arguments(config: str | Path | None, overrides: list[str], out: str | Path | None = None,
+                  quiet: bool = False, perf_json: str | Path | None = None) -> list[str]:
+    """Arguments of `ibsec-engine run` (without the binary)."""
+    arguments = ["run"]
+    if config is not None:
+        arguments.append(str(config))
+    for override in overrides:
+        arguments += ["--set", override]
+    if out is not None:
+        arguments += ["--out", str(out)]
+    if perf_json is not None:
+        arguments += ["--perf-json", str(perf_json)]
+    if quiet:
+        arguments.append("--quiet")
+    return arguments
+
+
+def run_simulation_streaming(arguments: list[str]) -> int:
+    """Run `ibsec-engine run ...` with the terminal's stdout/stderr; return its exit code.
+
+    The engine prints its own progress and errors, so nothing is captured.
+    """
+    completed = subprocess.run([engine_path(), *arguments], check=False)
+    return exit_code_of(completed.returncode)
+
+
+def run_simulation(arguments: list[str]) -> int:
+    """Run `ibsec-engine run ...` quietly; return 0 or 3 (not drained), raise EngineError otherwise."""
+    completed = subprocess.run([engine_path(), *arguments], capture_output=True, text=True, check=False)
+    if completed.returncode in (EXIT_OK, EXIT_NOT_DRAINED):
+        return completed.returncode
+    raise EngineError(engine_message(completed.stderr, completed.returncode), exit_code_of(completed.returncode))
+
+
+def parameters() -> list[dict]:
+    """`ibsec-engine params --json`: every `run` key with default, unit and description."""
+    completed = subprocess.run([engine_path(), "params", "--json"], capture_output=True, text=True, check=False)
+    if completed.returncode != 0:
+        raise EngineError(engine_message(completed.stderr, completed.returncode), exit_code_of(completed.returncode))
+    try:
+        return json.loads(completed.stdout)
+    except json.JSONDecodeError as error:
+        raise IbsecError(f"ibsec-engine params printed unreadable JSON ({error})") from None

@@ -31,13 +31,20 @@ KEY_COUNTS = list(range(1000, 10001, 1000))
 WAYS = [1, 2, 4, 8, 16, 32, 0]
 
 
-def _save(df: pd.DataFrame, fig, out: Path, name: str, parameters: dict) -> list[Path]:
+def command_line(argv: list[str] | None = None) -> str:
+    """The ibsec command that made an output, as a shell would take it."""
+    return "ibsec " + " ".join(shlex.quote(a) for a in (sys.argv[1:] if argv is None else argv))
+
+
+def save_figure(df: pd.DataFrame, fig, out: Path, name: str, parameters: dict,
+                argv: list[str] | None = None) -> list[Path]:
+    """Write out/name.csv (the table), out/name.png (the plot) and out/name.meta.json (command, parameters)."""
     csv_path = write_atomically(out / f"{name}.csv", lambda tmp: df.to_csv(tmp, index=False, float_format="%.6g"))
     png_path = write_atomically(out / f"{name}.png", lambda tmp: fig.savefig(tmp, format="png", dpi=120))
     plt.close(fig)
     meta = {
         "figure": name,
-        "command": "ibsec " + " ".join(shlex.quote(a) for a in sys.argv[1:]),
+        "command": command_line(argv),
         "ibsec_version": __version__,
         "parameters": parameters,
         "files": [csv_path.name, png_path.name],
@@ -86,7 +93,7 @@ def fig3(out: Path, **_) -> pd.DataFrame:
         ax.set_ylabel(f"cache capacity at p = {TARGET} (sessions)")
     fig.suptitle("SKC capacity from the Markov ON/OFF model (Fig. 3; ON/OFF means are estimates)")
     fig.tight_layout()
-    _save(df, fig, out, "fig3_capacity", {"sizes_kb": SIZES_KB, "entry_bytes": ENTRY_BYTES, "target": TARGET})
+    save_figure(df, fig, out, "fig3_capacity", {"sizes_kb": SIZES_KB, "entry_bytes": ENTRY_BYTES, "target": TARGET})
     return df
 
 
@@ -117,7 +124,7 @@ def fig8(out: Path, accesses: int = 4_000_000, jobs: int = 2, quiet: bool = Fals
         ax.legend(ncol=3, fontsize=8)
     fig.suptitle("16 KB fully associative LRU SKC, synthetic ON/OFF traffic (Fig. 8)")
     fig.tight_layout()
-    _save(sim, fig, out, "fig8_hit_rate_vs_keys", {"accesses": accesses, "size": "16KB", "keys": KEY_COUNTS})
+    save_figure(sim, fig, out, "fig8_hit_rate_vs_keys", {"accesses": accesses, "size": "16KB", "keys": KEY_COUNTS})
     return sim
 
 
@@ -140,7 +147,7 @@ def fig9(out: Path, accesses: int = 4_000_000, jobs: int = 2, quiet: bool = Fals
     ax.legend(fontsize=8)
     ax.set_title("16 KB SKC by associativity, Origin 2000 presets (Fig. 9)")
     fig.tight_layout()
-    _save(sim, fig, out, "fig9_associativity", {"accesses": accesses, "size": "16KB", "keys": key_counts})
+    save_figure(sim, fig, out, "fig9_associativity", {"accesses": accesses, "size": "16KB", "keys": key_counts})
     return sim
 
 
@@ -175,7 +182,7 @@ def xval(out: Path, accesses: int = 4_000_000, jobs: int = 2, quiet: bool = Fals
         ax.legend(fontsize=7)
     fig.suptitle("Markov estimate vs synthetic simulation (LRU, fully associative)")
     fig.tight_layout()
-    _save(sim, fig, out, "xval_markov_vs_sim",
+    save_figure(sim, fig, out, "xval_markov_vs_sim",
           {"accesses": accesses, "sizes_kb": sizes_kb, "sessions_per_entry": XVAL_SESSIONS_PER_ENTRY})
     return sim
 

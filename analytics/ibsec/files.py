@@ -9,6 +9,16 @@ from pathlib import Path
 from typing import Callable
 
 
+def _default_file_mode() -> int:
+    """rw for whoever the umask allows, as open() would create the file (mkstemp makes it 0600)."""
+    mask = os.umask(0)
+    os.umask(mask)
+    return 0o666 & ~mask
+
+
+_FILE_MODE = _default_file_mode()
+
+
 def write_atomically(path: str | Path, write: Callable[[Path], None]) -> Path:
     """Call write(tmp) on a temporary file beside `path`, then rename it into place."""
     path = Path(path)
@@ -16,6 +26,7 @@ def write_atomically(path: str | Path, write: Callable[[Path], None]) -> Path:
     fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     os.close(fd)
     tmp = Path(tmp_name)
+    os.chmod(tmp, _FILE_MODE)
     try:
         write(tmp)
         os.replace(tmp, path)

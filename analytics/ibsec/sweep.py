@@ -20,6 +20,21 @@ from .errors import ConfigError, IbsecError
 from .files import append_line_durably
 
 
+class PointsFailed(IbsecError):
+    """Some points of a sweep failed; the others finished and are kept.
+
+    `results` lists every point's result in order, None where it failed;
+    `errors` maps the index of each failed point to its error.
+    """
+
+    def __init__(self, message: str, results: list, errors: dict[int, IbsecError]):
+        super().__init__(message)
+        self.results = results
+        self.errors = errors
+        first = errors[min(errors)] if errors else None
+        self.exit_code = getattr(first, "exit_code", 2)
+
+
 def point_key(point: dict) -> str:
     return json.dumps(point, sort_keys=True)
 
@@ -52,23 +67,25 @@ def run_points(
 ) -> list[dict]:
     """Run every point not already in `store`; return results in the order of `points`.
 
-    A failing point records its error and does not stop the others; if any
-    failed, IbsecError is raised after all have run.
+    A failing point (one whose `run` raises IbsecError) records its error and
+    does not stop the others; if any failed, PointsFailed (an IbsecError
+    holding the results of the others) is raised after all have run.
     """
     done = load_store(store)
     todo = [p for p in points if point_key(p) not in done]
-    errors: list[str] = []
+    failed: dict[str, IbsecError] = {}
     if todo:
         bar = tqdm(total=len(points), initial=len(points) - len(todo), desc=label, unit="pt",
                    disable=quiet, file=sys.stderr, dynamic_ncols=True)
-        with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+        pool = ThreadPoolExecutor(max_workers=max(1, jobs))
+        try:
             futures = {pool.submit(run, p): p for p in todo}
             for future in as_completed(futures):
                 point = futures[future]
                 try:
                     result = future.result()
                 except IbsecError as error:
-                    errors.append(f"{point_key(point)}: {error}")
+                    failed[point_key(point)] = error
                     record = {"point": point, "error": str(error)}
                 else:
                     done[point_key(point)] = result
@@ -76,11 +93,20 @@ def run_points(
                 if store is not None:
                     append_line_durably(store, json.dumps(record))
                 bar.update(1)
-                bar.set_postfix(failed=len(errors))
+                bar.set_postfix(failed=len(failed))
+        except BaseException:
+            # Interrupted (Ctrl-C): start nothing more; what finished is already in the store.
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise
+        pool.shutdown()
         bar.close()
-    if errors:
-        raise IbsecError(f"{len(errors)} of {len(points)} {label} failed; first: {errors[0]}")
-    return [done[point_key(p)] for p in points]
+    results = [done.get(point_key(p)) for p in points]
+    if failed:
+        errors = {i: failed[point_key(p)] for i, p in enumerate(points) if point_key(p) in failed}
+        first = errors[min(errors)]
+        raise PointsFailed(f"{len(errors)} of {len(points)} {label} failed; first: {point_key(points[min(errors)])}: {first}",
+                           results, errors)
+    return results
 
 
 def _typed(text: str):
