@@ -1,5 +1,6 @@
 // `ibsec-engine run`: one cycle-level simulation of the cluster.
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <cstdio>
@@ -28,9 +29,12 @@ struct RunOptions {
   bool quiet = false;
 };
 
-// Replaces `path` only once the new content is complete on disk.
+// Replaces `path` only once the new content is complete on disk. The
+// temporary file is private to this process, so two runs aimed at the same
+// path cannot mix their output.
 void write_atomically(const std::string& path, const std::string& text) {
-  const std::string tmp = path + ".tmp";
+  if (std::filesystem::is_directory(path)) throw ConfigError(path, "is a directory; give a file name");
+  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
   {
     std::ofstream out(tmp, std::ios::trunc);
     if (!out) throw ConfigError(path, "cannot write the result file");
@@ -94,8 +98,7 @@ int run(const RunOptions& o) {
 void add_run_command(CLI::App& app) {
   auto options = std::make_shared<RunOptions>();
   CLI::App* cmd = app.add_subcommand("run", "Run one cycle-level simulation of the cluster and write its result");
-  cmd->add_option("config", options->config_path, "JSON configuration file (omit for the defaults)")
-      ->check(CLI::ExistingFile);
+  cmd->add_option("config", options->config_path, "JSON configuration file (omit for the defaults)");
   cmd->add_option("--set", options->overrides, "Override one parameter: key=value (repeatable)")
       ->allow_extra_args(false);
   cmd->add_option("--out,-o", options->out, "Result file (JSON); standard output when omitted");

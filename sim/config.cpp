@@ -46,7 +46,7 @@ const std::vector<ParameterInfo>& parameters() {
       {"nic.security_bytes", 24, "bytes", "added by security: key id 4 + sequence number 4 + GCM tag 16"},
       {"traffic.pattern", "uniform", "", "uniform, bit-complement, transpose, shift or hotspot"},
       {"traffic.injection", "bernoulli", "", "bernoulli (slotted) or poisson"},
-      {"traffic.load", 0.1, "fraction", "offered payload per node as a fraction of the link data rate"},
+      {"traffic.load", 0.05, "fraction", "offered payload per node as a fraction of the link data rate"},
       {"traffic.sizes_bytes", json::array({256}), "bytes", "message sizes to draw from"},
       {"traffic.size_weights", json::array(), "", "relative weight of each message size; empty = equal weights"},
       {"traffic.processes_per_node", 1, "processes", "processes per node; a session is a pair of processes"},

@@ -1,13 +1,16 @@
 #include "sim/packet_log.h"
 
+#include <unistd.h>
+
 #include <filesystem>
 
 #include "core/errors.h"
 
 namespace ibsec::sim {
 
-PacketLog::PacketLog(std::string path) : path_(std::move(path)), out_(path_ + ".tmp", std::ios::trunc) {
-  if (!out_) throw ConfigError("sim.event_log", "cannot write '" + path_ + ".tmp'");
+PacketLog::PacketLog(std::string path)
+    : path_(std::move(path)), tmp_(path_ + ".tmp." + std::to_string(::getpid())), out_(tmp_, std::ios::trunc) {
+  if (!out_) throw ConfigError("sim.event_log", "cannot write '" + tmp_ + "'");
   out_ << "packet,source_node,destination_node,source_process,destination_process,session_key,sequence,"
           "lane,payload_bytes,wire_bytes,handover_ps,delivered_ps,latency_ps,measured\n";
 }
@@ -22,7 +25,7 @@ void PacketLog::record(const network::Packet& p) {
 void PacketLog::close() {
   out_.close();
   if (!out_) throw ConfigError("sim.event_log", "writing '" + path_ + "' failed");
-  std::filesystem::rename(path_ + ".tmp", path_);
+  std::filesystem::rename(tmp_, path_);
 }
 
 }  // namespace ibsec::sim

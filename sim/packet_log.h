@@ -1,5 +1,5 @@
 // Optional per-packet log (sim.event_log): one CSV row per delivered packet.
-// Written to PATH.tmp and renamed to PATH when the run ends, so a reader
+// Written to a temporary file beside PATH and renamed to PATH when the run ends, so a reader
 // never sees a half-written log. When the option is off, nothing is created
 // and a delivery costs one null-pointer test.
 #pragma once
@@ -20,6 +20,7 @@ class PacketLog {
 
  private:
   std::string path_;
+  std::string tmp_;
   std::ofstream out_;
 };
 

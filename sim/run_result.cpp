@@ -14,6 +14,10 @@ namespace {
 
 double ratio(double num, double den) { return den > 0.0 ? num / den : 0.0; }
 double ns(Tick t) { return ns_from_ticks(t); }
+// A latency figure, or null when no packet was measured (not a false 0 ns).
+nlohmann::json latency_ns(const LatencyHistogram& h, double value_ns) {
+  return h.count() == 0 ? nlohmann::json() : nlohmann::json(value_ns);
+}
 
 struct CardTotals {
   nic::CicStats cic;
@@ -79,12 +83,12 @@ nlohmann::ordered_json Cluster::result(const RunOutcome& outcome) const {
        outcome.packets_stuck},
       {"drained", "", "every packet handed over was delivered", outcome.drained},
       {"offers_refused", "messages", "measured offers refused because the send queue was full", st.offers_refused()},
-      {"latency_mean_ns", "ns", "hand-over at the sender to verified at the receiver, mean", lat.mean() / 1000.0},
-      {"latency_min_ns", "ns", "minimum latency", ns(lat.min())},
-      {"latency_p50_ns", "ns", "median latency (histogram, within 0.8 %)", ns(lat.quantile(0.50))},
-      {"latency_p95_ns", "ns", "95th percentile latency", ns(lat.quantile(0.95))},
-      {"latency_p99_ns", "ns", "99th percentile latency", ns(lat.quantile(0.99))},
-      {"latency_max_ns", "ns", "maximum latency", ns(lat.max())},
+      {"latency_mean_ns", "ns", "hand-over at the sender to verified at the receiver, mean", latency_ns(lat, lat.mean() / 1000.0)},
+      {"latency_min_ns", "ns", "minimum latency", latency_ns(lat, ns(lat.min()))},
+      {"latency_p50_ns", "ns", "median latency (histogram, within 0.8 %)", latency_ns(lat, ns(lat.quantile(0.50)))},
+      {"latency_p95_ns", "ns", "95th percentile latency", latency_ns(lat, ns(lat.quantile(0.95)))},
+      {"latency_p99_ns", "ns", "99th percentile latency", latency_ns(lat, ns(lat.quantile(0.99)))},
+      {"latency_max_ns", "ns", "maximum latency", latency_ns(lat, ns(lat.max()))},
       {"offered_throughput", "fraction", "offered payload per node / link data rate, in the window",
        ratio(static_cast<double>(tp.offered_bytes), capacity_bytes)},
       {"accepted_throughput", "fraction", "delivered payload per node / link data rate, in the window",
