@@ -203,7 +203,7 @@ def cmd_figures(args) -> None:
 
 
 def cmd_study(args) -> None:
-    from .figures import fig3
+    from .figures import fig3, security
 
     out = Path(args.out)
     df = fig3(out)
@@ -213,6 +213,12 @@ def cmd_study(args) -> None:
     print("ON/OFF means are estimates (docs/nas-onoff-presets.md)\n")
     print(wide.to_string())
     print(f"\nwrote {out / 'fig3_capacity.csv'} and {out / 'fig3_capacity.png'}")
+    print("\nCost of per-packet security on the card (cycle-level model, 16 nodes, one 4x SDR switch)\n")
+    table = security(out)
+    shown = table[["configuration", "latency_mean_ns", "latency_p99_ns", "skc_hit_rate",
+                   "overhead_vs_nosecurity_percent"]]
+    print(shown.to_string(index=False, float_format=lambda v: f"{v:.3g}"))
+    print(f"\nwrote {out / 'security_overhead.csv'} and {out / 'security_overhead.png'}")
 
 
 # ---- parser -----------------------------------------------------------------
@@ -294,7 +300,7 @@ def build_parser() -> argparse.ArgumentParser:
     pre.set_defaults(func=cmd_presets)
 
     figs = commands.add_parser("figures", help="regenerate the paper's cache figures (CSV + PNG)")
-    figs.add_argument("names", nargs="+", choices=["fig3", "fig8", "fig9", "xval", "all"], help="figures to make")
+    figs.add_argument("names", nargs="+", choices=["fig3", "fig8", "fig9", "xval", "security", "all"], help="figures to make")
     figs.add_argument("--out", default="results", help="output folder (default: %(default)s)")
     figs.add_argument("--accesses", type=int, default=4_000_000, help="look-ups per simulated point (default: %(default)s)")
     figs.add_argument("--jobs", type=int, default=2, help="points run at once (default: %(default)s)")

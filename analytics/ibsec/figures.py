@@ -4,13 +4,16 @@ fig3: Markov-model capacity at p = 0.9 for 2-16 KB per benchmark and machine.
 fig8: simulated hit rate of a 16 KB SKC for 1 000 - 10 000 keys.
 fig9: simulated hit rate of a 16 KB SKC by associativity (BT, LU on the Origin 2000).
 xval: the Markov estimate F_n(x) beside the simulated hit rate on the same parameters.
+security: cycle-level latency of each card configuration on the paper's 16-node cluster.
 Every table is written before its plot, and plots are drawn from the table.
 """
 
 from __future__ import annotations
 
+import json
 import shlex
 import sys
+import tempfile
 from pathlib import Path
 
 import matplotlib
@@ -21,6 +24,7 @@ import pandas as pd  # noqa: E402
 
 from . import __version__, markov, presets  # noqa: E402
 from .cachesim import run_point  # noqa: E402
+from .engine import run_arguments, run_simulation  # noqa: E402
 from .files import write_atomically, write_json_atomically  # noqa: E402
 from .sweep import run_points  # noqa: E402
 
@@ -187,4 +191,41 @@ def xval(out: Path, accesses: int = 4_000_000, jobs: int = 2, quiet: bool = Fals
     return sim
 
 
-FIGURES = {"fig3": fig3, "fig8": fig8, "fig9": fig9, "xval": xval}
+SECURITY_CONFIGS = ["NoSecurity", "SKC-16", "SKC-6", "NoSKC"]
+# Light uniform load, below the knee of NoSKC (whose two look-ups per packet
+# keep the key memory busy 39 % of the time here), so that the figure shows
+# the cost of security rather than of queueing.
+SECURITY_LOAD = 0.02
+
+
+def security(out: Path, messages: int = 20_000, **_) -> pd.DataFrame:
+    """Mean and p99 latency per card configuration, 16 nodes, one switch, uniform traffic."""
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for name in SECURITY_CONFIGS:
+            result_file = Path(tmp) / f"{name}.json"
+            overrides = [f"nic.security={name}", f"traffic.load={SECURITY_LOAD}", f"traffic.messages={messages}"]
+            run_simulation(run_arguments(None, overrides, out=result_file, quiet=True))
+            stats = json.loads(result_file.read_text())["statistics"]
+            rows.append({"configuration": name, "latency_mean_ns": stats["latency_mean_ns"],
+                         "latency_p99_ns": stats["latency_p99_ns"], "skc_hit_rate": stats["skc_hit_rate"],
+                         "key_memory_wait_mean_ns": stats["key_memory_wait_mean_ns"],
+                         "accepted_throughput": stats["accepted_throughput"]})
+    df = pd.DataFrame(rows)
+    base = df.loc[df["configuration"] == "NoSecurity", "latency_mean_ns"].iloc[0]
+    df["overhead_vs_nosecurity_percent"] = (df["latency_mean_ns"] / base - 1.0) * 100.0
+    fig, ax = plt.subplots(figsize=(6.5, 4))
+    ax.bar(df["configuration"], df["latency_mean_ns"] / 1000.0, color=["C0", "C2", "C1", "C3"])
+    for x, (mean, overhead) in enumerate(zip(df["latency_mean_ns"], df["overhead_vs_nosecurity_percent"])):
+        ax.annotate(f"+{overhead:.0f} %" if x else "base", (x, mean / 1000.0), ha="center", va="bottom", fontsize=8)
+    ax.set_ylabel("mean packet latency (us)")
+    ax.set_yscale("log")
+    ax.set_title(f"16 nodes, 4x SDR, 256 B packets, uniform load {SECURITY_LOAD}")
+    fig.tight_layout()
+    save_figure(df, fig, out, "security_overhead",
+                {"configurations": SECURITY_CONFIGS, "load": SECURITY_LOAD, "messages": messages,
+                 "network": "defaults (16 nodes, single switch, 4x SDR)"})
+    return df
+
+
+FIGURES = {"fig3": fig3, "fig8": fig8, "fig9": fig9, "xval": xval, "security": security}

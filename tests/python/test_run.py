@@ -358,3 +358,16 @@ def test_poisson_load_sweep_may_exceed_one(tmp_path, engine):
 def test_sweep_needs_out(engine):
     done = run_ibsec("run", "--sweep-load", "0.1,0.2")
     assert done.returncode == 2 and "invalid '--out'" in done.stderr
+
+
+def test_security_figure_orders_the_card_configurations(tmp_path):
+    """The study's cycle-level table: security costs latency, a cache that holds every key costs least."""
+    from ibsec.figures import security
+
+    table = security(tmp_path, messages=3000).set_index("configuration")
+    mean = table["latency_mean_ns"]
+    assert mean["NoSecurity"] < mean["SKC-16"] < mean["SKC-6"] < mean["NoSKC"]
+    # SKC-16 holds all 15 peers' keys: only the cold misses remain.
+    assert table.loc["SKC-16", "skc_hit_rate"] > 0.95
+    assert table.loc["NoSKC", "skc_hit_rate"] == 0
+    assert (tmp_path / "security_overhead.csv").exists() and (tmp_path / "security_overhead.png").exists()
