@@ -1,11 +1,8 @@
 // `ibsec-engine run`: one cycle-level simulation of the cluster.
 #include <sys/resource.h>
-#include <unistd.h>
 
 #include <chrono>
 #include <cstdio>
-#include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -14,6 +11,7 @@
 #include <systemc>
 
 #include "apps/commands.h"
+#include "core/atomic_file.h"
 #include "core/errors.h"
 #include "sim/cluster.h"
 #include "sim/config.h"
@@ -29,20 +27,10 @@ struct RunOptions {
   bool quiet = false;
 };
 
-// Replaces `path` only once the new content is complete on disk. The
-// temporary file is private to this process, so two runs aimed at the same
-// path cannot mix their output.
-void write_atomically(const std::string& path, const std::string& text) {
-  if (std::filesystem::is_directory(path)) throw ConfigError(path, "is a directory; give a file name");
-  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
-  {
-    std::ofstream out(tmp, std::ios::trunc);
-    if (!out) throw ConfigError(path, "cannot write the result file");
-    out << text;
-    out.flush();
-    if (!out) throw ConfigError(path, "writing the result file failed");
-  }
-  std::filesystem::rename(tmp, path);
+void write_atomically(const std::string& path, const std::string& field, const std::string& text) {
+  AtomicFile file(path, field);
+  file.stream() << text;
+  file.commit();
 }
 
 void report_progress(const sim::Cluster& cluster, Tick now) {
@@ -70,7 +58,7 @@ int run(const RunOptions& o) {
   if (o.out.empty()) {
     std::cout << text;
   } else {
-    write_atomically(o.out, text);
+    write_atomically(o.out, "--out", text);
   }
   const double delivered = static_cast<double>(cluster.statistics().packets_delivered());
   const nlohmann::ordered_json perf{{"wall_seconds", wall},
@@ -79,7 +67,7 @@ int run(const RunOptions& o) {
                                     {"kernel_activations_per_packet",
                                      static_cast<double>(cluster.kernel().activations) / std::max(delivered, 1.0)},
                                     {"peak_rss_mib", static_cast<double>(peak_rss_kib()) / 1024.0}};
-  if (!o.perf_out.empty()) write_atomically(o.perf_out, perf.dump(2) + "\n");
+  if (!o.perf_out.empty()) write_atomically(o.perf_out, "--perf-json", perf.dump(2) + "\n");
   if (!o.quiet) {
     std::fprintf(stderr, "\r  %llu packets in %.2f s wall (%.0f packets/s), peak memory %.0f MiB%s\n",
                  static_cast<unsigned long long>(cluster.statistics().packets_delivered()), wall, delivered / wall,
