@@ -252,34 +252,6 @@ std::vector<std::pair<uint32_t, PortId>> Topology::route(NodeId src, NodeId dst)
   return hops;
 }
 
-// --- registry ------------------------------------------------------------
-
-std::vector<TopologyRegistry::Entry>& TopologyRegistry::entries() {
-  static std::vector<Entry> registered;
-  return registered;
-}
-
-bool TopologyRegistry::add(Entry entry) {
-  entries().push_back(std::move(entry));
-  return true;
-}
-
-const TopologyRegistry::Entry& TopologyRegistry::get(const std::string& name) {
-  for (const auto& entry : entries()) {
-    if (entry.name == name) return entry;
-  }
-  std::string known;
-  for (const auto& n : names()) known += (known.empty() ? "" : ", ") + n;
-  throw ConfigError("network.topology", "unknown topology '" + name + "'; known: " + known);
-}
-
-std::vector<std::string> TopologyRegistry::names() {
-  std::vector<std::string> result;
-  for (const auto& entry : entries()) result.push_back(entry.name);
-  std::sort(result.begin(), result.end());
-  return result;
-}
-
 Topology build_topology(const TopologyParams& params) {
   return TopologyRegistry::get(params.name).build(params);
 }

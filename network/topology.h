@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/registry.h"
 #include "core/types.h"
 
 namespace ibsec::network {
@@ -61,22 +62,17 @@ struct Topology {
 // network.* key at fault.
 Topology build_topology(const TopologyParams& params);
 
-class TopologyRegistry {
- public:
+struct TopologyEntry {
   using Builder = std::function<Topology(const TopologyParams&)>;
-  struct Entry {
-    std::string name;
-    std::string description;
-    Builder build;
-  };
+  std::string name;
+  std::string description;
+  Builder build;
+};
 
-  static bool add(Entry entry);
+class TopologyRegistry : public Registry<TopologyEntry> {
+ public:
   // Throws ConfigError (field "network.topology") for an unknown name.
-  static const Entry& get(const std::string& name);
-  static std::vector<std::string> names();
-
- private:
-  static std::vector<Entry>& entries();
+  static const Entry& get(const std::string& name) { return Registry::get(name, "network.topology", "topology"); }
 };
 
 #define IBSEC_REGISTER_TOPOLOGY(NAME, DESCRIPTION, BUILDER_FN)                               \

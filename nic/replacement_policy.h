@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "core/registry.h"
 #include "core/types.h"
 
 namespace ibsec::nic {
@@ -44,23 +45,21 @@ struct PolicyContext {
   std::span<const SessionKeyId> future;
 };
 
-class PolicyRegistry {
- public:
+struct PolicyEntry {
   using Factory = std::function<std::unique_ptr<ReplacementPolicy>(const PolicyContext&)>;
-  struct Entry {
-    std::string name;
-    std::string description;
-    bool needs_future;
-    Factory make;
-  };
+  std::string name;
+  std::string description;
+  bool needs_future;
+  Factory make;
+};
 
-  static bool add(Entry entry);
-  // Throws ConfigError (field "policy") for an unknown name.
-  static const Entry& get(const std::string& name);
-  static std::vector<std::string> names();
-
- private:
-  static std::vector<Entry>& entries();
+class PolicyRegistry : public Registry<PolicyEntry> {
+ public:
+  // Throws ConfigError naming `field` (the option the name came from) for an
+  // unknown name.
+  static const Entry& get(const std::string& name, const std::string& field = "policy") {
+    return Registry::get(name, field, "replacement policy");
+  }
 };
 
 #define IBSEC_REGISTER_REPLACEMENT_POLICY(NAME, DESCRIPTION, NEEDS_FUTURE, CLASS)              \
