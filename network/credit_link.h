@@ -52,7 +52,6 @@ class CreditLink {
              PortId receiver_port);
 
   [[nodiscard]] Tick serialization(uint32_t wire_bytes) const { return wire_bytes * params_.ticks_per_byte; }
-  [[nodiscard]] Tick propagation() const { return params_.propagation; }
   [[nodiscard]] Tick busy_until() const { return busy_until_; }
 
   // True if the link is idle and the receiver has room for the whole packet

@@ -20,13 +20,9 @@ const LinkRate& link_rate(const std::string& name) {
   for (const auto& rate : kRates) {
     if (rate.name == name) return rate;
   }
-  throw ConfigError("network.link_rate", "unknown InfiniBand rate '" + name + "'; known: SDR, DDR, QDR");
-}
-
-std::vector<std::string> link_rate_names() {
-  std::vector<std::string> names;
-  for (const auto& rate : kRates) names.push_back(rate.name);
-  return names;
+  std::string known;
+  for (const auto& rate : kRates) known += (known.empty() ? "" : ", ") + rate.name;
+  throw ConfigError("network.link_rate", "unknown InfiniBand rate '" + name + "'; known: " + known);
 }
 
 }  // namespace ibsec::network

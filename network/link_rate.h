@@ -5,7 +5,6 @@
 
 #include <cstdint>
 #include <string>
-#include <vector>
 
 #include "core/time.h"
 
@@ -20,6 +19,5 @@ struct LinkRate {
 
 // Known rates; throws ConfigError("network.link_rate", ...) for an unknown name.
 const LinkRate& link_rate(const std::string& name);
-std::vector<std::string> link_rate_names();
 
 }  // namespace ibsec::network

@@ -141,10 +141,4 @@ void Switch::grant(uint16_t output, size_t request_index, Tick now) {
   ++stats_.packets_forwarded;
 }
 
-size_t Switch::buffered_packets() const {
-  size_t n = 0;
-  for (const auto& ring : rings_) n += ring.size;
-  return n;
-}
-
 }  // namespace ibsec::network

@@ -13,7 +13,6 @@
 #pragma once
 
 #include <cstdint>
-#include <deque>
 #include <vector>
 
 #include "network/credit_link.h"
@@ -45,7 +44,6 @@ class Switch final : public sim::EventDrivenModule, public PacketReceiver, publi
   void on_credits_returned(PortId port, Tick at) override;
 
   [[nodiscard]] const SwitchStats& stats() const { return stats_; }
-  [[nodiscard]] size_t buffered_packets() const;
 
  private:
   enum EventKind : uint32_t { kRouted, kRetry };

@@ -219,12 +219,4 @@ void Cic::deliver(network::PacketHandle handle, Tick now) {
   pool_.release(handle);
 }
 
-size_t Cic::packets_inside() const {
-  size_t n = 0;
-  for (const Pipeline* pipe : {&tx_, &rx_}) {
-    n += pipe->waiting.size() + pipe->in_gcm.size() + (pipe->in_lookup ? 1 : 0);
-  }
-  return n;
-}
-
 }  // namespace ibsec::nic

@@ -70,12 +70,9 @@ class Cic final : public sim::EventDrivenModule, public network::PacketReceiver,
   void on_packet_head(PortId port, network::PacketHandle packet, Tick head_at) override;
   void on_credits_returned(PortId port, Tick at) override;
 
-  [[nodiscard]] NodeId node() const { return node_; }
   [[nodiscard]] const CicStats& stats() const { return stats_; }
   [[nodiscard]] const KeyMemoryStats& key_memory_stats() const { return memory_.stats(); }
   [[nodiscard]] Tick gcm_busy() const { return tx_.gcm.busy() + rx_.gcm.busy(); }
-  [[nodiscard]] const KeyLookup* key_lookup() const { return lookup_ ? &*lookup_ : nullptr; }
-  [[nodiscard]] size_t packets_inside() const;
 
  private:
   enum EventKind : uint32_t { kAdvanceSend, kAdvanceReceive, kTailArrived };

@@ -14,7 +14,6 @@ constexpr Tick kRunSlice = 100 * kTicksPerUs;
 }  // namespace
 
 Cluster::Cluster(const SimConfig& config) : config_(config), topology_(network::build_topology(config.network.topology)) {
-  traces::validate(config_.traffic, topology_.nodes);
   build_switches();
   build_cards();
   host_ = std::make_unique<traces::SyntheticTraffic>(

@@ -39,7 +39,6 @@ class EventDrivenModule : public sc_core::sc_module {
   void schedule(Tick at, uint32_t kind, uint32_t arg = 0);
 
   [[nodiscard]] static Tick now() { return sc_core::sc_time_stamp().value(); }
-  [[nodiscard]] bool idle() const { return queue_.empty(); }
 
  protected:
   virtual void handle(const ModuleEvent& event) = 0;

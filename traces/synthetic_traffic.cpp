@@ -82,12 +82,6 @@ uint64_t mix_seed(uint64_t seed, uint64_t stream) {
 
 }  // namespace
 
-std::vector<std::string> destination_pattern_names() {
-  std::vector<std::string> names;
-  for (const auto& entry : kPatterns) names.emplace_back(entry.name);
-  return names;
-}
-
 void validate(const TrafficParams& params, uint32_t nodes) {
   const PatternEntry& entry = pattern_entry(params.pattern);
   if (!entry.fits(nodes)) {

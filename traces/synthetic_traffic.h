@@ -17,7 +17,7 @@
 namespace ibsec::traces {
 
 struct TrafficParams {
-  std::string pattern = "uniform";      // see destination_pattern_names()
+  std::string pattern = "uniform";      // uniform, bit-complement, transpose, shift, hotspot
   std::string injection = "bernoulli";  // bernoulli | poisson
   double load = 0.1;                    // offered payload bytes / link data rate, per node
   std::vector<uint32_t> sizes_bytes{256};
@@ -32,8 +32,6 @@ struct TrafficParams {
   uint64_t warmup_messages = 10000;
 };
 
-// Names accepted by TrafficParams::pattern.
-std::vector<std::string> destination_pattern_names();
 // Checks the parameters against the node count; throws ConfigError("traffic.*").
 void validate(const TrafficParams& params, uint32_t nodes);
 
@@ -56,7 +54,6 @@ class SyntheticTraffic final : public HostModel {
 
   void on_packet_delivered(const network::Packet& packet, Tick now) override { sink_.on_delivered(packet, now); }
 
-  [[nodiscard]] uint64_t offered() const { return offered_; }
   [[nodiscard]] bool finished() const override { return offered_ >= params_.warmup_messages + params_.messages; }
 
  private:
