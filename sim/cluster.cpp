@@ -11,6 +11,9 @@ namespace {
 // drain that never ends, long enough to cost nothing.
 constexpr Tick kRunSlice = 100 * kTicksPerUs;
 
+// Each input buffer (switch port or card) holds this many 64-byte credits per lane.
+uint32_t credits_per_lane(const NetworkConfig& net) { return net.vl_buffer_bytes / network::kCreditBytes; }
+
 }  // namespace
 
 Cluster::Cluster(const SimConfig& config) : config_(config), topology_(network::build_topology(config.network.topology)) {
@@ -37,7 +40,7 @@ Cluster::~Cluster() = default;
 
 void Cluster::build_switches() {
   const network::SwitchParams params{config_.network.switch_latency, config_.network.virtual_lanes,
-                                     config_.network.vl_buffer_bytes / network::kCreditBytes};
+                                     credits_per_lane(config_.network)};
   for (size_t s = 0; s < topology_.switches.size(); ++s) {
     const auto& spec = topology_.switches[s];
     const std::string name = "switch_" + std::to_string(s);
@@ -47,9 +50,6 @@ void Cluster::build_switches() {
 }
 
 void Cluster::build_cards() {
-  const auto& rate = network::link_rate(config_.network.link_rate);
-  link_params_ = network::LinkParams{rate.ticks_per_byte, config_.network.link_delay, config_.network.virtual_lanes,
-                                     config_.network.vl_buffer_bytes / network::kCreditBytes};
   nic::CicParams params = config_.nic;
   params.total_processes = topology_.nodes * config_.traffic.processes_per_node;
   for (uint32_t n = 0; n < topology_.nodes; ++n) {
@@ -64,9 +64,9 @@ std::vector<nic::Cic*> Cluster::card_pointers() const {
   return raw;
 }
 
-network::CreditLink& Cluster::add_link(network::LinkSender& from, PortId from_port, network::PacketReceiver& to,
-                                       PortId to_port) {
-  return links_.emplace_back(link_params_, from, from_port, to, to_port);
+network::CreditLink& Cluster::add_link(const network::LinkParams& params, network::LinkSender& from, PortId from_port,
+                                       network::PacketReceiver& to, PortId to_port) {
+  return links_.emplace_back(params, from, from_port, to, to_port);
 }
 
 network::PacketReceiver& Cluster::receiver_at(const network::Endpoint& end) {
@@ -75,11 +75,14 @@ network::PacketReceiver& Cluster::receiver_at(const network::Endpoint& end) {
 }
 
 void Cluster::wire() {
+  const network::LinkParams params{network::link_rate(config_.network.link_rate).ticks_per_byte,
+                                   config_.network.link_delay, config_.network.virtual_lanes,
+                                   credits_per_lane(config_.network)};
   std::vector<network::CreditLink*> card_out(cards_.size());
   std::vector<network::CreditLink*> card_in(cards_.size());
   for (uint32_t n = 0; n < cards_.size(); ++n) {
     const network::Endpoint& at = topology_.node_link[n];
-    network::CreditLink& link = add_link(*cards_[n], PortId(0), *switches_[at.index], at.port);
+    network::CreditLink& link = add_link(params, *cards_[n], PortId(0), *switches_[at.index], at.port);
     switches_[at.index]->attach_input(at.port, &link);
     card_out[n] = &link;
   }
@@ -88,7 +91,7 @@ void Cluster::wire() {
     for (uint16_t p = 0; p < spec.ports; ++p) {
       const network::Endpoint& peer = spec.peer[p];
       if (peer.kind == network::Endpoint::Kind::kNone) continue;
-      network::CreditLink& link = add_link(*switches_[s], PortId(p), receiver_at(peer), peer.port);
+      network::CreditLink& link = add_link(params, *switches_[s], PortId(p), receiver_at(peer), peer.port);
       switches_[s]->attach_output(PortId(p), &link);
       if (peer.kind == network::Endpoint::Kind::kNode) {
         card_in[peer.index] = &link;

@@ -65,8 +65,8 @@ class Cluster {
   void wire();
   void trace_cards(sc_core::sc_trace_file* file) const;
   [[nodiscard]] std::vector<nic::Cic*> card_pointers() const;
-  network::CreditLink& add_link(network::LinkSender& from, PortId from_port, network::PacketReceiver& to,
-                                PortId to_port);
+  network::CreditLink& add_link(const network::LinkParams& params, network::LinkSender& from, PortId from_port,
+                                network::PacketReceiver& to, PortId to_port);
   network::PacketReceiver& receiver_at(const network::Endpoint& end);
 
   SimConfig config_;
@@ -74,7 +74,6 @@ class Cluster {
   KernelCounters kernel_;
   network::PacketPool pool_;
   uint64_t next_packet_id_ = 0;
-  network::LinkParams link_params_;
   std::vector<std::unique_ptr<nic::Cic>> cards_;
   std::vector<std::unique_ptr<network::Switch>> switches_;
   std::deque<network::CreditLink> links_;
