@@ -9,6 +9,7 @@
 
 #include "apps/commands.h"
 #include "core/errors.h"
+#include "traces/trace_error.h"
 
 int sc_main(int argc, char** argv) {
   CLI::App app{"ibsec-engine " IBSEC_VERSION ": cycle-level secure InfiniBand card simulator engine"};
@@ -17,12 +18,16 @@ int sc_main(int argc, char** argv) {
   ibsec::apps::add_cachesim_command(app);
   ibsec::apps::add_run_command(app);
   ibsec::apps::add_params_command(app);
+  ibsec::apps::add_trace_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::RuntimeError& e) {
     return e.get_exit_code();
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
+  } catch (const ibsec::traces::TraceError& e) {
+    std::cerr << "ibsec-engine: error: " << e.what() << "\n";
+    return 2;
   } catch (const ibsec::ConfigError& e) {
     std::cerr << "ibsec-engine: error: " << e.what() << "\n";
     return 2;

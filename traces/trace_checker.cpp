@@ -1,0 +1,135 @@
+#include "traces/trace_checker.h"
+
+#include <limits>
+#include <string>
+
+namespace ibsec::traces {
+namespace {
+
+std::string describe(const TraceEvent& e) {
+  return std::string(name(e.op)) + " " + std::to_string(e.rank) + (is_send(e.op) ? " -> " : " <- ") +
+         std::to_string(e.peer) + " tag " + std::to_string(e.tag);
+}
+
+}  // namespace
+
+TraceChecker::TraceChecker(const TraceReader& reader) : reader_(reader) {
+  open_requests_.resize(reader.header().processes);
+  for (const auto& [id, comm] : reader.communicators()) comms_[id].calls.assign(comm.members.size(), 0);
+}
+
+void TraceChecker::add(const TraceEvent& event) {
+  if (is_send(event.op) || is_receive(event.op)) match(event);
+  if (opens_request(event.op) || event.op == TraceOp::kWait) track_request(event);
+  if (is_collective(event.op)) track_collective(event);
+}
+
+// MPI's non-overtaking rule: between two ranks with one tag, the k-th send
+// matches the k-th receive, so a FIFO per channel pairs them.
+void TraceChecker::match(const TraceEvent& e) {
+  const bool sending = is_send(e.op);
+  const Channel channel = sending ? Channel{e.rank, e.peer, e.tag} : Channel{e.peer, e.rank, e.tag};
+  const uint64_t time = sending ? e.start_ns
+                                : (e.op == TraceOp::kRecv ? e.end_ns : std::numeric_limits<uint64_t>::max());
+  auto& waiting = channels_[channel];
+  if (waiting.empty() || waiting.front().is_send == sending) {
+    waiting.push_back({e.bytes, time, reader_.location(), sending});
+    return;
+  }
+  const Pending other = waiting.front();
+  waiting.pop_front();
+  if (waiting.empty()) channels_.erase(channel);
+  const std::string where = other.where.describe();
+  if (other.bytes != e.bytes) {
+    reader_.fail("bytes", describe(e) + " has " + std::to_string(e.bytes) + " bytes but its match at " + where +
+                              " has " + std::to_string(other.bytes));
+  }
+  // A message cannot arrive before it was sent; traces that claim so would
+  // also deadlock in replay.
+  const uint64_t send_start = sending ? time : other.time;
+  const uint64_t receive_end = sending ? other.time : time;
+  if (receive_end < send_start) {
+    reader_.fail(sending ? "start" : "end", describe(e) + ": the receive ends at " + std::to_string(receive_end) +
+                                                " ns, before its send starts at " + std::to_string(send_start) +
+                                                " ns (match at " + where + ")");
+  }
+}
+
+void TraceChecker::track_request(const TraceEvent& e) {
+  auto& open = open_requests_[e.rank];
+  if (opens_request(e.op)) {
+    const auto [at, added] = open.emplace(e.request, reader_.location());
+    if (!added) {
+      reader_.fail("req", "request " + std::to_string(e.request) + " of rank " + std::to_string(e.rank) +
+                              " is still open (opened at " + at->second.describe() + ")");
+    }
+  } else if (open.erase(e.request) == 0) {
+    reader_.fail("req", "rank " + std::to_string(e.rank) + " has no open request " + std::to_string(e.request));
+  }
+}
+
+// Members may run ahead of each other; the calls not yet made by all are kept
+// and each member's k-th call is compared with the first one made.
+void TraceChecker::track_collective(const TraceEvent& e) {
+  CommProgress& comm = comms_.at(e.comm);
+  const auto& members = reader_.communicators().at(e.comm);
+  const auto member = static_cast<size_t>(members.position[e.rank]);
+  const uint64_t k = comm.calls[member]++;
+  const size_t slot = k - comm.first_open;
+  if (slot == comm.open.size()) {
+    comm.open.push_back({e.op, e.root, e.bytes, reader_.location()});
+    comm.arrivals.push_back(0);
+  }
+  const Collective& first = comm.open[slot];
+  if (first.op != e.op || first.root != e.root || first.bytes != e.bytes) {
+    reader_.fail(first.op != e.op ? "op" : (first.root != e.root ? "root" : "bytes"),
+                 "collective #" + std::to_string(k + 1) + " of rank " + std::to_string(e.rank) + " on communicator " +
+                     std::to_string(e.comm) + " does not match the one at " + first.where.describe() + " (" +
+                     std::string(name(first.op)) + " root " + std::to_string(first.root) + " bytes " +
+                     std::to_string(first.bytes) + ")");
+  }
+  if (++comm.arrivals[slot] == members.members.size()) {
+    while (!comm.arrivals.empty() && comm.arrivals.front() == members.members.size()) {
+      comm.open.pop_front();
+      comm.arrivals.pop_front();
+      ++comm.first_open;
+    }
+  }
+}
+
+void TraceChecker::finish() const {
+  const auto at_end = TraceLocation::end();
+  // The earliest unmatched message, so the report does not depend on hashing.
+  const std::pair<const Channel, std::deque<Pending>>* first = nullptr;
+  for (const auto& entry : channels_) {
+    if (first == nullptr || entry.second.front().where.index < first->second.front().where.index) first = &entry;
+  }
+  if (first != nullptr) {
+    const auto& [channel, waiting] = *first;
+    const Pending& p = waiting.front();
+    reader_.fail_at(at_end, "", std::string(p.is_send ? "send " : "receive ") + std::to_string(channel.source) +
+                                    " -> " + std::to_string(channel.destination) + " tag " +
+                                    std::to_string(channel.tag) + " (" + std::to_string(p.bytes) + " bytes, " +
+                                    p.where.describe() + ") was never " + (p.is_send ? "received" : "sent"));
+  }
+  for (uint32_t rank = 0; rank < open_requests_.size(); ++rank) {
+    for (const auto& [request, where] : open_requests_[rank]) {
+      reader_.fail_at(at_end, "", "request " + std::to_string(request) + " of rank " + std::to_string(rank) +
+                                      " (opened at " + where.describe() + ") was never waited for");
+    }
+  }
+  for (const auto& [id, comm] : comms_) {
+    if (comm.open.empty()) continue;
+    const Collective& c = comm.open.front();
+    const auto& members = reader_.communicators().at(id).members;
+    for (size_t m = 0; m < members.size(); ++m) {
+      if (comm.calls[m] <= comm.first_open) {
+        reader_.fail_at(at_end, "", std::string(name(c.op)) + " on communicator " + std::to_string(id) + " (" +
+                                        c.where.describe() + ") was never called by rank " +
+                                        std::to_string(members[m]));
+      }
+    }
+  }
+}
+
+}  // namespace ibsec::traces

@@ -1,0 +1,70 @@
+// The checks that need more than one event: every send has its receive (same
+// bytes, MPI's matching order), every request its wait, every collective all
+// its communicator's members with the same arguments. Fed event by event
+// after the reader's own checks; memory grows only with what is still
+// unmatched, so a long trace streams through.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <unordered_map>
+#include <vector>
+
+#include "traces/trace_reader.h"
+
+namespace ibsec::traces {
+
+class TraceChecker {
+ public:
+  explicit TraceChecker(const TraceReader& reader);
+
+  // Checks `event`, just returned by the reader. Throws TraceError.
+  void add(const TraceEvent& event);
+  // After the last event: everything must be matched. Throws TraceError.
+  void finish() const;
+
+ private:
+  struct Channel {
+    uint32_t source;
+    uint32_t destination;
+    uint32_t tag;
+    bool operator==(const Channel&) const = default;
+  };
+  struct ChannelHash {
+    size_t operator()(const Channel& c) const noexcept {
+      return std::hash<uint64_t>{}((uint64_t{c.source} << 32 | c.destination) * 0x9e3779b97f4a7c15ULL ^ c.tag);
+    }
+  };
+  struct Pending {
+    uint64_t bytes = 0;
+    uint64_t time = 0;      // send: START; receive: END (blocking) or 0 (non-blocking)
+    TraceLocation where;
+    bool is_send = false;
+  };
+  struct Collective {
+    TraceOp op;
+    uint32_t root;
+    uint64_t bytes;
+    TraceLocation where;
+  };
+  struct CommProgress {
+    std::vector<uint64_t> calls;     // per member
+    std::deque<Collective> open;     // calls not yet made by every member
+    std::deque<uint32_t> arrivals;   // how many members made each open call
+    uint64_t first_open = 0;         // index of open.front()
+  };
+
+  void match(const TraceEvent& event);
+  void track_request(const TraceEvent& event);
+  void track_collective(const TraceEvent& event);
+
+  const TraceReader& reader_;
+  // (source, destination, tag) -> what is waiting for its other half; only
+  // one side can be waiting at a time.
+  std::unordered_map<Channel, std::deque<Pending>, ChannelHash> channels_;
+  std::vector<std::unordered_map<uint32_t, TraceLocation>> open_requests_;  // per rank
+  std::map<uint32_t, CommProgress> comms_;
+};
+
+}  // namespace ibsec::traces

@@ -1,0 +1,43 @@
+#include "traces/trace_header.h"
+
+#include <numeric>
+
+namespace ibsec::traces {
+namespace {
+
+Communicator indexed(std::vector<uint32_t> members, uint32_t processes) {
+  Communicator comm;
+  comm.position.assign(processes, -1);
+  for (size_t i = 0; i < members.size(); ++i) comm.position[members[i]] = static_cast<int32_t>(i);
+  comm.members = std::move(members);
+  return comm;
+}
+
+}  // namespace
+
+std::map<uint32_t, Communicator> TraceHeader::communicators() const {
+  std::map<uint32_t, Communicator> all;
+  std::vector<uint32_t> world(processes);
+  std::iota(world.begin(), world.end(), 0u);
+  all.emplace(0, indexed(std::move(world), processes));
+  for (const auto& [id, members] : comms) all.emplace(id, indexed(members, processes));
+  return all;
+}
+
+std::string format_header(const TraceHeader& header) {
+  std::string text = "ibsec-trace " + std::to_string(kTraceFormatVersion) + "\n";
+  text += "processes " + std::to_string(header.processes) + "\n";
+  text += "time_unit ns\n";
+  text += std::string("origin ") + (header.origin == TraceOrigin::kCaptured ? "captured" : "synthetic");
+  if (!header.origin_text.empty()) text += " " + header.origin_text;
+  text += "\n";
+  for (const auto& note : header.notes) text += note.empty() ? "note\n" : "note " + note + "\n";
+  for (const auto& [id, members] : header.comms) {
+    text += "comm " + std::to_string(id);
+    for (uint32_t r : members) text += " " + std::to_string(r);
+    text += "\n";
+  }
+  return text + "events\n";
+}
+
+}  // namespace ibsec::traces

@@ -1,0 +1,472 @@
+#include "traces/trace_reader.h"
+
+#include <bit>
+#include <charconv>
+#include <cstring>
+#include <filesystem>
+#include <limits>
+
+#include <boost/iostreams/filter/gzip.hpp>
+#include <boost/iostreams/filter/zstd.hpp>
+
+namespace ibsec::traces {
+namespace {
+
+static_assert(std::endian::native == std::endian::little, "the binary trace reader assumes a little-endian host");
+
+constexpr size_t kRecordsPerRead = 4096;
+constexpr uint32_t kMaxBinaryHeaderBytes = 64u << 20;
+constexpr uint64_t kMaxBytes = std::numeric_limits<uint32_t>::max();
+constexpr uint64_t kMaxTag = std::numeric_limits<int32_t>::max();
+
+template <typename T>
+T load(const unsigned char* at) {
+  T value;
+  std::memcpy(&value, at, sizeof value);
+  return value;
+}
+
+std::string quoted(std::string_view text) {
+  constexpr size_t kShown = 40;
+  std::string shown(text.substr(0, kShown));
+  for (char& c : shown) {
+    if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) >= 0x7f) c = '?';
+  }
+  return "'" + shown + (text.size() > kShown ? "...'" : "'");
+}
+
+// Splits on single spaces; an empty piece means a doubled or trailing space.
+std::vector<std::string_view> split_fields(std::string_view line) {
+  std::vector<std::string_view> fields;
+  size_t from = 0;
+  while (true) {
+    const size_t space = line.find(' ', from);
+    fields.push_back(line.substr(from, space - from));
+    if (space == std::string_view::npos) break;
+    from = space + 1;
+  }
+  return fields;
+}
+
+// The two words of a header line: key and the rest.
+std::pair<std::string_view, std::string_view> key_and_rest(std::string_view line) {
+  const size_t space = line.find(' ');
+  if (space == std::string_view::npos) return {line, {}};
+  return {line.substr(0, space), line.substr(space + 1)};
+}
+
+}  // namespace
+
+TraceEncoding encoding_for_path(const std::string& path) {
+  std::string_view name = path;
+  for (std::string_view suffix : {".gz", ".zst"}) {
+    if (name.ends_with(suffix)) name.remove_suffix(suffix.size());
+  }
+  return name.ends_with(".ibtb") ? TraceEncoding::kBinary : TraceEncoding::kText;
+}
+
+TraceCompression compression_for_path(const std::string& path) {
+  if (path.ends_with(".gz")) return TraceCompression::kGzip;
+  if (path.ends_with(".zst")) return TraceCompression::kZstd;
+  return TraceCompression::kNone;
+}
+
+TraceReader::TraceReader(std::string path) : path_(std::move(path)) {
+  open_stream();
+  if (starts_with_binary_magic()) {
+    encoding_ = TraceEncoding::kBinary;
+    read_binary_header();
+  } else {
+    read_text_header();
+  }
+}
+
+void TraceReader::fail(const std::string& field, const std::string& problem) const {
+  throw TraceError(path_, location(), field, problem);
+}
+
+void TraceReader::fail_at(TraceLocation where, const std::string& field, const std::string& problem) const {
+  throw TraceError(path_, where, field, problem);
+}
+
+// Compression is recognised by its magic number, so a file's name never has
+// to be right for it to be read.
+void TraceReader::open_stream() {
+  if (!std::filesystem::exists(path_)) fail_at(TraceLocation::file(), "", "no such file");
+  if (std::filesystem::is_directory(path_)) fail_at(TraceLocation::file(), "", "is a directory, not a trace");
+  file_.open(path_, std::ios::binary);
+  if (!file_) fail_at(TraceLocation::file(), "", "cannot be opened for reading");
+  unsigned char magic[4] = {};
+  file_.read(reinterpret_cast<char*>(magic), sizeof magic);
+  const auto got = file_.gcount();
+  file_.clear();
+  file_.seekg(0);
+  if (got >= 2 && magic[0] == 0x1f && magic[1] == 0x8b) {
+    compression_ = TraceCompression::kGzip;
+    in_.push(boost::iostreams::gzip_decompressor());
+  } else if (got == 4 && magic[0] == 0x28 && magic[1] == 0xb5 && magic[2] == 0x2f && magic[3] == 0xfd) {
+    compression_ = TraceCompression::kZstd;
+    in_.push(boost::iostreams::zstd_decompressor());
+  }
+  in_.push(file_);
+  // A corrupt compressed stream surfaces as an exception we turn into a TraceError.
+  in_.exceptions(std::ios::badbit);
+}
+
+// One line without its '\n'; false at the end of the file. A last line with
+// no '\n' means the file was cut short.
+bool TraceReader::read_line(std::string& line) {
+  try {
+    if (!std::getline(in_, line)) return false;
+    if (in_.eof()) {
+      ++position_;
+      fail("", "truncated: the last line has no end of line");
+    }
+  } catch (const std::ios_base::failure&) {
+    fail_at(TraceLocation::file(), "", "cannot be decompressed (corrupt or truncated compressed data)");
+  }
+  return true;
+}
+
+// Reads the magic through a second, short-lived decompressing stream, so the
+// main stream starts at byte 0 whatever the encoding.
+bool TraceReader::starts_with_binary_magic() {
+  std::ifstream probe_file(path_, std::ios::binary);
+  boost::iostreams::filtering_istream probe;
+  if (compression_ == TraceCompression::kGzip) probe.push(boost::iostreams::gzip_decompressor());
+  if (compression_ == TraceCompression::kZstd) probe.push(boost::iostreams::zstd_decompressor());
+  probe.push(probe_file);
+  std::string first(kBinaryMagic.size(), '\0');
+  try {
+    probe.read(first.data(), static_cast<std::streamsize>(first.size()));
+  } catch (const std::ios_base::failure&) {
+    return false;  // the main stream reports the corruption
+  }
+  return probe.gcount() == static_cast<std::streamsize>(first.size()) && first == kBinaryMagic;
+}
+
+void TraceReader::read_text_header() {
+  int stage = 0;
+  while (stage < 2) {
+    if (!read_line(line_)) {
+      if (position_ == 0) fail_at(TraceLocation::file(), "", "is empty, not a trace");
+      fail_at(TraceLocation::end(), "", "truncated: the header has no 'events' line");
+    }
+    ++position_;
+    parse_header_line(line_, stage);
+  }
+  finish_header();
+}
+
+void TraceReader::read_binary_header() {
+  in_.ignore(static_cast<std::streamsize>(kBinaryMagic.size()));
+  unsigned char sizes[8];
+  in_.read(reinterpret_cast<char*>(sizes), sizeof sizes);
+  if (in_.gcount() != sizeof sizes) fail_at(TraceLocation::file(), "", "truncated: binary header cut short");
+  const auto version = load<uint32_t>(sizes);
+  const auto length = load<uint32_t>(sizes + 4);
+  if (version != kTraceFormatVersion) {
+    fail_at(TraceLocation::file(), "version", "binary format version " + std::to_string(version) +
+                                                  " is not supported (this reader knows version 1)");
+  }
+  if (length > kMaxBinaryHeaderBytes) {
+    fail_at(TraceLocation::file(), "header", "header length " + std::to_string(length) + " is implausible");
+  }
+  std::string text(length, '\0');
+  in_.read(text.data(), length);
+  if (static_cast<uint32_t>(in_.gcount()) != length) fail_at(TraceLocation::file(), "", "truncated: header cut short");
+  int stage = 0;
+  size_t from = 0;
+  // Header lines of a binary file are numbered as in its text form.
+  encoding_ = TraceEncoding::kText;
+  while (stage < 2) {
+    const size_t newline = text.find('\n', from);
+    ++position_;
+    if (newline == std::string::npos) fail("", "binary header does not end with an 'events' line");
+    parse_header_line(std::string_view(text).substr(from, newline - from), stage);
+    from = newline + 1;
+  }
+  if (from != text.size()) fail("", "binary header has text after its 'events' line");
+  encoding_ = TraceEncoding::kBinary;
+  position_ = 0;
+  finish_header();
+  records_.resize(kRecordsPerRead * kBinaryRecordBytes);
+}
+
+// stage: 0 before the first line, 1 inside the header, 2 after "events".
+void TraceReader::parse_header_line(std::string_view line, int& stage) {
+  if (stage == 0) {
+    if (line.starts_with("ibsec-trace ")) {
+      if (line != "ibsec-trace 1") fail("version", "trace format " + quoted(line.substr(12)) + " is not supported (this reader knows version 1)");
+    } else {
+      fail("", "not an ibsec trace (the first line must be 'ibsec-trace 1'), found " + quoted(line));
+    }
+    stage = 1;
+    return;
+  }
+  if (line.empty() || line.front() == '#') return;
+  const auto [key, rest] = key_and_rest(line);
+  if (key == "events") {
+    if (!rest.empty()) fail("events", "the 'events' line takes no value");
+    stage = 2;
+  } else if (key == "processes") {
+    if (header_.processes != 0) fail("processes", "given twice");
+    uint64_t n = 0;
+    const auto* end = rest.data() + rest.size();
+    if (rest.empty() || std::from_chars(rest.data(), end, n).ptr != end || n == 0 || n > kMaxTraceProcesses) {
+      fail("processes", quoted(rest) + " is not a number of processes (1 to " + std::to_string(kMaxTraceProcesses) + ")");
+    }
+    header_.processes = static_cast<uint32_t>(n);
+  } else if (key == "time_unit") {
+    if (rest != "ns") fail("time_unit", quoted(rest) + " is not supported (times are in ns)");
+  } else if (key == "origin") {
+    const auto [kind, text] = key_and_rest(rest);
+    if (kind == "captured") {
+      header_.origin = TraceOrigin::kCaptured;
+    } else if (kind == "synthetic") {
+      header_.origin = TraceOrigin::kSynthetic;
+    } else {
+      fail("origin", quoted(kind) + " is neither 'captured' nor 'synthetic'");
+    }
+    header_.origin_text = std::string(text);
+  } else if (key == "note") {
+    header_.notes.emplace_back(rest);
+  } else if (key == "comm") {
+    if (header_.processes == 0) fail("comm", "communicators must come after the 'processes' line");
+    const auto fields = split_fields(rest);
+    uint64_t id = 0;
+    const auto id_ok = std::from_chars(fields[0].data(), fields[0].data() + fields[0].size(), id);
+    if (fields[0].empty() || id_ok.ptr != fields[0].data() + fields[0].size() || id == 0 || id > kMaxBytes) {
+      fail("comm", quoted(fields[0]) + " is not a communicator id (1 to 4294967295; 0 is the world)");
+    }
+    if (header_.comms.contains(static_cast<uint32_t>(id))) fail("comm", "communicator " + std::to_string(id) + " declared twice");
+    if (fields.size() < 2) fail("comm", "communicator " + std::to_string(id) + " has no members");
+    std::vector<uint32_t> members;
+    std::vector<bool> seen(header_.processes, false);
+    for (size_t i = 1; i < fields.size(); ++i) {
+      uint64_t r = 0;
+      const auto ok = std::from_chars(fields[i].data(), fields[i].data() + fields[i].size(), r);
+      if (fields[i].empty() || ok.ptr != fields[i].data() + fields[i].size() || r >= header_.processes) {
+        fail("comm", quoted(fields[i]) + " is not a rank (the trace has " + std::to_string(header_.processes) + " processes)");
+      }
+      if (seen[r]) fail("comm", "rank " + std::to_string(r) + " listed twice in communicator " + std::to_string(id));
+      seen[r] = true;
+      members.push_back(static_cast<uint32_t>(r));
+    }
+    header_.comms.emplace(static_cast<uint32_t>(id), std::move(members));
+  } else {
+    fail(std::string(key), "unknown header line (expected processes, time_unit, origin, note, comm or events)");
+  }
+}
+
+void TraceReader::finish_header() {
+  if (header_.processes == 0) fail("processes", "the header has no 'processes' line");
+  comms_ = header_.communicators();
+  rank_free_at_.assign(header_.processes, 0);
+}
+
+bool TraceReader::next(TraceEvent& event) {
+  if (finished_) return false;
+  const bool got = encoding_ == TraceEncoding::kBinary ? next_binary(event) : next_text(event);
+  if (got) {
+    check_event(event);
+    ++events_;
+  }
+  return got;
+}
+
+bool TraceReader::next_text(TraceEvent& event) {
+  while (read_line(line_)) {
+    ++position_;
+    if (line_.empty() || line_.front() == '#') continue;
+    if (line_.starts_with("end")) {
+      const auto [key, count] = key_and_rest(line_);
+      if (key == "end") {
+        uint64_t declared = 0;
+        const auto* end = count.data() + count.size();
+        if (count.empty() || std::from_chars(count.data(), end, declared).ptr != end) {
+          fail("end", quoted(count) + " is not an event count");
+        }
+        check_trailer(declared);
+        while (read_line(line_)) {
+          ++position_;
+          if (!line_.empty() && line_.front() != '#') fail("", "text after the 'end' line");
+        }
+        return false;
+      }
+    }
+    parse_event_line(line_, event);
+    return true;
+  }
+  fail_at(TraceLocation::end(), "", "truncated: no 'end' line after " + std::to_string(events_) + " events");
+}
+
+void TraceReader::check_trailer(uint64_t declared) {
+  if (declared != events_) {
+    fail("end", "the trace declares " + std::to_string(declared) + " events but has " + std::to_string(events_));
+  }
+  finished_ = true;
+}
+
+void TraceReader::parse_event_line(std::string_view line, TraceEvent& event) {
+  const auto fields = split_fields(line);
+  auto number = [&](size_t i, std::string_view field, uint64_t max) -> uint64_t {
+    const std::string_view text = fields[i];
+    uint64_t value = 0;
+    const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (text.empty()) fail(std::string(field), "empty (fields are separated by single spaces)");
+    if (ec == std::errc::result_out_of_range || (ec == std::errc() && value > max && ptr == text.data() + text.size())) {
+      fail(std::string(field), quoted(text) + " is out of range (at most " + std::to_string(max) + ")");
+    }
+    if (ec != std::errc() || ptr != text.data() + text.size()) {
+      fail(std::string(field), quoted(text) + " is not a non-negative integer");
+    }
+    return value;
+  };
+  if (fields.size() < 4) fail("op", "an event line needs RANK START END OP, found " + quoted(line));
+  const auto op = trace_op_named(fields[3]);
+  if (!op) fail("op", "unknown event " + quoted(fields[3]));
+  event = TraceEvent{};
+  event.op = *op;
+  event.rank = static_cast<uint32_t>(number(0, "rank", kMaxBytes));
+  event.start_ns = number(1, "start", std::numeric_limits<uint64_t>::max());
+  event.end_ns = number(2, "end", std::numeric_limits<uint64_t>::max());
+  static constexpr size_t kArgs[] = {0, 3, 4, 1, 1, 3, 2};
+  const ArgLayout layout = info(*op).layout;
+  const size_t wanted = 4 + kArgs[static_cast<size_t>(layout)];
+  if (fields.size() != wanted) {
+    fail(fields.size() > wanted ? "" : "op", std::string(name(*op)) + " takes " + std::to_string(wanted - 4) +
+                                                 " arguments, found " + std::to_string(fields.size() - 4));
+  }
+  switch (layout) {
+    case ArgLayout::kNone: break;
+    case ArgLayout::kPeerBytesTagReq: event.request = static_cast<uint32_t>(number(7, "req", kMaxBytes)); [[fallthrough]];
+    case ArgLayout::kPeerBytesTag:
+      event.peer = static_cast<uint32_t>(number(4, "peer", kMaxBytes));
+      event.bytes = number(5, "bytes", kMaxBytes);
+      event.tag = static_cast<uint32_t>(number(6, "tag", kMaxTag));
+      break;
+    case ArgLayout::kReq: event.request = static_cast<uint32_t>(number(4, "req", kMaxBytes)); break;
+    case ArgLayout::kComm: event.comm = static_cast<uint32_t>(number(4, "comm", kMaxBytes)); break;
+    case ArgLayout::kCommRootBytes:
+      event.comm = static_cast<uint32_t>(number(4, "comm", kMaxBytes));
+      event.root = static_cast<uint32_t>(number(5, "root", kMaxBytes));
+      event.bytes = number(6, "bytes", kMaxBytes);
+      break;
+    case ArgLayout::kCommBytes:
+      event.comm = static_cast<uint32_t>(number(4, "comm", kMaxBytes));
+      event.bytes = number(5, "bytes", kMaxBytes);
+      break;
+  }
+}
+
+bool TraceReader::next_binary(TraceEvent& event) {
+  if (record_at_ == records_held_) {
+    try {
+      in_.read(reinterpret_cast<char*>(records_.data()), static_cast<std::streamsize>(records_.size()));
+    } catch (const std::ios_base::failure&) {
+      fail_at(TraceLocation::file(), "", "cannot be decompressed (corrupt or truncated compressed data)");
+    }
+    const auto got = static_cast<size_t>(in_.gcount());
+    if (got % kBinaryRecordBytes != 0) {
+      position_ += got / kBinaryRecordBytes + 1;
+      fail("", "truncated: the last record is cut short");
+    }
+    records_held_ = got / kBinaryRecordBytes;
+    record_at_ = 0;
+    if (records_held_ == 0) {
+      fail_at(TraceLocation::end(), "", "truncated: no trailer record after " + std::to_string(events_) + " events");
+    }
+  }
+  const unsigned char* record = records_.data() + record_at_ * kBinaryRecordBytes;
+  ++record_at_;
+  ++position_;
+  if (record[40] == kBinaryTrailerOp) {
+    for (size_t i = 0; i < kBinaryRecordBytes; ++i) {
+      if (i != 16 && i != 40 && record[i] != 0) fail("", "the trailer record has non-zero fields");
+    }
+    check_trailer(load<uint64_t>(record + 16));
+    if (record_at_ != records_held_ || in_.peek() != std::char_traits<char>::eof()) fail("", "data after the trailer record");
+    return false;
+  }
+  decode_record(record, event);
+  return true;
+}
+
+void TraceReader::decode_record(const unsigned char* record, TraceEvent& event) {
+  const uint8_t op = record[40];
+  if (op >= kTraceOpCount) fail("op", "unknown event code " + std::to_string(op));
+  for (size_t i = 41; i < kBinaryRecordBytes; ++i) {
+    if (record[i] != 0) fail("", "padding bytes 41-47 must be zero");
+  }
+  event = TraceEvent{};
+  event.op = static_cast<TraceOp>(op);
+  event.start_ns = load<uint64_t>(record);
+  event.end_ns = load<uint64_t>(record + 8);
+  const auto bytes = load<uint64_t>(record + 16);
+  event.rank = load<uint32_t>(record + 24);
+  const auto a = load<uint32_t>(record + 28);
+  const auto b = load<uint32_t>(record + 32);
+  const auto c = load<uint32_t>(record + 36);
+  const ArgLayout layout = info(event.op).layout;
+  const bool p2p = layout == ArgLayout::kPeerBytesTag || layout == ArgLayout::kPeerBytesTagReq;
+  const bool collective = is_collective(event.op);
+  const bool uses_bytes = p2p || layout == ArgLayout::kCommRootBytes || layout == ArgLayout::kCommBytes;
+  const bool uses_b = p2p || layout == ArgLayout::kCommRootBytes;
+  const bool uses_c = layout == ArgLayout::kPeerBytesTagReq || layout == ArgLayout::kReq;
+  const std::string op_name(name(event.op));
+  if (!uses_bytes && bytes != 0) fail("bytes", "must be 0 for " + op_name);
+  if (!(p2p || collective) && a != 0) fail("a", "must be 0 for " + op_name);
+  if (!uses_b && b != 0) fail("b", "must be 0 for " + op_name);
+  if (!uses_c && c != 0) fail("c", "must be 0 for " + op_name);
+  if (bytes > kMaxBytes) fail("bytes", std::to_string(bytes) + " is out of range (at most " + std::to_string(kMaxBytes) + ")");
+  event.bytes = bytes;
+  event.request = c;
+  if (p2p) {
+    event.peer = a;
+    event.tag = b;
+    if (b > kMaxTag) fail("tag", std::to_string(b) + " is out of range (at most " + std::to_string(kMaxTag) + ")");
+  } else if (collective) {
+    event.comm = a;
+    event.root = b;
+  }
+}
+
+void TraceReader::check_event(const TraceEvent& e) {
+  const uint32_t processes = header_.processes;
+  if (e.rank >= processes) {
+    fail("rank", std::to_string(e.rank) + " is not a rank (the trace has " + std::to_string(processes) + " processes)");
+  }
+  if (e.end_ns < e.start_ns) {
+    fail("end", std::to_string(e.end_ns) + " is before the event's start " + std::to_string(e.start_ns));
+  }
+  if (e.start_ns < last_start_) {
+    fail("start", std::to_string(e.start_ns) + " is before the previous event's start " + std::to_string(last_start_) +
+                      " (events must be in order of start time)");
+  }
+  if (e.start_ns < rank_free_at_[e.rank]) {
+    fail("start", std::to_string(e.start_ns) + " is before the previous event of rank " + std::to_string(e.rank) +
+                      ", which ended at " + std::to_string(rank_free_at_[e.rank]));
+  }
+  const ArgLayout layout = info(e.op).layout;
+  if (layout == ArgLayout::kPeerBytesTag || layout == ArgLayout::kPeerBytesTagReq) {
+    if (e.peer >= processes) {
+      fail("peer", std::to_string(e.peer) + " is not a rank (the trace has " + std::to_string(processes) + " processes)");
+    }
+    if (e.peer == e.rank) fail("peer", "rank " + std::to_string(e.rank) + " cannot " + std::string(name(e.op)) + " to itself");
+  }
+  if (is_collective(e.op)) {
+    const auto comm = comms_.find(e.comm);
+    if (comm == comms_.end()) fail("comm", "communicator " + std::to_string(e.comm) + " is not declared in the header");
+    if (!comm->second.contains(e.rank)) {
+      fail("comm", "rank " + std::to_string(e.rank) + " is not a member of communicator " + std::to_string(e.comm));
+    }
+    if (has_root(e.op) && !comm->second.contains(e.root)) {
+      fail("root", "rank " + std::to_string(e.root) + " is not a member of communicator " + std::to_string(e.comm));
+    }
+  }
+  last_start_ = e.start_ns;
+  rank_free_at_[e.rank] = e.end_ns;
+}
+
+}  // namespace ibsec::traces

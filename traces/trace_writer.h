@@ -1,0 +1,46 @@
+// Writes a trace in the canonical text or the binary encoding, optionally
+// compressed, chosen from the file name (docs/trace-format.md). The file
+// appears under its name only when finish() has written the trailer, so an
+// interrupted conversion or capture never leaves a trace that looks whole.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include <boost/iostreams/filtering_stream.hpp>
+
+#include "core/atomic_file.h"
+#include "traces/trace_event.h"
+#include "traces/trace_header.h"
+#include "traces/trace_reader.h"
+
+namespace ibsec::traces {
+
+class TraceWriter {
+ public:
+  // `field` names the option the path came from, for error messages.
+  TraceWriter(const std::string& path, const TraceHeader& header, const std::string& field = "out");
+  TraceWriter(const std::string& path, const TraceHeader& header, TraceEncoding encoding,
+              TraceCompression compression, const std::string& field = "out");
+  ~TraceWriter();
+  TraceWriter(const TraceWriter&) = delete;
+  TraceWriter& operator=(const TraceWriter&) = delete;
+
+  void write(const TraceEvent& event);
+  // Writes the trailer and puts the file in place.
+  void finish();
+
+ private:
+  void write_text(const TraceEvent& event);
+  void write_binary(const TraceEvent& event);
+
+  AtomicFile file_;
+  boost::iostreams::filtering_ostream out_;
+  TraceEncoding encoding_;
+  uint64_t events_ = 0;
+};
+
+// The text line of one event, without its '\n' (for messages and tests).
+std::string format_event(const TraceEvent& event);
+
+}  // namespace ibsec::traces
