@@ -24,6 +24,7 @@ struct RunOptions {
   std::vector<std::string> overrides;
   std::string out;
   std::string perf_out;
+  std::string trace;
   bool quiet = false;
 };
 
@@ -48,7 +49,9 @@ long peak_rss_kib() {
 
 int run(const RunOptions& o) {
   sc_core::sc_set_time_resolution(1, sc_core::SC_PS);
-  const sim::SimConfig config = sim::load_config(o.config_path, o.overrides);
+  std::vector<std::string> overrides = o.overrides;
+  if (!o.trace.empty()) overrides.push_back("trace.file=" + nlohmann::json(o.trace).dump());
+  const sim::SimConfig config = sim::load_config(o.config_path, overrides);
   const auto wall_start = std::chrono::steady_clock::now();
   sim::Cluster cluster(config);
   const sim::RunOutcome outcome = cluster.run(o.quiet ? nullptr : report_progress);
@@ -74,8 +77,13 @@ int run(const RunOptions& o) {
                  static_cast<double>(peak_rss_kib()) / 1024.0, o.out.empty() ? "" : (", result in " + o.out).c_str());
   }
   if (!outcome.drained) {
-    std::cerr << "ibsec-engine: error: the network did not drain: " << outcome.packets_stuck
-              << " packets still inside after sim.drain_timeout_us (deadlock or overload); results were written\n";
+    const std::string stalled = cluster.host().stall_report();
+    if (!stalled.empty()) {
+      std::cerr << "ibsec-engine: error: the replay could not finish; processes still waiting:\n" << stalled;
+    } else {
+      std::cerr << "ibsec-engine: error: the network did not drain: " << outcome.packets_stuck
+                << " packets still inside after sim.drain_timeout_us (deadlock or overload); results were written\n";
+    }
     return 3;
   }
   return 0;
@@ -90,6 +98,7 @@ void add_run_command(CLI::App& app) {
   cmd->add_option("--set", options->overrides, "Override one parameter: key=value (repeatable)")
       ->allow_extra_args(false);
   cmd->add_option("--out,-o", options->out, "Result file (JSON); standard output when omitted");
+  cmd->add_option("--trace", options->trace, "Replay this trace instead of synthetic traffic (sets trace.file)");
   cmd->add_option("--perf-json", options->perf_out, "Also write wall time, packets/s and peak memory here");
   cmd->add_flag("--quiet,-q", options->quiet, "No progress or summary on standard error");
   cmd->callback([options] {

@@ -19,20 +19,17 @@ namespace {
 
 constexpr uint64_t kProgressEvery = 1u << 22;
 
-// Reads and checks every event, handing each to `visit`.
+// Reads and checks every event, handing each to `visit`, with a count on
+// the terminal for long traces.
 template <typename Visit>
 void read_checked(traces::TraceReader& reader, Visit&& visit) {
-  traces::TraceChecker checker(reader);
-  traces::TraceEvent event;
   const bool show_progress = isatty(STDERR_FILENO) != 0;
-  while (reader.next(event)) {
-    checker.add(event);
+  traces::check_whole_trace(reader, [&](const traces::TraceEvent& event) {
     visit(event);
     if (show_progress && reader.events_read() % kProgressEvery == 0) {
       std::fprintf(stderr, "\r  %llu events", static_cast<unsigned long long>(reader.events_read()));
     }
-  }
-  checker.finish();
+  });
   if (show_progress && reader.events_read() >= kProgressEvery) std::fprintf(stderr, "\r\033[K");
 }
 

@@ -153,8 +153,11 @@ bool Cic::emit(Pipeline& pipe, EventKind kind, Tick now) {
   }
   const network::Packet& packet = pool_[handle];
   if (!out_->can_send(packet.lane, packet.wire_bytes, now)) return false;
+  const bool last = packet.last_of_message;
+  const uint32_t message = packet.message;
   out_->send(handle, packet, now);
   ++stats_.packets_sent;
+  if (last) host_->on_message_sent(message, now);
   return true;
 }
 

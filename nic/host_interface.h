@@ -25,6 +25,9 @@ class HostInterface {
   virtual ~HostInterface() = default;
   // A packet has arrived, been decrypted and verified, and is in host memory.
   virtual void on_packet_delivered(const network::Packet& packet, Tick now) = 0;
+  // The card has put the last packet of `message` on the link: a blocking
+  // send returns (local completion). Hosts that do not model calls ignore it.
+  virtual void on_message_sent(uint32_t /*message*/, Tick /*now*/) {}
 };
 
 // One key per pair of communicating processes (fine-grained scheme, §3.1):

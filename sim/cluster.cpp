@@ -3,6 +3,8 @@
 #include <chrono>
 
 #include "network/link_rate.h"
+#include "traces/trace_checker.h"
+#include "traces/trace_replay.h"
 
 namespace ibsec::sim {
 namespace {
@@ -14,21 +16,37 @@ constexpr Tick kRunSlice = 100 * kTicksPerUs;
 // Each input buffer (switch port or card) holds this many 64-byte credits per lane.
 uint32_t credits_per_lane(const NetworkConfig& net) { return net.vl_buffer_bytes / network::kCreditBytes; }
 
+// The whole trace is checked before the replay starts, so that a bad trace
+// fails before elaboration with its file, line and field; the replay then
+// streams it again from the start.
+std::unique_ptr<traces::TraceReader> open_checked_trace(const std::string& path) {
+  traces::TraceReader checking(path);
+  traces::check_whole_trace(checking);
+  return std::make_unique<traces::TraceReader>(path);
+}
+
 }  // namespace
 
 Cluster::Cluster(const SimConfig& config) : config_(config), topology_(network::build_topology(config.network.topology)) {
   build_switches();
-  build_cards();
-  host_ = std::make_unique<traces::SyntheticTraffic>(
-      "traffic", kernel_, config_.traffic, card_pointers(), network::link_rate(config_.network.link_rate).ticks_per_byte,
-      config_.nic.mtu_bytes, config_.seed, statistics_);
+  if (config_.trace.file.empty()) {
+    build_cards(topology_.nodes * config_.traffic.processes_per_node);
+    host_ = std::make_unique<traces::SyntheticTraffic>(
+        "traffic", kernel_, config_.traffic, card_pointers(),
+        network::link_rate(config_.network.link_rate).ticks_per_byte, config_.nic.mtu_bytes, config_.seed, statistics_);
+  } else {
+    auto reader = open_checked_trace(config_.trace.file);
+    build_cards(reader->header().processes);
+    host_ = std::make_unique<traces::TraceReplay>("replay", kernel_, std::move(reader), card_pointers(),
+                                                  config_.nic.mtu_bytes, statistics_);
+  }
   wire();
 }
 
 Cluster::Cluster(const SimConfig& config, std::vector<traces::ScriptedMessage> script)
     : config_(config), topology_(network::build_topology(config.network.topology)) {
   build_switches();
-  build_cards();
+  build_cards(topology_.nodes * config_.traffic.processes_per_node);
   auto host = std::make_unique<traces::ScriptedTraffic>("script", kernel_, std::move(script), card_pointers(),
                                                         config_.nic.mtu_bytes, statistics_);
   scripted_ = host.get();
@@ -49,9 +67,9 @@ void Cluster::build_switches() {
   }
 }
 
-void Cluster::build_cards() {
+void Cluster::build_cards(uint32_t total_processes) {
   nic::CicParams params = config_.nic;
-  params.total_processes = topology_.nodes * config_.traffic.processes_per_node;
+  params.total_processes = total_processes;
   for (uint32_t n = 0; n < topology_.nodes; ++n) {
     const std::string name = "cic_" + std::to_string(n);
     cards_.push_back(std::make_unique<nic::Cic>(name.c_str(), kernel_, pool_, next_packet_id_, NodeId(n), params));

@@ -33,7 +33,8 @@ struct RunOutcome {
 
 class Cluster {
  public:
-  // Hosts run the synthetic sources the configuration describes.
+  // Hosts run the synthetic sources the configuration describes, or replay
+  // trace.file when it is set.
   explicit Cluster(const SimConfig& config);
   // Hosts hand over exactly the scripted messages (traffic.* is ignored).
   Cluster(const SimConfig& config, std::vector<traces::ScriptedMessage> script);
@@ -56,12 +57,13 @@ class Cluster {
   [[nodiscard]] const std::deque<network::CreditLink>& links() const { return links_; }
   [[nodiscard]] uint64_t credits_missing() const;  // credits not back at their sender
   [[nodiscard]] size_t packets_inside() const;
+  [[nodiscard]] const traces::HostModel& host() const { return *host_; }
   // The scripted host, if the cluster was built with a script.
   [[nodiscard]] const traces::ScriptedTraffic* scripted() const { return scripted_; }
 
  private:
   void build_switches();
-  void build_cards();
+  void build_cards(uint32_t total_processes);  // session keys are per pair of processes
   void wire();
   void trace_cards(sc_core::sc_trace_file* file) const;
   [[nodiscard]] std::vector<nic::Cic*> card_pointers() const;

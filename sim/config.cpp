@@ -58,6 +58,8 @@ const std::vector<ParameterInfo>& parameters() {
       {"traffic.max_backlog_packets", 256, "packets", "a node whose send queue is this long refuses new offers"},
       {"traffic.messages", 100000, "messages", "messages offered (over all nodes) after warm-up"},
       {"traffic.warmup_messages", 10000, "messages", "messages offered before measurement starts"},
+      {"trace.file", "", "path",
+       "trace to replay (docs/trace-format.md) instead of synthetic traffic; traffic.* is then ignored"},
       {"sim.drain_timeout_us", 10000.0, "us", "simulated time allowed to deliver what is in flight at the end"},
       {"sim.event_log", "", "path", "per-packet CSV log (off when empty)"},
       {"sim.vcd", "", "path", "SystemC VCD trace of card and link activity (off when empty)"},
@@ -279,6 +281,7 @@ SimConfig load_config(const json& document, const std::vector<std::string>& over
   config.nic.lanes = config.network.virtual_lanes;
   config.nic.rx_ticks_per_byte = network::link_rate(config.network.link_rate).ticks_per_byte;
   read_traffic(r, config.traffic);
+  config.trace.file = r.text("trace.file");
   config.drain_timeout = ticks_from_ns(r.positive("sim.drain_timeout_us") * 1000.0);
   config.output.event_log = r.text("sim.event_log");
   config.output.vcd = r.text("sim.vcd");

@@ -34,11 +34,16 @@ struct OutputConfig {
   std::string vcd;        // SystemC VCD trace, empty = off
 };
 
+struct TraceConfig {
+  std::string file;  // replayed instead of synthetic traffic when set
+};
+
 struct SimConfig {
   uint64_t seed = 1;
   NetworkConfig network;
   nic::CicParams nic;
   traces::TrafficParams traffic;
+  TraceConfig trace;
   Tick drain_timeout = 10'000 * kTicksPerUs;
   OutputConfig output;
   nlohmann::ordered_json resolved;  // every key with the value used, for the result file

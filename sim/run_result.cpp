@@ -142,6 +142,7 @@ nlohmann::ordered_json Cluster::result(const RunOutcome& outcome) const {
   nlohmann::ordered_json statistics = nlohmann::ordered_json::object();
   write_statistics(statistics, stats);
   doc["statistics"] = statistics;
+  if (auto host = host_->report(); !host.is_null()) doc["replay"] = std::move(host);
   nlohmann::ordered_json histogram = nlohmann::ordered_json::array();
   for (const auto& b : lat.buckets()) histogram.push_back({ns(b.low), ns(b.high), b.count});
   doc["latency_histogram_ns"] = {{"columns", {"low_ns", "high_ns", "packets"}}, {"buckets", histogram}};

@@ -3,6 +3,10 @@
 // where deliveries go and when the hosts have nothing more to offer.
 #pragma once
 
+#include <string>
+
+#include <nlohmann/json.hpp>
+
 #include "nic/host_interface.h"
 #include "sim/event_module.h"
 
@@ -13,6 +17,10 @@ class HostModel : public sim::EventDrivenModule, public nic::HostInterface {
   using EventDrivenModule::EventDrivenModule;
   // True once the hosts will hand over nothing more.
   [[nodiscard]] virtual bool finished() const = 0;
+  // The host model's own results for the result file (null: none).
+  [[nodiscard]] virtual nlohmann::ordered_json report() const { return nullptr; }
+  // What the hosts still wait for when a run ends unfinished (empty: nothing).
+  [[nodiscard]] virtual std::string stall_report() const { return {}; }
 };
 
 }  // namespace ibsec::traces

@@ -132,4 +132,14 @@ void TraceChecker::finish() const {
   }
 }
 
+void check_whole_trace(TraceReader& reader, const std::function<void(const TraceEvent&)>& visit) {
+  TraceChecker checker(reader);
+  TraceEvent event;
+  while (reader.next(event)) {
+    checker.add(event);
+    if (visit) visit(event);
+  }
+  checker.finish();
+}
+
 }  // namespace ibsec::traces

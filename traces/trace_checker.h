@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <map>
 #include <unordered_map>
 #include <vector>
@@ -66,5 +67,9 @@ class TraceChecker {
   std::vector<std::unordered_map<uint32_t, TraceLocation>> open_requests_;  // per rank
   std::map<uint32_t, CommProgress> comms_;
 };
+
+// Reads every remaining event of `reader` through all checks, handing each
+// to `visit`. Throws TraceError at the first problem.
+void check_whole_trace(TraceReader& reader, const std::function<void(const TraceEvent&)>& visit = {});
 
 }  // namespace ibsec::traces
