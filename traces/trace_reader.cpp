@@ -323,6 +323,13 @@ void TraceReader::parse_event_line(std::string_view line, TraceEvent& event) {
     }
     return value;
   };
+  static constexpr std::string_view kLeading[] = {"rank", "start", "end", "op"};
+  for (size_t i = 0; i < fields.size(); ++i) {
+    if (fields[i].empty()) {
+      fail(i < 4 ? std::string(kLeading[i]) : "argument " + std::to_string(i - 3),
+           "empty (fields are separated by single spaces)");
+    }
+  }
   if (fields.size() < 4) fail("op", "an event line needs RANK START END OP, found " + quoted(line));
   const auto op = trace_op_named(fields[3]);
   if (!op) fail("op", "unknown event " + quoted(fields[3]));
