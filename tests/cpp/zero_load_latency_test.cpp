@@ -4,6 +4,7 @@
 // queues and the model must match to the picosecond.
 #include <gtest/gtest.h>
 
+#include "closed_form.h"
 #include "model_support.h"
 #include "nic/gcm_unit.h"
 
@@ -12,47 +13,7 @@ namespace {
 
 using testing::config_with;
 using testing::message_at;
-
-// The defaults the closed form is written for (sim/config.cpp).
-constexpr Tick kPeriod = 3704;                // 270 MHz, rounded to whole ps
-constexpr Tick kProbe = kPeriod;              // 3 ns SKC access -> one cycle
-constexpr Tick kMemory = 2'500'000;           // 2.5 us external key memory
-constexpr Tick kGcm256 = 30 * kPeriod;        // 256-byte payload
-constexpr Tick kPsPerByte = 1000;             // 4x SDR: 8 Gb/s of data
-constexpr Tick kWire = 10'000;                // cable propagation
-constexpr Tick kSwitch = 200'000;             // switch traversal
-constexpr uint32_t kHeaders = 26;
-constexpr uint32_t kSecurityBytes = 24;
-
-constexpr Tick edge(Tick t) { return (t + kPeriod - 1) / kPeriod * kPeriod; }
-
-enum class Lookup { kNone, kMemoryOnly, kSkcHit, kSkcMiss };
-
-// Key ready time for a look-up starting on a clock edge t.
-constexpr Tick key_ready(Lookup lookup, Tick t) {
-  switch (lookup) {
-    case Lookup::kNone:
-      return t;
-    case Lookup::kMemoryOnly:
-      return t + kMemory;
-    case Lookup::kSkcHit:
-      return t + kProbe;
-    case Lookup::kSkcMiss:
-      return t + kProbe + kMemory;
-  }
-  return 0;
-}
-
-// One 256-byte packet handed over at edge t0 and crossing `switches` switches.
-Tick closed_form(Lookup lookup, uint32_t switches, Tick t0) {
-  const bool secure = lookup != Lookup::kNone;
-  const Tick gcm = secure ? kGcm256 : 0;
-  const Tick injected = edge(key_ready(lookup, t0)) + gcm;
-  const uint32_t wire_bytes = 256 + kHeaders + (secure ? kSecurityBytes : 0);
-  const Tick tail = injected + wire_bytes * kPsPerByte + (switches + 1) * kWire + switches * kSwitch;
-  const Tick rx_start = edge(tail);
-  return edge(key_ready(lookup, rx_start)) + gcm - t0;
-}
+using namespace testing;  // the closed form
 
 // Sends two messages on one session, the second long after the first, and
 // returns both packets' latencies.

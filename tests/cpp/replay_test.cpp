@@ -1,0 +1,110 @@
+// Trace replay timing, checked against hand computation on an idle network:
+// the closed-form packet latency (closed_form.h) plus the original gaps the
+// replay must keep (docs/trace-format.md, "Replay"). One design per test.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "closed_form.h"
+#include "model_support.h"
+#include "traces/trace_error.h"
+
+namespace ibsec {
+namespace {
+
+using namespace testing;  // the closed form
+
+std::string trace_file(const std::string& name, const std::string& events, uint32_t processes = 2) {
+  const auto path = std::filesystem::temp_directory_path() / (name + "_" + std::to_string(::getpid()) + ".trace");
+  std::ofstream(path) << "ibsec-trace 1\nprocesses " << processes << "\ntime_unit ns\norigin synthetic replay_test\nevents\n"
+                      << events;
+  return path.string();
+}
+
+// Replays `trace` on the default 16-node single-switch cluster.
+nlohmann::ordered_json replay(const std::string& trace) {
+  sim::Cluster cluster(config_with({"trace.file=" + nlohmann::json(trace).dump()}));
+  const sim::RunOutcome outcome = cluster.run();
+  EXPECT_TRUE(outcome.drained);
+  return cluster.result(outcome);
+}
+
+double ns(Tick t) { return ns_from_ticks(t); }
+double completion(const nlohmann::ordered_json& result, uint32_t rank) {
+  return result["replay"]["per_process"][rank]["completion_time_ns"].get<double>();
+}
+
+// Rank 1 answers 500 ns of compute and a 100 ns gap after the ping arrives;
+// the pong then finds the key cached at both cards.
+TEST(Replay, PingPongKeepsTheGapsAfterTheReceive) {
+  const auto result = replay(trace_file("pingpong",
+                                        "0 0 100 send 1 256 0\n"
+                                        "1 0 2000 recv 0 256 0\n"
+                                        "0 100 5000 recv 1 256 1\n"
+                                        "1 2000 2500 compute\n"
+                                        "1 2600 2700 send 0 256 1\n"
+                                        "end 5\n"));
+  const Tick ping_arrives = closed_form(Lookup::kSkcMiss, 1, 0);
+  const Tick pong_handed = ping_arrives + 500'000 + 100'000;
+  const Tick pong_arrives = edge(pong_handed) + closed_form(Lookup::kSkcHit, 1, edge(pong_handed));
+  EXPECT_DOUBLE_EQ(completion(result, 0), ns(pong_arrives));
+  EXPECT_DOUBLE_EQ(completion(result, 1), ns(injected_at(Lookup::kSkcHit, edge(pong_handed))));
+  EXPECT_DOUBLE_EQ(result["replay"]["simulated_execution_time_ns"].get<double>(), ns(pong_arrives));
+  EXPECT_DOUBLE_EQ(result["replay"]["original_execution_time_ns"].get<double>(), 5000.0);
+  EXPECT_EQ(result["statistics"]["packets_delivered"], 2);
+  EXPECT_EQ(result["statistics"]["key_misses"], 2);  // the ping, once at each card
+}
+
+// A process's first event starts at its original START.
+TEST(Replay, FirstEventStartsAtItsOriginalTime) {
+  const auto result = replay(trace_file("offset", "1 0 9000 recv 0 256 0\n0 5000 5100 send 1 256 0\nend 2\n"));
+  const Tick handed = 5'000'000;
+  EXPECT_DOUBLE_EQ(completion(result, 1), ns(edge(handed) + closed_form(Lookup::kSkcMiss, 1, edge(handed))));
+  EXPECT_DOUBLE_EQ(completion(result, 0), ns(injected_at(Lookup::kSkcMiss, edge(handed))));
+}
+
+// Non-blocking calls return at once; a wait completes when its request does,
+// or at once if it already has.
+TEST(Replay, NonBlockingCompleteAtTheirWait) {
+  const auto result = replay(trace_file("nonblocking",
+                                        "0 0 10 irecv 1 256 0 0\n"
+                                        "1 0 10 irecv 0 256 1 5\n"
+                                        "0 10 20 isend 1 256 1 1\n"
+                                        "1 10 10000 compute\n"
+                                        "0 20 30 wait 1\n"
+                                        "0 30 12000 wait 0\n"
+                                        "1 10000 10100 send 0 256 0\n"
+                                        "1 10100 12000 wait 5\n"
+                                        "end 8\n"));
+  // Rank 1 computes 9 990 ns from time 0, then sends; its irecv was filled long before.
+  const Tick send_at = 9'990'000;
+  const Tick arrives = edge(send_at) + closed_form(Lookup::kSkcHit, 1, edge(send_at));
+  EXPECT_DOUBLE_EQ(completion(result, 0), ns(arrives));
+  EXPECT_DOUBLE_EQ(completion(result, 1), ns(injected_at(Lookup::kSkcHit, edge(send_at))));
+}
+
+TEST(Replay, CollectivesBecomeTheirPointToPointMessages) {
+  std::string events;
+  for (int r = 0; r < 4; ++r) events += std::to_string(r) + " 0 100 allreduce 0 8\n";
+  for (int r = 0; r < 4; ++r) events += std::to_string(r) + " 100 200 alltoall 0 600\n";
+  const auto result = replay(trace_file("collectives", events + "end 8\n", 4));
+  // Recursive doubling on 4: 8 messages; pairwise alltoall: 12 of 3 packets.
+  EXPECT_EQ(result["replay"]["collective_messages"], 20);
+  EXPECT_EQ(result["replay"]["messages"], 20);
+  EXPECT_EQ(result["statistics"]["packets_delivered"], 8 + 12 * 3);
+  for (int r = 0; r < 4; ++r) EXPECT_TRUE(result["replay"]["per_process"][r]["completed"].get<bool>());
+}
+
+TEST(Replay, BadTraceFailsBeforeTheRunWithItsLine) {
+  const std::string path = trace_file("bad", "0 0 10 send 1 256 0\nend 1\n");
+  try {
+    sim::Cluster cluster(config_with({"trace.file=" + nlohmann::json(path).dump()}));
+    FAIL() << "accepted";
+  } catch (const traces::TraceError& e) {
+    EXPECT_EQ(std::string(e.what()), path + ": end of trace: send 0 -> 1 tag 0 (256 bytes, line 6) was never received");
+  }
+}
+
+}  // namespace
+}  // namespace ibsec
