@@ -154,6 +154,10 @@ def cmd_cachesim(args) -> None:
 def cmd_run(args) -> int:
     from .simulate import run_once, sweep_load
 
+    if args.trace is not None:
+        if args.sweep_load is not None:
+            raise ConfigError("--trace", "a replay has no offered load to sweep: drop --sweep-load")
+        args.set = [*args.set, f"trace.file={json.dumps(args.trace)}"]
     if args.sweep_load is None:
         if args.jobs is not None:
             raise ConfigError("--jobs", "only a load sweep (--sweep-load) runs several points")
@@ -203,22 +207,119 @@ def cmd_figures(args) -> None:
 
 
 def cmd_study(args) -> None:
-    from .figures import fig3, security
+    from .figures import fig3
+    from .simulate import default_jobs
+    from .workload_study import fig5, fig5d, summary_tables
 
-    out = Path(args.out)
+    out, traces = Path(args.out), Path(args.traces)
+    jobs = args.jobs or default_jobs()
+    if jobs < 1:
+        raise ConfigError("--jobs", f"must be at least 1, got {jobs}")
     df = fig3(out)
     wide = df.pivot(index=["machine", "benchmark"], columns="size_kb", values="capacity")
     wide.columns = [f"{c} KB ({c * 1024 // 16} entries)" for c in wide.columns]
     print("Session key cache capacity (sessions supported at hit-rate estimate >= 0.9), Markov ON/OFF model")
     print("ON/OFF means are estimates (docs/nas-onoff-presets.md)\n")
     print(wide.to_string())
-    print(f"\nwrote {out / 'fig3_capacity.csv'} and {out / 'fig3_capacity.png'}")
-    print("\nCost of per-packet security on the card (cycle-level model, 16 nodes, one 4x SDR switch)\n")
-    table = security(out)
-    shown = table[["configuration", "latency_mean_ns", "latency_p99_ns", "skc_hit_rate",
-                   "overhead_vs_nosecurity_percent"]]
-    print(shown.to_string(index=False, float_format=lambda v: f"{v:.3g}"))
-    print(f"\nwrote {out / 'security_overhead.csv'} and {out / 'security_overhead.png'}")
+    print(f"\nwrote {out / 'fig3_capacity.csv'} and {out / 'fig3_capacity.png'}\n")
+
+    print("Cost of per-packet security on the card: each workload replayed on 16 nodes (cycle-level model)")
+    print(f"Workloads: synthetic NAS/SPECjbb-style traces in {traces}/ (docs/workloads.md)\n")
+    table = fig5(out, traces, jobs=jobs, quiet=args.quiet)
+    for title, wide in summary_tables(table).items():
+        print(f"{title}:")
+        print(wide.to_string(float_format=lambda v: f"{v:.3g}"), "\n")
+    overhead = table.groupby("configuration", sort=False)["latency_overhead_percent"].mean()
+    print("latency overhead over NoSecurity, mean of the workloads (%): "
+          + ", ".join(f"{c} {v:.0f}" for c, v in overhead.items() if c != "NoSecurity"))
+    print(f"wrote {out / 'fig5_workloads.csv'}, {out / 'fig5_workloads.png'} and {out / 'table1_execution_time.csv'}")
+    if not args.skip_packet_size:
+        sizes = fig5d(out, traces, jobs=jobs, quiet=args.quiet)
+        wide = sizes.pivot(index="mtu_bytes", columns="configuration", values="latency_overhead_percent")
+        print("\nCG, latency overhead over NoSecurity (%) by payload per packet (bytes):")
+        print(wide.drop(columns="NoSecurity").to_string(float_format=lambda v: f"{v:.0f}"))
+        print(f"wrote {out / 'fig5d_packet_size.csv'} and {out / 'fig5d_packet_size.png'}")
+
+
+# ---- trace ------------------------------------------------------------------
+
+def cmd_trace_gen(args) -> None:
+    from .workloads import generate, make_params
+
+    params = make_params(args.bench, args.procs, args.cls, args.scale, args.seed)
+    result = generate(params, args.out)
+    stats = result.stats
+    print(f"wrote {result.path}: synthetic {params.bench} class {params.cls}, {params.procs} processes, "
+          f"{result.iterations} of {result.full_iterations} iterations; {stats.events} events, "
+          f"{stats.messages} messages, {stats.packets} packets of 256 B, original duration "
+          f"{result.original_seconds:.6g} s ({result.seconds:.1f} s to generate)")
+
+
+def cmd_trace_gen_default(args) -> None:
+    from .workloads.defaults import INDEX_NAME, generate_default
+
+    print(f"{'trace':<14} {'class':>5} {'scale':>6} {'iters':>9} {'events':>8} {'packets':>8} "
+          f"{'original s':>11} {'gen s':>6}")
+
+    def show(result) -> None:
+        p = result.params
+        print(f"{result.path.name:<14} {p.cls:>5} {p.scale:>6g} {result.iterations:>4}/{result.full_iterations:<4} "
+              f"{result.stats.events:>8} {result.stats.packets:>8} {result.original_seconds:>11.4f} "
+              f"{result.seconds:>6.1f}", flush=True)
+
+    results = generate_default(args.out, args.seed, show)
+    print(f"wrote {len(results)} synthetic traces and {Path(args.out) / INDEX_NAME}")
+
+
+def cmd_trace_engine(args) -> int:
+    """info, validate and convert are the engine's: run it and pass its exit code on."""
+    from .engine import engine_path, exit_code_of
+
+    files = [getattr(args, name) for name in args.file_args]
+    command = [engine_path(), "trace", args.trace_command, *files, *(["--json"] if args.json else [])]
+    return exit_code_of(subprocess.run(command, check=False).returncode)
+
+
+def add_trace_commands(commands) -> None:
+    trace = commands.add_parser("trace", help="generate synthetic traces; inspect, check and convert traces",
+                                description="Synthetic NAS-style and SPECjbb2000-style traces (docs/workloads.md) "
+                                            "and the engine's trace tools (docs/trace-format.md).")
+    trace_commands = trace.add_subparsers(dest="trace_command", required=True, metavar="TRACE")
+
+    gen = trace_commands.add_parser(
+        "gen", help="write a synthetic benchmark trace",
+        description="Write a synthetic trace that follows the published communication structure of a NAS "
+                    "benchmark or a SPECjbb2000-style server workload. The same arguments give the same bytes. "
+                    "Processes: CG, MG, LU, FT a power of two; SP, BT a square; JBB at least 2.")
+    gen.add_argument("bench", metavar="BENCH", help="CG, MG, LU, SP, BT, FT or JBB")
+    gen.add_argument("--procs", type=int, default=16, help="number of processes (default: %(default)s)")
+    gen.add_argument("--class", dest="cls", default="A", help="problem class S, W or A (default: %(default)s)")
+    gen.add_argument("--scale", type=float, default=1.0,
+                     help="multiply the iteration count by this, 0 < F <= 1 (default: %(default)s)")
+    gen.add_argument("--seed", type=int, default=1, help="random seed (default: %(default)s)")
+    gen.add_argument("--out", required=True, help="trace file to write (text; gzipped if it ends in .gz)")
+    gen.set_defaults(func=cmd_trace_gen)
+
+    default = trace_commands.add_parser(
+        "gen-default", help="write the default workload set (7 traces, 16 processes)",
+        description="Write the default workload set used by the main job: CG, MG, LU, SP, BT (class A), FT "
+                    "(class W) and JBB on 16 processes, each scaled to roughly 50k-300k packets, plus an index "
+                    "workloads.csv.")
+    default.add_argument("--out", required=True, help="folder to write the traces into")
+    default.add_argument("--seed", type=int, default=1, help="random seed (default: %(default)s)")
+    default.set_defaults(func=cmd_trace_gen_default)
+
+    for name, files, help_text in (
+            ("info", {"FILE": "trace file"}, "summarise a trace (ibsec-engine trace info)"),
+            ("validate", {"FILE": "trace file"}, "check a trace completely; exit 2 on the first error"),
+            ("convert", {"IN": "trace to read", "OUT": "trace to write: .ibtb binary, else text; .gz/.zst compress"},
+             "re-encode a trace")):
+        tool = trace_commands.add_parser(name, help=help_text, description=f"Runs ibsec-engine trace {name}.")
+        for metavar, file_help in files.items():
+            tool.add_argument(metavar.lower(), metavar=metavar, help=file_help)
+        if name == "info":
+            tool.add_argument("--json", action="store_true", help="print JSON")
+        tool.set_defaults(func=cmd_trace_engine, json=False, file_args=[m.lower() for m in files])
 
 
 # ---- parser -----------------------------------------------------------------
@@ -283,6 +384,9 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--sweep-load", metavar="LOADS",
                      help="run one point per traffic.load: START:STOP:STEP (inclusive, e.g. 0.05:0.95:0.1) or "
                           "V1,V2,... (e.g. 0.1,0.3,0.5); finished points are kept in PREFIX.runs/ and reused")
+    run.add_argument("--trace", metavar="FILE",
+                     help="replay this trace (docs/trace-format.md) instead of synthetic traffic; "
+                          "the result gains a `replay` section (docs/replay.md)")
     run.add_argument("--jobs", type=int, help="load points run at once (default: CPUs, at most 8)")
     run.add_argument("--perf-json", help="also write wall time, packets/s and peak memory here (single run)")
     run.add_argument("-q", "--quiet", action="store_true", help="no progress or summary on standard error")
@@ -307,9 +411,21 @@ def build_parser() -> argparse.ArgumentParser:
     figs.add_argument("--quiet", action="store_true", help="no progress output")
     figs.set_defaults(func=cmd_figures)
 
-    study = commands.add_parser("study", help="the main job: cache-capacity study (Fig. 3 table and plot)")
+    study = commands.add_parser(
+        "study", help="the main job: cache capacity (Fig. 3) and the cost of security on the workloads (Fig. 5)",
+        description="Prints the Markov-model capacity table (Fig. 3), then replays every shipped workload trace "
+                    "under NoSecurity, NoSKC and SKC-n on the 16-node cluster and prints latency, SKC hit rate "
+                    "and completion time per benchmark (Fig. 5, Table 1), and CG by packet size (Fig. 5d). "
+                    "Missing traces are generated first; finished replays are kept and reused.")
     study.add_argument("--out", default="results", help="output folder (default: %(default)s)")
+    study.add_argument("--traces", default="workloads",
+                       help="folder of the workload traces, generated there if missing (default: %(default)s)")
+    study.add_argument("--jobs", type=int, help="replays run at once (default: CPUs, at most 8)")
+    study.add_argument("--skip-packet-size", action="store_true", help="leave out the packet-size sweep (Fig. 5d)")
+    study.add_argument("-q", "--quiet", action="store_true", help="no progress bars")
     study.set_defaults(func=cmd_study)
+
+    add_trace_commands(commands)
     return parser
 
 

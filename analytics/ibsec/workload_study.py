@@ -106,13 +106,19 @@ def _with_overheads(df: pd.DataFrame, group: list[str]) -> pd.DataFrame:
     return df
 
 
+def _colour(config: str) -> str:
+    """One colour per configuration across every panel."""
+    known = list(STUDY_CONFIGS)
+    return f"C{known.index(config) if config in known else len(known) + hash(config) % 3}"
+
+
 def _grouped_bars(ax, df: pd.DataFrame, value: str, configs: tuple[str, ...], scale: float = 1.0) -> None:
     benches = list(dict.fromkeys(df["bench"]))
     width = 0.8 / len(configs)
     for i, config in enumerate(configs):
         part = df[df["configuration"] == config].set_index("bench").reindex(benches)
         xs = [b + (i - (len(configs) - 1) / 2) * width for b in range(len(benches))]
-        ax.bar(xs, part[value] * scale, width, label=config)
+        ax.bar(xs, part[value] * scale, width, label=config, color=_colour(config))
     ax.set_xticks(range(len(benches)), benches)
 
 
@@ -130,19 +136,19 @@ def fig5(out: Path, traces_dir: Path, jobs: int = 2, quiet: bool = False,
     _grouped_bars(axes[0], df, "latency_mean_ns", configs, 1e-3)
     axes[0].set_ylabel("mean network latency (us)")
     axes[0].set_yscale("log")
-    axes[0].set_title("(a) network latency")
-    axes[0].legend(ncol=len(configs), fontsize=8)
+    axes[0].set_title("(a) network latency", loc="left")
     skc = tuple(c for c in configs if c.startswith("SKC"))
     _grouped_bars(axes[1], df, "skc_hit_rate", skc)
     axes[1].set_ylabel("SKC hit rate")
     axes[1].set_ylim(0, 1.05)
-    axes[1].set_title("(b) SKC hit rate")
-    axes[1].legend(ncol=len(skc), fontsize=8)
+    axes[1].set_title("(b) SKC hit rate", loc="left")
     _grouped_bars(axes[2], df, "completion_vs_nosecurity", configs)
     axes[2].set_ylabel("completion time / NoSecurity")
-    axes[2].set_title("(c) completion time")
+    axes[2].set_title("(c) completion time", loc="left")
     fig.suptitle("Single-application replays, 16 nodes (synthetic NAS/SPECjbb-style traces)")
-    fig.tight_layout()
+    fig.legend(*axes[0].get_legend_handles_labels(), ncol=len(configs), fontsize=8, loc="upper center",
+               bbox_to_anchor=(0.5, 0.965), frameon=False)
+    fig.tight_layout(rect=(0, 0, 1, 0.95))
     save_figure(df, fig, out, "fig5_workloads",
                 {"configurations": list(configs), "traces": {b: p.name for b, p in traces.items()},
                  "network": "defaults (16 nodes, single switch, 4x SDR, 256 B packets)"})
@@ -177,13 +183,15 @@ def fig5d(out: Path, traces_dir: Path, jobs: int = 2, quiet: bool = False, bench
     fig, (left, right) = plt.subplots(1, 2, figsize=(10, 4))
     for config in MTU_SWEEP_CONFIGS:
         part = df[df["configuration"] == config]
-        left.plot(part["mtu_bytes"], part["latency_mean_ns"] * 1e-3, marker="o", label=config)
-        right.plot(part["mtu_bytes"], part["simulated_execution_time_ns"] * 1e-6, marker="o", label=config)
+        left.plot(part["mtu_bytes"], part["latency_mean_ns"] * 1e-3, marker="o", label=config, color=_colour(config))
+        right.plot(part["mtu_bytes"], part["simulated_execution_time_ns"] * 1e-6, marker="o", label=config,
+                   color=_colour(config))
     for ax in (left, right):
         ax.set_xscale("log", base=2)
         ax.set_xlabel("payload per packet (bytes)")
         ax.legend(fontsize=8)
     left.set_ylabel("mean network latency (us)")
+    left.set_yscale("log")
     right.set_ylabel("completion time (ms)")
     fig.suptitle(f"(d) {bench} with packet sizes 32 - 2048 B (synthetic trace)")
     fig.tight_layout()
