@@ -25,3 +25,14 @@ def run_ibsec(*args: str) -> subprocess.CompletedProcess:
 
 def run_engine(engine: str, *args: str) -> subprocess.CompletedProcess:
     return subprocess.run([engine, *args], capture_output=True, text=True, check=False)
+
+
+@pytest.fixture(scope="session")
+def capture_lib() -> str:
+    """libibsec_capture.so, the PMPI capture library: IBSEC_CAPTURE_LIB, else the default build directory."""
+    path = os.environ.get("IBSEC_CAPTURE_LIB") or str(REPO / "build" / "traces" / "capture" / "libibsec_capture.so")
+    if not Path(path).is_file():
+        pytest.fail(f"libibsec_capture.so not built (looked for {path}); run scripts/test.sh "
+                    "(CMake builds it when MPI is installed)")
+    os.environ["IBSEC_CAPTURE_LIB"] = path
+    return path
