@@ -1,0 +1,281 @@
+/*
+ * libibsec_capture: records what an MPI program does through the MPI
+ * profiling interface (PMPI) and writes it, at MPI_Finalize, as an ibsec
+ * trace (docs/trace-format.md, text encoding, `origin captured`).
+ *
+ * How it works
+ *  - Every wrapped MPI_X takes the time, calls PMPI_X, takes the time again
+ *    and appends one record to this process's in-memory list. The time
+ *    between two recorded calls becomes an explicit `compute` event, so each
+ *    process's events tile its timeline from the end of MPI_Init (a barrier)
+ *    to the start of MPI_Finalize.
+ *  - All processes' times are put on one clock (rank 0's), because the trace
+ *    relates them: a receive cannot end before its send started. Processes
+ *    on one host share CLOCK_MONOTONIC; offsets between hosts are measured
+ *    at MPI_Init and MPI_Finalize. The origin is the earliest end of
+ *    MPI_Init. See "One clock for all processes" below.
+ *  - Non-blocking operations are remembered by their MPI_Request until a
+ *    wait or test completes them; a receive's record is patched then with
+ *    the source, tag and size the status reports (wildcards, short
+ *    messages).
+ *  - Communicators other than MPI_COMM_WORLD get an id that all their
+ *    members agree on (an allreduce MAX over the new communicator, at its
+ *    creation or at its first collective); at the end rank 0 renumbers them
+ *    1, 2, ... and declares those that collectives use in `comm` lines.
+ *  - At MPI_Finalize every process sends its records to rank 0, which
+ *    merges them by START (ties by rank, each rank's own order kept) and
+ *    writes IBSEC_TRACE (default ./ibsec.trace) through a temporary file and
+ *    rename(), so a reader never sees half a trace.
+ *  - Open MPI's Fortran bindings (mpif.h, `use mpi`, and mpi_f08 on Open
+ *    MPI 4) call the C PMPI_* functions directly, so C MPI_* wrappers never
+ *    see Fortran calls. capture_fortran.c therefore also defines
+ *    the Fortran entry points (mpi_send_ etc.); they call Open MPI's Fortran
+ *    PMPI entry points (pmpi_send_ etc., which deal with the Fortran
+ *    sentinels MPI_IN_PLACE, MPI_BOTTOM, MPI_STATUS_IGNORE) and record the
+ *    same events as the C wrappers. See README.md.
+ *
+ * The state is guarded by one mutex, never held across a blocking MPI call,
+ * so a program using MPI_THREAD_MULTIPLE does not corrupt it (its trace is
+ * still only as meaningful as a single timeline per process can be).
+ */
+
+/*
+ * This header declares what the files of libibsec_capture share:
+ *   capture_state.c    the state, the hash map, the record buffer
+ *   capture_clock.c    this process's clock and the common one
+ *   capture_start.c    MPI_Init: start of the capture, the trace's origin
+ *   capture_p2p.c      point-to-point recording and C wrappers
+ *   capture_coll.c     communicators, collectives and their C wrappers
+ *   capture_finish.c   MPI_Finalize: gather, merge, repair, write the trace
+ *   capture_fortran.c  the Fortran entry points
+ * All of it has hidden visibility: only the MPI and Fortran entry points are
+ * exported from the library.
+ */
+#ifndef IBSEC_CAPTURE_INTERNAL_H
+#define IBSEC_CAPTURE_INTERNAL_H
+
+#define _GNU_SOURCE /* program_invocation_short_name */
+#include <mpi.h>
+
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define TOOL_NAME "libibsec_capture"
+#define TOOL_VERSION "1"
+#define DEFAULT_TRACE_PATH "ibsec.trace"
+
+/* Handles are turned into 64-bit map keys by copying their bytes. */
+_Static_assert(sizeof(MPI_Request) <= sizeof(uint64_t), "MPI_Request wider than 64 bits");
+_Static_assert(sizeof(MPI_Comm) <= sizeof(uint64_t), "MPI_Comm wider than 64 bits");
+
+#pragma GCC visibility push(hidden)
+
+/* ------------------------------------------------------------------------ */
+/* Events                                                                   */
+/* ------------------------------------------------------------------------ */
+
+enum op {
+    OP_COMPUTE,
+    OP_SEND,
+    OP_RECV,
+    OP_ISEND,
+    OP_IRECV,
+    OP_WAIT,
+    OP_BARRIER,
+    OP_BCAST,
+    OP_REDUCE,
+    OP_GATHER,
+    OP_SCATTER,
+    OP_ALLREDUCE,
+    OP_ALLGATHER,
+    OP_ALLTOALL,
+    OP_COUNT
+};
+
+/* One event of this process. Sent to rank 0 as raw bytes at the end (all
+ * processes run the same library on the same kind of machine), hence the
+ * explicit padding: no uninitialised bytes go over the wire. */
+struct record {
+    uint64_t start; /* ns since the origin */
+    uint64_t end;
+    uint32_t bytes;
+    uint32_t a;     /* PEER (world rank), or the communicator's agreed id */
+    uint32_t b;     /* TAG, or ROOT (world rank) of a rooted collective */
+    uint32_t c;     /* REQ */
+    uint8_t op;
+    uint8_t zero[7];
+};
+_Static_assert(sizeof(struct record) == 40, "unexpected padding in struct record");
+
+/* Things the trace cannot express or that went wrong; summed over the
+ * processes and reported as `note` lines and on stderr. */
+enum counter {
+    C_SELF,             /* messages from a process to itself */
+    C_INTER_COLL,       /* collectives on intercommunicators */
+    C_FOREIGN_COMM,     /* operations on communicators with processes outside the world */
+    C_NEVER_COMPLETED,  /* requests still open at MPI_Finalize */
+    C_FREED_UNKNOWN,    /* receive requests freed before their source/tag were known */
+    C_CANCELLED,        /* requests cancelled */
+    C_BYTES_CLAMPED,    /* sizes above 2^32-1 */
+    C_TIME_CLAMPED,     /* events overlapping their predecessor (several threads) */
+    C_CAUSALITY,        /* receives extended to end after their send started (clock error between hosts) */
+    C_COUNT
+};
+
+/* ------------------------------------------------------------------------ */
+/* A hash map from 64-bit keys to 64-bit values (open addressing, linear   */
+/* probing, backward-shift deletion). Used for requests and communicators. */
+/* ------------------------------------------------------------------------ */
+
+struct map_slot {
+    uint64_t key;
+    uint64_t value;
+    unsigned char full;
+};
+
+struct map {
+    struct map_slot *slots;
+    size_t cap; /* 0 or a power of two */
+    size_t len;
+};
+
+/* ------------------------------------------------------------------------ */
+/* State                                                                    */
+/* ------------------------------------------------------------------------ */
+
+/* A communicator the program used. Entries outlive their handle (a freed
+ * communicator can still have requests in flight, and its collectives must
+ * be declared at the end). */
+struct comm_entry {
+    uint64_t key;      /* the handle (comm_by_handle finds it while it is not freed) */
+    uint32_t *members; /* world rank of each rank of the (remote) group; NULL = identity (world) */
+    int size;          /* size of that group */
+    int inter;         /* intercommunicator: point-to-point ranks name the remote group */
+    int foreign;       /* has members outside MPI_COMM_WORLD: not recordable */
+    int has_id;
+    uint32_t id;       /* agreed among the members; 0 is MPI_COMM_WORLD */
+    int used;          /* named by a recorded collective: declared in the header */
+    size_t refs;       /* open requests naming it */
+};
+
+/* An open non-blocking operation, found by its MPI_Request. */
+struct pending {
+    size_t rec;  /* index of its isend/irecv record */
+    size_t comm; /* its communicator, to turn the status's source into a world rank */
+    int is_recv;
+    int src_known, tag_known; /* a receive posted without wildcards */
+};
+
+/* Everything the library knows about this process (defined in capture_state.c). */
+struct capture_state {
+    pthread_mutex_t lock;
+    int active; /* between MPI_Init and MPI_Finalize */
+    int failed; /* out of memory: nothing more is recorded, no trace is written */
+    int rank, size;
+    MPI_Comm priv;        /* a duplicate of MPI_COMM_WORLD for the library's own messages */
+    MPI_Group world_group;
+    MPI_Comm node;        /* the processes of this host, which share its CLOCK_MONOTONIC */
+    MPI_Comm leaders;     /* one process per host (rank 0 of node); MPI_COMM_NULL elsewhere */
+    uint64_t skew;        /* IBSEC_CAPTURE_SIMULATE_HOSTS: added to this process's clock (tests) */
+    uint64_t t0;          /* this host's clock when this process left the barrier ending MPI_Init */
+    int64_t off_init;     /* this host's clock + off = rank 0's clock, measured at MPI_Init */
+    int64_t origin;       /* the trace's origin on rank 0's clock: the earliest t0 + off_init */
+    uint64_t last_end;    /* END of this process's latest event, in ns since t0 */
+    char *trace_path;
+    char *program;
+    char *mpi_version;
+
+    struct record *recs;
+    size_t nrecs, caprecs;
+
+    struct comm_entry *comms;
+    size_t ncomms, capcomms;
+    struct map comm_by_handle; /* live handle -> index in comms */
+    uint32_t next_comm_id;     /* lowest id this process may propose for a new communicator */
+
+    struct pending *pend;
+    size_t npend, cappend;     /* slots used so far, allocated */
+    size_t *pend_free;         /* slots free for reuse */
+    size_t npend_free, cappend_free;
+    struct map pend_by_request; /* request -> index in pend */
+    uint32_t next_req;          /* REQ names are per process */
+
+    uint64_t counters[C_COUNT];
+};
+extern struct capture_state S;
+
+/* The time of a wait/test call that completes several requests (capture_p2p.c). */
+struct span {
+    uint64_t start, end;
+};
+
+/* ------------------------------------------------------------------------ */
+/* Shared functions                                                         */
+/* ------------------------------------------------------------------------ */
+
+/* capture_state.c */
+struct map_slot *map_find(const struct map *m, uint64_t key);
+int map_put(struct map *m, uint64_t key, uint64_t value);
+int map_take(struct map *m, uint64_t key, uint64_t *value);
+void map_free(struct map *m);
+void lock(void);
+void unlock(void);
+int recording(void);
+uint64_t req_key(MPI_Request r);
+uint64_t comm_key(MPI_Comm c);
+void warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void fail_locked(const char *what);
+int grow(void **array, size_t *cap, size_t need, size_t size);
+uint32_t clamp_bytes_locked(uint64_t bytes);
+uint64_t type_bytes(MPI_Fint count, MPI_Datatype type);
+int append_locked(uint64_t start, uint64_t end, enum op op, uint64_t bytes, uint32_t a, uint32_t b, uint32_t c,
+                  size_t *index);
+void drop_locked(size_t index);
+
+/* capture_clock.c */
+uint64_t mono_ns(void);
+uint64_t now(void);
+void clock_setup(void);
+int64_t clock_offset(void);
+void to_common_clock(int64_t off_fin, uint64_t t_fin);
+
+/* capture_start.c */
+char *temp_path(const char *path);
+void capture_start(const char *argv0, int thread_level);
+
+/* capture_coll.c */
+int comm_lookup_locked(MPI_Comm comm, size_t *index);
+int64_t world_rank_locked(size_t index, int r);
+void comm_created(MPI_Comm comm);
+void comm_freed(MPI_Comm comm);
+int coll_begin(MPI_Comm comm, size_t *index);
+void note_coll(size_t index, enum op op, uint64_t t0, uint64_t t1, int root, uint64_t bytes);
+int is_rank(MPI_Comm comm, int r);
+
+/* capture_p2p.c */
+void note_send(uint64_t t0, uint64_t t1, MPI_Comm comm, int dest, uint64_t bytes, int tag);
+void note_recv(uint64_t t0, uint64_t t1, MPI_Comm comm, const MPI_Status *st, uint64_t posted);
+void note_isend(uint64_t t0, uint64_t t1, MPI_Comm comm, int dest, uint64_t bytes, int tag, uint64_t key);
+void note_irecv(uint64_t t0, uint64_t t1, MPI_Comm comm, int source, uint64_t bytes, int tag, uint64_t key);
+int complete_request(uint64_t key, const MPI_Status *st, uint64_t t0, uint64_t t1);
+void note_request_free(uint64_t key, uint64_t t0, uint64_t t1);
+int any_pending(void);
+void note_sendrecv(uint64_t t0, uint64_t t1, MPI_Comm comm, int dest, uint64_t sbytes, int stag,
+                   const MPI_Status *st, uint64_t rposted);
+void complete_in(struct span *sp, uint64_t key, const MPI_Status *st);
+
+/* capture_finish.c */
+int capture_finish(void);
+
+#pragma GCC visibility pop
+
+#endif /* IBSEC_CAPTURE_INTERNAL_H */

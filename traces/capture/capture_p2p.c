@@ -1,0 +1,484 @@
+/* Point-to-point: the recording of sends, receives and their requests, and
+ * the C MPI_* wrappers for point-to-point and request completion. */
+#include "capture_internal.h"
+
+/* ------------------------------------------------------------------------ */
+/* Point-to-point                                                           */
+/* ------------------------------------------------------------------------ */
+
+/* What a completed receive actually got: MPI_Get_elements_x with MPI_BYTE
+ * gives the byte count of the message whatever the receive's datatype was
+ * (both Open MPI and MPICH keep that count in the status), and the datatype
+ * the receive was posted with may have been freed since. */
+static uint64_t received_bytes(const MPI_Status *st, uint64_t posted)
+{
+    MPI_Count n = 0;
+    if (PMPI_Get_elements_x(st, MPI_BYTE, &n) != MPI_SUCCESS || n == MPI_UNDEFINED || n < 0) return posted;
+    return (uint64_t)n;
+}
+
+/* A blocking send (MPI_Send, _Ssend, _Bsend, _Rsend) that returned. */
+void note_send(uint64_t t0, uint64_t t1, MPI_Comm comm, int dest, uint64_t bytes, int tag)
+{
+    if (!recording() || dest == MPI_PROC_NULL) return;
+    lock();
+    size_t ci;
+    if (comm_lookup_locked(comm, &ci)) {
+        int64_t peer = world_rank_locked(ci, dest);
+        if (peer == S.rank)
+            S.counters[C_SELF]++;
+        else if (peer >= 0)
+            append_locked(t0, t1, OP_SEND, bytes, (uint32_t)peer, (uint32_t)tag, 0, NULL);
+    }
+    unlock();
+}
+
+/* A blocking receive that returned with status ST. */
+void note_recv(uint64_t t0, uint64_t t1, MPI_Comm comm, const MPI_Status *st, uint64_t posted)
+{
+    if (!recording() || st->MPI_SOURCE == MPI_PROC_NULL) return;
+    lock();
+    size_t ci;
+    if (comm_lookup_locked(comm, &ci)) {
+        int64_t peer = world_rank_locked(ci, st->MPI_SOURCE);
+        if (peer == S.rank)
+            S.counters[C_SELF]++;
+        else if (peer >= 0)
+            append_locked(t0, t1, OP_RECV, received_bytes(st, posted), (uint32_t)peer, (uint32_t)st->MPI_TAG, 0,
+                          NULL);
+    }
+    unlock();
+}
+
+/* Returns pending slot SLOT to the free list. Lock held. */
+static void pending_close_locked(size_t slot)
+{
+    S.comms[S.pend[slot].comm].refs--;
+    S.pend_free[S.npend_free++] = slot;
+}
+
+/* Remembers the request KEY of the isend/irecv record REC. Lock held. */
+static void pending_open_locked(uint64_t key, size_t rec, size_t comm, int is_recv, int src_known, int tag_known)
+{
+    size_t slot;
+    if (S.npend_free > 0) {
+        slot = S.pend_free[--S.npend_free];
+    } else {
+        /* The free list can hold every slot, so freeing never allocates. */
+        if (!grow((void **)&S.pend, &S.cappend, S.npend + 1, sizeof *S.pend) ||
+            !grow((void **)&S.pend_free, &S.cappend_free, S.cappend, sizeof *S.pend_free)) {
+            fail_locked("request table");
+            return;
+        }
+        slot = S.npend++;
+    }
+    S.pend[slot] = (struct pending){.rec = rec, .comm = comm, .is_recv = is_recv, .src_known = src_known,
+                                    .tag_known = tag_known};
+    uint64_t stale;
+    if (map_take(&S.pend_by_request, key, &stale)) {
+        /* The handle was reused: the old request completed without us
+         * seeing it (through a call this library does not wrap). */
+        S.counters[C_NEVER_COMPLETED]++;
+        pending_close_locked((size_t)stale);
+        drop_locked(S.pend[stale].rec);
+    }
+    if (!map_put(&S.pend_by_request, key, slot)) {
+        fail_locked("request table");
+        return;
+    }
+    S.comms[comm].refs++;
+}
+
+/* MPI_Isend and friends that returned request KEY. */
+void note_isend(uint64_t t0, uint64_t t1, MPI_Comm comm, int dest, uint64_t bytes, int tag, uint64_t key)
+{
+    if (!recording() || dest == MPI_PROC_NULL) return;
+    lock();
+    size_t ci, rec;
+    if (comm_lookup_locked(comm, &ci)) {
+        int64_t peer = world_rank_locked(ci, dest);
+        if (peer == S.rank) {
+            S.counters[C_SELF]++;
+        } else if (peer >= 0) {
+            uint32_t req = S.next_req++;
+            if (append_locked(t0, t1, OP_ISEND, bytes, (uint32_t)peer, (uint32_t)tag, req, &rec))
+                pending_open_locked(key, rec, ci, 0, 1, 1);
+        }
+    }
+    unlock();
+}
+
+/* MPI_Irecv that returned request KEY. With MPI_ANY_SOURCE / MPI_ANY_TAG
+ * the peer / tag is filled in when the request completes; so is the size
+ * (a message may be shorter than the buffer). */
+void note_irecv(uint64_t t0, uint64_t t1, MPI_Comm comm, int source, uint64_t bytes, int tag, uint64_t key)
+{
+    if (!recording() || source == MPI_PROC_NULL) return;
+    lock();
+    size_t ci, rec;
+    if (comm_lookup_locked(comm, &ci)) {
+        int src_known = source != MPI_ANY_SOURCE, tag_known = tag != MPI_ANY_TAG;
+        int64_t peer = src_known ? world_rank_locked(ci, source) : 0;
+        if (src_known && peer == S.rank) {
+            S.counters[C_SELF]++;
+        } else if (peer >= 0) {
+            uint32_t req = S.next_req++;
+            if (append_locked(t0, t1, OP_IRECV, bytes, (uint32_t)peer, tag_known ? (uint32_t)tag : 0, req, &rec))
+                pending_open_locked(key, rec, ci, 1, src_known, tag_known);
+        }
+    }
+    unlock();
+}
+
+/* Request KEY completed (a wait or a successful test over [t0, t1]) with
+ * status ST. Closes it and records its `wait`; returns 1 if it did. */
+int complete_request(uint64_t key, const MPI_Status *st, uint64_t t0, uint64_t t1)
+{
+    if (!recording()) return 0;
+    lock();
+    uint64_t slot;
+    int waited = 0;
+    if (!S.failed && map_take(&S.pend_by_request, key, &slot)) {
+        struct pending p = S.pend[slot];
+        pending_close_locked((size_t)slot);
+        int cancelled = 0;
+        PMPI_Test_cancelled(st, &cancelled);
+        struct record *r = &S.recs[p.rec];
+        if (cancelled) {
+            S.counters[C_CANCELLED]++;
+            drop_locked(p.rec);
+        } else if (p.is_recv) {
+            int64_t peer = world_rank_locked(p.comm, st->MPI_SOURCE);
+            if (peer == S.rank || peer < 0) { /* an MPI_ANY_SOURCE receive that matched itself */
+                S.counters[C_SELF]++;
+                drop_locked(p.rec);
+            } else {
+                r->a = (uint32_t)peer;
+                r->b = (uint32_t)st->MPI_TAG;
+                r->bytes = clamp_bytes_locked(received_bytes(st, r->bytes));
+                uint32_t req = r->c; /* r may move when the wait is appended */
+                waited = append_locked(t0, t1, OP_WAIT, 0, 0, 0, req, NULL);
+            }
+        } else {
+            uint32_t req = r->c;
+            waited = append_locked(t0, t1, OP_WAIT, 0, 0, 0, req, NULL);
+        }
+    }
+    unlock();
+    return waited;
+}
+
+/* MPI_Request_free of request KEY: the program will never wait for it. The
+ * trace needs a `wait` for every request, so one is recorded at the free
+ * (a replay then waits there for the message to be sent or received). */
+void note_request_free(uint64_t key, uint64_t t0, uint64_t t1)
+{
+    if (!recording()) return;
+    lock();
+    uint64_t slot;
+    if (!S.failed && map_take(&S.pend_by_request, key, &slot)) {
+        struct pending p = S.pend[slot];
+        pending_close_locked((size_t)slot);
+        if (p.is_recv && !(p.src_known && p.tag_known)) {
+            S.counters[C_FREED_UNKNOWN]++;
+            drop_locked(p.rec);
+        } else {
+            append_locked(t0, t1, OP_WAIT, 0, 0, 0, S.recs[p.rec].c, NULL);
+        }
+    }
+    unlock();
+}
+
+int any_pending(void)
+{
+    lock();
+    int any = S.pend_by_request.len > 0;
+    unlock();
+    return any;
+}
+
+/* MPI_Sendrecv(_replace): recorded as irecv + isend + two waits (the
+ * format has no combined operation), or as a plain send or recv when the
+ * other side is MPI_PROC_NULL or the process itself. */
+void note_sendrecv(uint64_t t0, uint64_t t1, MPI_Comm comm, int dest, uint64_t sbytes, int stag,
+                   const MPI_Status *st, uint64_t rposted)
+{
+    if (!recording()) return;
+    lock();
+    size_t ci;
+    if (comm_lookup_locked(comm, &ci)) {
+        int64_t to = dest == MPI_PROC_NULL ? -1 : world_rank_locked(ci, dest);
+        int64_t from = st->MPI_SOURCE == MPI_PROC_NULL ? -1 : world_rank_locked(ci, st->MPI_SOURCE);
+        if (to == S.rank) {
+            S.counters[C_SELF]++;
+            to = -1;
+        }
+        if (from == S.rank) {
+            S.counters[C_SELF]++;
+            from = -1;
+        }
+        uint64_t rbytes = received_bytes(st, rposted);
+        if (to >= 0 && from >= 0) {
+            uint32_t rreq = S.next_req++, sreq = S.next_req++;
+            if (append_locked(t0, t0, OP_IRECV, rbytes, (uint32_t)from, (uint32_t)st->MPI_TAG, rreq, NULL) &&
+                append_locked(t0, t0, OP_ISEND, sbytes, (uint32_t)to, (uint32_t)stag, sreq, NULL) &&
+                append_locked(t0, t1, OP_WAIT, 0, 0, 0, rreq, NULL))
+                append_locked(t1, t1, OP_WAIT, 0, 0, 0, sreq, NULL);
+        } else if (to >= 0) {
+            append_locked(t0, t1, OP_SEND, sbytes, (uint32_t)to, (uint32_t)stag, 0, NULL);
+        } else if (from >= 0) {
+            append_locked(t0, t1, OP_RECV, rbytes, (uint32_t)from, (uint32_t)st->MPI_TAG, 0, NULL);
+        }
+    }
+    unlock();
+}
+
+/* ------------------------------------------------------------------------ */
+/* C wrappers                                                               */
+/* ------------------------------------------------------------------------ */
+
+#define BLOCKING_SEND(NAME)                                                                      \
+    int MPI_##NAME(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm) \
+    {                                                                                            \
+        uint64_t t0 = now();                                                                     \
+        int rc = PMPI_##NAME(buf, count, type, dest, tag, comm);                                 \
+        uint64_t t1 = now();                                                                     \
+        if (rc == MPI_SUCCESS) note_send(t0, t1, comm, dest, type_bytes(count, type), tag);      \
+        return rc;                                                                               \
+    }
+BLOCKING_SEND(Send)
+BLOCKING_SEND(Ssend)
+BLOCKING_SEND(Bsend)
+BLOCKING_SEND(Rsend)
+
+#define NONBLOCKING_SEND(NAME)                                                                  \
+    int MPI_##NAME(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm, \
+                   MPI_Request *request)                                                        \
+    {                                                                                           \
+        uint64_t t0 = now();                                                                    \
+        int rc = PMPI_##NAME(buf, count, type, dest, tag, comm, request);                       \
+        uint64_t t1 = now();                                                                    \
+        if (rc == MPI_SUCCESS)                                                                  \
+            note_isend(t0, t1, comm, dest, type_bytes(count, type), tag, req_key(*request));    \
+        return rc;                                                                              \
+    }
+NONBLOCKING_SEND(Isend)
+NONBLOCKING_SEND(Issend)
+NONBLOCKING_SEND(Ibsend)
+NONBLOCKING_SEND(Irsend)
+
+int MPI_Recv(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm, MPI_Status *status)
+{
+    MPI_Status own; /* the source, tag and size are needed even if the program ignores them */
+    MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
+    uint64_t t0 = now();
+    int rc = PMPI_Recv(buf, count, type, source, tag, comm, st);
+    uint64_t t1 = now();
+    if (rc == MPI_SUCCESS) note_recv(t0, t1, comm, st, type_bytes(count, type));
+    return rc;
+}
+
+int MPI_Irecv(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm, MPI_Request *request)
+{
+    uint64_t t0 = now();
+    int rc = PMPI_Irecv(buf, count, type, source, tag, comm, request);
+    uint64_t t1 = now();
+    if (rc == MPI_SUCCESS) note_irecv(t0, t1, comm, source, type_bytes(count, type), tag, req_key(*request));
+    return rc;
+}
+
+int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf,
+                 int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status *status)
+{
+    MPI_Status own;
+    MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
+    uint64_t t0 = now();
+    int rc = PMPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag,
+                           comm, st);
+    uint64_t t1 = now();
+    if (rc == MPI_SUCCESS)
+        note_sendrecv(t0, t1, comm, dest, type_bytes(sendcount, sendtype), sendtag, st,
+                      type_bytes(recvcount, recvtype));
+    return rc;
+}
+
+int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype type, int dest, int sendtag, int source, int recvtag,
+                         MPI_Comm comm, MPI_Status *status)
+{
+    MPI_Status own;
+    MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
+    uint64_t t0 = now();
+    int rc = PMPI_Sendrecv_replace(buf, count, type, dest, sendtag, source, recvtag, comm, st);
+    uint64_t t1 = now();
+    uint64_t bytes = type_bytes(count, type);
+    if (rc == MPI_SUCCESS) note_sendrecv(t0, t1, comm, dest, bytes, sendtag, st, bytes);
+    return rc;
+}
+
+/* -- Completion. The keys of the requests are read before the call, which
+ * sets completed requests to MPI_REQUEST_NULL. When several requests
+ * complete in one call, the first `wait` spans the call and the others
+ * follow it with zero length (the format has one wait per request). -- */
+
+void complete_in(struct span *sp, uint64_t key, const MPI_Status *st)
+{
+    if (complete_request(key, st, sp->start, sp->end)) sp->start = sp->end;
+}
+
+/* Scratch arrays for one call: request keys and statuses. */
+struct scratch {
+    uint64_t *keys;
+    MPI_Status *statuses; /* own statuses when the program passes MPI_STATUSES_IGNORE */
+};
+
+static int scratch_get(struct scratch *s, int count, int need_statuses)
+{
+    size_t n = count > 0 ? (size_t)count : 1;
+    s->keys = malloc(sizeof *s->keys * n);
+    s->statuses = need_statuses ? malloc(sizeof *s->statuses * n) : NULL;
+    if (!s->keys || (need_statuses && !s->statuses)) {
+        free(s->keys);
+        free(s->statuses);
+        lock();
+        fail_locked("request list");
+        unlock();
+        return 0;
+    }
+    return 1;
+}
+
+static void scratch_put(struct scratch *s)
+{
+    free(s->keys);
+    free(s->statuses);
+}
+
+int MPI_Wait(MPI_Request *request, MPI_Status *status)
+{
+    MPI_Status own;
+    MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
+    uint64_t key = req_key(*request);
+    uint64_t t0 = now();
+    int rc = PMPI_Wait(request, st);
+    uint64_t t1 = now();
+    if (rc == MPI_SUCCESS) complete_request(key, st, t0, t1);
+    return rc;
+}
+
+int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
+{
+    MPI_Status own;
+    MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
+    uint64_t key = req_key(*request);
+    uint64_t t0 = now();
+    int rc = PMPI_Test(request, flag, st);
+    uint64_t t1 = now();
+    if (rc == MPI_SUCCESS && *flag) complete_request(key, st, t0, t1);
+    return rc;
+}
+
+/* Waitall and Testall (TESTING) share this. */
+static int all_common(int testing, int count, MPI_Request reqs[], int *flag, MPI_Status *statuses)
+{
+    struct scratch s;
+    if (!recording() || count <= 0 || !any_pending() ||
+        !scratch_get(&s, count, statuses == MPI_STATUSES_IGNORE))
+        return testing ? PMPI_Testall(count, reqs, flag, statuses) : PMPI_Waitall(count, reqs, statuses);
+    MPI_Status *st = statuses == MPI_STATUSES_IGNORE ? s.statuses : statuses;
+    for (int i = 0; i < count; ++i) s.keys[i] = req_key(reqs[i]);
+    struct span sp = {now(), 0};
+    int rc = testing ? PMPI_Testall(count, reqs, flag, st) : PMPI_Waitall(count, reqs, st);
+    sp.end = now();
+    if (rc == MPI_SUCCESS && (!testing || *flag)) {
+        for (int i = 0; i < count; ++i) complete_in(&sp, s.keys[i], &st[i]);
+    } else if (rc == MPI_ERR_IN_STATUS) { /* those with MPI_SUCCESS did complete */
+        for (int i = 0; i < count; ++i)
+            if (st[i].MPI_ERROR == MPI_SUCCESS) complete_in(&sp, s.keys[i], &st[i]);
+    }
+    scratch_put(&s);
+    return rc;
+}
+
+int MPI_Waitall(int count, MPI_Request reqs[], MPI_Status *statuses)
+{
+    return all_common(0, count, reqs, NULL, statuses);
+}
+
+int MPI_Testall(int count, MPI_Request reqs[], int *flag, MPI_Status statuses[])
+{
+    return all_common(1, count, reqs, flag, statuses);
+}
+
+/* Waitany and Testany (FLAG != NULL) share this. */
+static int any_common(int count, MPI_Request reqs[], int *index, int *flag, MPI_Status *status)
+{
+    struct scratch s;
+    if (!recording() || count <= 0 || !any_pending() || !scratch_get(&s, count, 0))
+        return flag ? PMPI_Testany(count, reqs, index, flag, status) : PMPI_Waitany(count, reqs, index, status);
+    MPI_Status own;
+    MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
+    for (int i = 0; i < count; ++i) s.keys[i] = req_key(reqs[i]);
+    uint64_t t0 = now();
+    int rc = flag ? PMPI_Testany(count, reqs, index, flag, st) : PMPI_Waitany(count, reqs, index, st);
+    uint64_t t1 = now();
+    if (rc == MPI_SUCCESS && (!flag || *flag) && *index != MPI_UNDEFINED && *index >= 0 && *index < count)
+        complete_request(s.keys[*index], st, t0, t1);
+    scratch_put(&s);
+    return rc;
+}
+
+int MPI_Waitany(int count, MPI_Request reqs[], int *index, MPI_Status *status)
+{
+    return any_common(count, reqs, index, NULL, status);
+}
+
+int MPI_Testany(int count, MPI_Request reqs[], int *index, int *flag, MPI_Status *status)
+{
+    return any_common(count, reqs, index, flag, status);
+}
+
+/* Waitsome and Testsome (TESTING) share this. */
+static int some_common(int testing, int incount, MPI_Request reqs[], int *outcount, int indices[],
+                       MPI_Status statuses[])
+{
+    struct scratch s;
+    if (!recording() || incount <= 0 || !any_pending() ||
+        !scratch_get(&s, incount, statuses == MPI_STATUSES_IGNORE))
+        return testing ? PMPI_Testsome(incount, reqs, outcount, indices, statuses)
+                       : PMPI_Waitsome(incount, reqs, outcount, indices, statuses);
+    MPI_Status *st = statuses == MPI_STATUSES_IGNORE ? s.statuses : statuses;
+    for (int i = 0; i < incount; ++i) s.keys[i] = req_key(reqs[i]);
+    struct span sp = {now(), 0};
+    int rc = testing ? PMPI_Testsome(incount, reqs, outcount, indices, st)
+                     : PMPI_Waitsome(incount, reqs, outcount, indices, st);
+    sp.end = now();
+    if ((rc == MPI_SUCCESS || rc == MPI_ERR_IN_STATUS) && *outcount != MPI_UNDEFINED) {
+        for (int j = 0; j < *outcount; ++j) {
+            if (indices[j] < 0 || indices[j] >= incount) continue;
+            if (rc == MPI_ERR_IN_STATUS && st[j].MPI_ERROR != MPI_SUCCESS) continue;
+            complete_in(&sp, s.keys[indices[j]], &st[j]);
+        }
+    }
+    scratch_put(&s);
+    return rc;
+}
+
+int MPI_Waitsome(int incount, MPI_Request reqs[], int *outcount, int indices[], MPI_Status statuses[])
+{
+    return some_common(0, incount, reqs, outcount, indices, statuses);
+}
+
+int MPI_Testsome(int incount, MPI_Request reqs[], int *outcount, int indices[], MPI_Status statuses[])
+{
+    return some_common(1, incount, reqs, outcount, indices, statuses);
+}
+
+int MPI_Request_free(MPI_Request *request)
+{
+    uint64_t key = req_key(*request);
+    uint64_t t0 = now();
+    int rc = PMPI_Request_free(request);
+    uint64_t t1 = now();
+    if (rc == MPI_SUCCESS) note_request_free(key, t0, t1);
+    return rc;
+}
