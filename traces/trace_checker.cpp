@@ -73,7 +73,7 @@ void TraceChecker::track_request(const TraceEvent& e) {
 void TraceChecker::track_collective(const TraceEvent& e) {
   CommProgress& comm = comms_.at(e.comm);
   const auto& members = reader_.communicators().at(e.comm);
-  const auto member = static_cast<size_t>(members.position[e.rank]);
+  const size_t member = members.position(e.rank);
   const uint64_t k = comm.calls[member]++;
   const size_t slot = k - comm.first_open;
   if (slot == comm.open.size()) {

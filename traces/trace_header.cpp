@@ -5,10 +5,10 @@
 namespace ibsec::traces {
 namespace {
 
-Communicator indexed(std::vector<uint32_t> members, uint32_t processes) {
+Communicator indexed(std::vector<uint32_t> members) {
   Communicator comm;
-  comm.position.assign(processes, -1);
-  for (size_t i = 0; i < members.size(); ++i) comm.position[members[i]] = static_cast<int32_t>(i);
+  comm.rank_of.reserve(members.size());
+  for (size_t i = 0; i < members.size(); ++i) comm.rank_of.emplace(members[i], static_cast<uint32_t>(i));
   comm.members = std::move(members);
   return comm;
 }
@@ -19,8 +19,8 @@ std::map<uint32_t, Communicator> TraceHeader::communicators() const {
   std::map<uint32_t, Communicator> all;
   std::vector<uint32_t> world(processes);
   std::iota(world.begin(), world.end(), 0u);
-  all.emplace(0, indexed(std::move(world), processes));
-  for (const auto& [id, members] : comms) all.emplace(id, indexed(members, processes));
+  all.emplace(0, indexed(std::move(world)));
+  for (const auto& [id, members] : comms) all.emplace(id, indexed(members));
   return all;
 }
 

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace ibsec::traces {
@@ -14,15 +15,15 @@ inline constexpr uint32_t kMaxTraceProcesses = 1u << 20;
 
 enum class TraceOrigin : uint8_t { kCaptured, kSynthetic };
 
-// Members are world ranks in communicator-rank order; `position` maps a world
-// rank back to its communicator rank (-1 when not a member).
+// Members are world ranks in communicator-rank order. Membership is a hash
+// map, so that many communicators of a large job cost memory by their
+// members, not by the size of the job.
 struct Communicator {
   std::vector<uint32_t> members;
-  std::vector<int32_t> position;
+  std::unordered_map<uint32_t, uint32_t> rank_of;  // world rank -> communicator rank
 
-  [[nodiscard]] bool contains(uint32_t world_rank) const {
-    return world_rank < position.size() && position[world_rank] >= 0;
-  }
+  [[nodiscard]] bool contains(uint32_t world_rank) const { return rank_of.contains(world_rank); }
+  [[nodiscard]] uint32_t position(uint32_t world_rank) const { return rank_of.at(world_rank); }
 };
 
 struct TraceHeader {

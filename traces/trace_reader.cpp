@@ -16,6 +16,7 @@ static_assert(std::endian::native == std::endian::little, "the binary trace read
 
 constexpr size_t kRecordsPerRead = 4096;
 constexpr uint32_t kMaxBinaryHeaderBytes = 64u << 20;
+constexpr size_t kMaxLineBytes = 1u << 20;
 constexpr uint64_t kMaxBytes = std::numeric_limits<uint32_t>::max();
 constexpr uint64_t kMaxTag = std::numeric_limits<int32_t>::max();
 
@@ -114,10 +115,19 @@ void TraceReader::open_stream() {
 }
 
 // One line without its '\n'; false at the end of the file. A last line with
-// no '\n' means the file was cut short.
+// no '\n' means the file was cut short. Lines are bounded, so a crafted or
+// corrupt file (one endless line) cannot exhaust memory.
 bool TraceReader::read_line(std::string& line) {
   try {
-    if (!std::getline(in_, line)) return false;
+    line_buffer_.resize(kMaxLineBytes + 1);
+    in_.getline(line_buffer_.data(), static_cast<std::streamsize>(line_buffer_.size()));
+    const auto got = static_cast<size_t>(in_.gcount());
+    if (in_.fail() && !in_.eof()) {
+      ++position_;
+      fail("", "line longer than " + std::to_string(kMaxLineBytes) + " bytes");
+    }
+    if (got == 0 && in_.eof()) return false;
+    line.assign(line_buffer_.data(), in_.eof() ? got : got - 1);
     if (in_.eof()) {
       ++position_;
       fail("", "truncated: the last line has no end of line");
@@ -159,6 +169,15 @@ void TraceReader::read_text_header() {
 }
 
 void TraceReader::read_binary_header() {
+  try {
+    read_binary_header_text();
+  } catch (const std::ios_base::failure&) {
+    fail_at(TraceLocation::file(), "", "cannot be decompressed (corrupt or truncated compressed data)");
+  }
+  records_.resize(kRecordsPerRead * kBinaryRecordBytes);
+}
+
+void TraceReader::read_binary_header_text() {
   in_.ignore(static_cast<std::streamsize>(kBinaryMagic.size()));
   unsigned char sizes[8];
   in_.read(reinterpret_cast<char*>(sizes), sizeof sizes);
@@ -190,7 +209,6 @@ void TraceReader::read_binary_header() {
   encoding_ = TraceEncoding::kBinary;
   position_ = 0;
   finish_header();
-  records_.resize(kRecordsPerRead * kBinaryRecordBytes);
 }
 
 // stage: 0 before the first line, 1 inside the header, 2 after "events".

@@ -60,6 +60,7 @@ class TraceReader {
   bool starts_with_binary_magic();
   void read_text_header();
   void read_binary_header();
+  void read_binary_header_text();
   void parse_header_line(std::string_view line, int& stage);
   void finish_header();
   bool next_text(TraceEvent& event);
@@ -83,6 +84,7 @@ class TraceReader {
   uint64_t last_start_ = 0;
   std::vector<uint64_t> rank_free_at_;  // END of each rank's latest event
   std::string line_;
+  std::vector<char> line_buffer_;
   std::vector<unsigned char> records_;  // binary read-ahead
   size_t record_at_ = 0;
   size_t records_held_ = 0;

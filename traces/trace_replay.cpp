@@ -151,8 +151,7 @@ bool TraceReplay::begin(uint32_t p, Tick now) {
   const Communicator& comm = comms_.at(e.comm);
   process.collective_tag = process.collective_calls[e.comm]++;
   process.rounds = expand_collective(e.op, static_cast<uint32_t>(comm.members.size()),
-                                     static_cast<uint32_t>(comm.position[p]),
-                                     has_root(e.op) ? static_cast<uint32_t>(comm.position[e.root]) : 0, e.bytes);
+                                     comm.position(p), has_root(e.op) ? comm.position(e.root) : 0, e.bytes);
   process.round = 0;
   return start_round(p, now);
 }

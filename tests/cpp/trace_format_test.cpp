@@ -288,6 +288,25 @@ TEST(TraceFormat, TruncatedCompressedIsRefused) {
   EXPECT_THROW(read_all(path), TraceError);
 }
 
+// Found by fuzzing: an endless line must not exhaust memory, and a corrupt
+// compressed binary header must be reported, not thrown past the reader.
+TEST(TraceFormat, OverlongLineIsRefused) {
+  const std::string path = write_file("long.trace", "ibsec-trace 1\nnote " + std::string(2u << 20, 'x') + "\n");
+  try {
+    read_all(path);
+    FAIL();
+  } catch (const TraceError& e) {
+    EXPECT_EQ(std::string(e.what()), path + ":2: line longer than 1048576 bytes");
+  }
+}
+
+TEST(TraceFormat, CorruptCompressedBinaryHeaderIsRefused) {
+  std::string whole = read_bytes(convert(write_sample("hdr.trace"), "hdr.ibtb.gz"));
+  whole.resize(whole.size() / 3);
+  const std::string path = write_file("hdr-cut.ibtb.gz", whole);
+  EXPECT_THROW(read_all(path), TraceError);
+}
+
 TEST(TraceFormat, BinaryRejectsNonZeroUnusedFields) {
   std::string bytes = read_bytes(convert(write_sample("pad.trace"), "pad.ibtb"));
   const size_t first_record = bytes.size() - (sample_events().size() + 1) * kBinaryRecordBytes;
