@@ -408,7 +408,8 @@ bool TraceReader::next_binary(TraceEvent& event) {
   ++position_;
   if (record[40] == kBinaryTrailerOp) {
     for (size_t i = 0; i < kBinaryRecordBytes; ++i) {
-      if (i != 16 && i != 40 && record[i] != 0) fail("", "the trailer record has non-zero fields");
+      const bool count_or_op = (i >= 16 && i < 24) || i == 40;  // the u64 event count and the op byte
+      if (!count_or_op && record[i] != 0) fail("", "the trailer record has non-zero fields");
     }
     check_trailer(load<uint64_t>(record + 16));
     if (record_at_ != records_held_ || in_.peek() != std::char_traits<char>::eof()) fail("", "data after the trailer record");

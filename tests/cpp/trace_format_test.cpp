@@ -300,6 +300,20 @@ TEST(TraceFormat, OverlongLineIsRefused) {
   }
 }
 
+// Found by fuzzing: the trailer's event count is 8 bytes wide.
+TEST(TraceFormat, BinaryTrailerCountsPast255Events) {
+  TraceHeader header = sample_header();
+  const std::string path = (scratch_dir() / "many.ibtb").string();
+  TraceWriter writer(path, header);
+  TraceEvent e;
+  for (uint64_t i = 0; i < 70000; ++i) {
+    e.start_ns = i, e.end_ns = i + 1;
+    writer.write(e);
+  }
+  writer.finish();
+  EXPECT_EQ(read_all(path).size(), 70000u);
+}
+
 TEST(TraceFormat, CorruptCompressedBinaryHeaderIsRefused) {
   std::string whole = read_bytes(convert(write_sample("hdr.trace"), "hdr.ibtb.gz"));
   whole.resize(whole.size() / 3);
