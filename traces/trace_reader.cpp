@@ -17,6 +17,7 @@ static_assert(std::endian::native == std::endian::little, "the binary trace read
 constexpr size_t kRecordsPerRead = 4096;
 constexpr uint32_t kMaxBinaryHeaderBytes = 64u << 20;
 constexpr size_t kMaxLineBytes = 1u << 20;
+constexpr size_t kMaxNotes = 1u << 16;
 constexpr uint64_t kMaxBytes = std::numeric_limits<uint32_t>::max();
 constexpr uint64_t kMaxTag = std::numeric_limits<int32_t>::max();
 
@@ -157,12 +158,18 @@ bool TraceReader::starts_with_binary_magic() {
 
 void TraceReader::read_text_header() {
   int stage = 0;
+  uint64_t header_bytes = 0;
   while (stage < 2) {
     if (!read_line(line_)) {
       if (position_ == 0) fail_at(TraceLocation::file(), "", "is empty, not a trace");
       fail_at(TraceLocation::end(), "", "truncated: the header has no 'events' line");
     }
     ++position_;
+    // Notes and communicators are kept in memory: bound them as a binary header is.
+    header_bytes += line_.size() + 1;
+    if (header_bytes > kMaxBinaryHeaderBytes) {
+      fail("", "header longer than " + std::to_string(kMaxBinaryHeaderBytes) + " bytes");
+    }
     parse_header_line(line_, stage);
   }
   finish_header();
@@ -248,6 +255,7 @@ void TraceReader::parse_header_line(std::string_view line, int& stage) {
     }
     header_.origin_text = std::string(text);
   } else if (key == "note") {
+    if (header_.notes.size() == kMaxNotes) fail("note", "more than " + std::to_string(kMaxNotes) + " note lines");
     header_.notes.emplace_back(rest);
   } else if (key == "comm") {
     if (header_.processes == 0) fail("comm", "communicators must come after the 'processes' line");
