@@ -420,7 +420,13 @@ bool TraceReader::next_binary(TraceEvent& event) {
       if (!count_or_op && record[i] != 0) fail("", "the trailer record has non-zero fields");
     }
     check_trailer(load<uint64_t>(record + 16));
-    if (record_at_ != records_held_ || in_.peek() != std::char_traits<char>::eof()) fail("", "data after the trailer record");
+    bool more = record_at_ != records_held_;
+    try {
+      more = more || in_.peek() != std::char_traits<char>::eof();
+    } catch (const std::ios_base::failure&) {
+      fail_at(TraceLocation::file(), "", "cannot be decompressed (corrupt or truncated compressed data)");
+    }
+    if (more) fail("", "data after the trailer record");
     return false;
   }
   decode_record(record, event);
