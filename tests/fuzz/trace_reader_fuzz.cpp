@@ -108,14 +108,10 @@ void round_trip(const TraceHeader& header, const std::vector<TraceEvent>& events
   }
 }
 
-}  // namespace
-
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  const std::string& path = scratch("in");
-  write_input(path, data, size);
-  std::vector<TraceEvent> events;
-  TraceHeader header;
-  bool accepted = false;
+// Reads and checks the whole trace; true when it is accepted. Only TraceError
+// (and the stop after kMaxEvents) is caught here, so that any other
+// exception terminates with the stack of the place that threw it.
+bool read_whole(const std::string& path, TraceHeader& header, std::vector<TraceEvent>& events) {
   uint64_t seen = 0;
   try {
     TraceReader reader(path);
@@ -124,13 +120,30 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       if (++seen > kMaxEvents) throw EnoughEvents{};
       if (events.size() <= kMaxRoundTripEvents) events.push_back(e);
     });
-    accepted = true;
+    return true;
   } catch (const TraceError&) {
     // Malformed input, reported as it should be.
   } catch (const EnoughEvents&) {
     // Long (decompressed) input: stop here.
-  } catch (const std::ios_base::failure&) {
-    if (!known("ios_failure")) throw;
+  }
+  return false;
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  const std::string& path = scratch("in");
+  write_input(path, data, size);
+  std::vector<TraceEvent> events;
+  TraceHeader header;
+  bool accepted = false;
+  if (known("ios_failure")) {
+    try {
+      accepted = read_whole(path, header, events);
+    } catch (const std::ios_base::failure&) {
+    }
+  } else {
+    accepted = read_whole(path, header, events);
   }
   if (accepted && events.size() >= 256 && known("trailer256")) return 0;
   if (accepted && events.size() <= kMaxRoundTripEvents) {
