@@ -39,9 +39,9 @@ void TraceChecker::match(const TraceEvent& e) {
   const Pending other = waiting.front();
   waiting.pop_front();
   if (waiting.empty()) channels_.erase(channel);
-  const std::string where = other.where.describe();
   if (other.bytes != e.bytes) {
-    reader_.fail("bytes", describe(e) + " has " + std::to_string(e.bytes) + " bytes but its match at " + where +
+    reader_.fail("bytes", describe(e) + " has " + std::to_string(e.bytes) + " bytes but its match at " +
+                              other.where.describe() +
                               " has " + std::to_string(other.bytes));
   }
   // A message cannot arrive before it was sent; traces that claim so would
@@ -51,7 +51,7 @@ void TraceChecker::match(const TraceEvent& e) {
   if (receive_end < send_start) {
     reader_.fail(sending ? "start" : "end", describe(e) + ": the receive ends at " + std::to_string(receive_end) +
                                                 " ns, before its send starts at " + std::to_string(send_start) +
-                                                " ns (match at " + where + ")");
+                                                " ns (match at " + other.where.describe() + ")");
   }
 }
 

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <filesystem>
 #include <limits>
+#include <optional>
 
 #include <boost/iostreams/filter/gzip.hpp>
 #include <boost/iostreams/filter/zstd.hpp>
@@ -48,6 +49,14 @@ std::vector<std::string_view> split_fields(std::string_view line) {
     from = space + 1;
   }
   return fields;
+}
+
+// The value of a field that must be an unsigned integer and nothing else.
+std::optional<uint64_t> whole_number(std::string_view text) {
+  uint64_t value = 0;
+  const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (text.empty() || ec != std::errc() || ptr != text.data() + text.size()) return std::nullopt;
+  return value;
 }
 
 // The two words of a header line: key and the rest.
@@ -236,12 +245,11 @@ void TraceReader::parse_header_line(std::string_view line, int& stage) {
     stage = 2;
   } else if (key == "processes") {
     if (header_.processes != 0) fail("processes", "given twice");
-    uint64_t n = 0;
-    const auto* end = rest.data() + rest.size();
-    if (rest.empty() || std::from_chars(rest.data(), end, n).ptr != end || n == 0 || n > kMaxTraceProcesses) {
+    const auto n = whole_number(rest);
+    if (!n || *n == 0 || *n > kMaxTraceProcesses) {
       fail("processes", quoted(rest) + " is not a number of processes (1 to " + std::to_string(kMaxTraceProcesses) + ")");
     }
-    header_.processes = static_cast<uint32_t>(n);
+    header_.processes = static_cast<uint32_t>(*n);
   } else if (key == "time_unit") {
     if (rest != "ns") fail("time_unit", quoted(rest) + " is not supported (times are in ns)");
   } else if (key == "origin") {
@@ -260,21 +268,21 @@ void TraceReader::parse_header_line(std::string_view line, int& stage) {
   } else if (key == "comm") {
     if (header_.processes == 0) fail("comm", "communicators must come after the 'processes' line");
     const auto fields = split_fields(rest);
-    uint64_t id = 0;
-    const auto id_ok = std::from_chars(fields[0].data(), fields[0].data() + fields[0].size(), id);
-    if (fields[0].empty() || id_ok.ptr != fields[0].data() + fields[0].size() || id == 0 || id > kMaxBytes) {
+    const auto parsed_id = whole_number(fields[0]);
+    if (!parsed_id || *parsed_id == 0 || *parsed_id > kMaxBytes) {
       fail("comm", quoted(fields[0]) + " is not a communicator id (1 to 4294967295; 0 is the world)");
     }
+    const uint64_t id = *parsed_id;
     if (header_.comms.contains(static_cast<uint32_t>(id))) fail("comm", "communicator " + std::to_string(id) + " declared twice");
     if (fields.size() < 2) fail("comm", "communicator " + std::to_string(id) + " has no members");
     std::vector<uint32_t> members;
     std::vector<bool> seen(header_.processes, false);
     for (size_t i = 1; i < fields.size(); ++i) {
-      uint64_t r = 0;
-      const auto ok = std::from_chars(fields[i].data(), fields[i].data() + fields[i].size(), r);
-      if (fields[i].empty() || ok.ptr != fields[i].data() + fields[i].size() || r >= header_.processes) {
+      const auto rank = whole_number(fields[i]);
+      if (!rank || *rank >= header_.processes) {
         fail("comm", quoted(fields[i]) + " is not a rank (the trace has " + std::to_string(header_.processes) + " processes)");
       }
+      const uint64_t r = *rank;
       if (seen[r]) fail("comm", "rank " + std::to_string(r) + " listed twice in communicator " + std::to_string(id));
       seen[r] = true;
       members.push_back(static_cast<uint32_t>(r));
@@ -308,12 +316,9 @@ bool TraceReader::next_text(TraceEvent& event) {
     if (line_.starts_with("end")) {
       const auto [key, count] = key_and_rest(line_);
       if (key == "end") {
-        uint64_t declared = 0;
-        const auto* end = count.data() + count.size();
-        if (count.empty() || std::from_chars(count.data(), end, declared).ptr != end) {
-          fail("end", quoted(count) + " is not an event count");
-        }
-        check_trailer(declared);
+        const auto declared = whole_number(count);
+        if (!declared) fail("end", quoted(count) + " is not an event count");
+        check_trailer(*declared);
         while (read_line(line_)) {
           ++position_;
           if (!line_.empty() && line_.front() != '#') fail("", "text after the 'end' line");
@@ -454,11 +459,11 @@ void TraceReader::decode_record(const unsigned char* record, TraceEvent& event) 
   const bool uses_bytes = p2p || layout == ArgLayout::kCommRootBytes || layout == ArgLayout::kCommBytes;
   const bool uses_b = p2p || layout == ArgLayout::kCommRootBytes;
   const bool uses_c = layout == ArgLayout::kPeerBytesTagReq || layout == ArgLayout::kReq;
-  const std::string op_name(name(event.op));
-  if (!uses_bytes && bytes != 0) fail("bytes", "must be 0 for " + op_name);
-  if (!(p2p || collective) && a != 0) fail("a", "must be 0 for " + op_name);
-  if (!uses_b && b != 0) fail("b", "must be 0 for " + op_name);
-  if (!uses_c && c != 0) fail("c", "must be 0 for " + op_name);
+  auto unused = [&](const char* field) { fail(field, "must be 0 for " + std::string(name(event.op))); };
+  if (!uses_bytes && bytes != 0) unused("bytes");
+  if (!(p2p || collective) && a != 0) unused("a");
+  if (!uses_b && b != 0) unused("b");
+  if (!uses_c && c != 0) unused("c");
   if (bytes > kMaxBytes) fail("bytes", std::to_string(bytes) + " is out of range (at most " + std::to_string(kMaxBytes) + ")");
   event.bytes = bytes;
   event.request = c;
