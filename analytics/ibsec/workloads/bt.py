@@ -12,8 +12,8 @@ ip + jp*c for z. BT waits for its previous send, then the receive.
 from __future__ import annotations
 
 from . import multipartition
-from .common import Params, Workload, programs, scaled
-from .multipartition import BOTTOM, DOUBLE, EAST, NORTH, SOUTH, TOP, WEST, Cells, MultiPartition, Solver
+from .common import Params, Workload
+from .multipartition import BOTTOM, DOUBLE, EAST, NORTH, SOUTH, TOP, WEST, Cells, Solver
 
 NAME = "BT"
 CLASSES = {"S": (12, 60), "W": (24, 200), "A": (64, 200)}  # grid points per axis, niter
@@ -56,13 +56,4 @@ SOLVER = Solver(
 
 
 def build(params: Params) -> Workload:
-    size, full = CLASSES[params.cls]
-    iterations = scaled(full, params.scale)
-    mp = MultiPartition(params, size, iterations, SOLVER)
-    notes = [
-        f"BT class {params.cls}: {size}^3 grid, {iterations} of {full} time steps (scale {params.scale:g})",
-        f"follows the NPB MPI BT structure: multi-partition with {mp.ncells}x{mp.ncells} cells per plane, "
-        "copy_faces with 6 neighbours, x/y/z block line solves sending to successor cells forward and to "
-        "predecessors backward",
-    ]
-    return Workload(params, iterations, full, notes, programs(params, mp.program))
+    return multipartition.build_workload("BT", params, CLASSES, SOLVER, block="block ")

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Callable, Iterator
 
-from .common import Params, exact_sqrt, split
+from .common import Params, Workload, exact_sqrt, programs, scaled, split
 from .program import Rank
 
 DOUBLE = 8
@@ -192,3 +192,18 @@ class MultiPartition:
         self.work(r, "norm", self.all_points(me))
         r.allreduce(5 * DOUBLE)
         r.reduce(0, DOUBLE)
+
+
+def build_workload(name: str, params: Params, classes: dict[str, tuple[int, int]], solver: Solver,
+                   block: str = "") -> Workload:
+    """SP and BT share everything but their solver: grid, steps and the structure note."""
+    size, full = classes[params.cls]
+    iterations = scaled(full, params.scale)
+    mp = MultiPartition(params, size, iterations, solver)
+    notes = [
+        f"{name} class {params.cls}: {size}^3 grid, {iterations} of {full} time steps (scale {params.scale:g})",
+        f"follows the NPB MPI {name} structure: multi-partition with {mp.ncells}x{mp.ncells} cells per plane, "
+        f"copy_faces with 6 neighbours, x/y/z {block}line solves sending to successor cells forward and to "
+        "predecessors backward",
+    ]
+    return Workload(params, iterations, full, notes, programs(params, mp.program))

@@ -12,8 +12,8 @@ cell's left-hand side, then waits for receive and previous send (waitall).
 from __future__ import annotations
 
 from . import multipartition
-from .common import Params, Workload, programs, scaled
-from .multipartition import DOUBLE, Cells, MultiPartition, Solver
+from .common import Params, Workload
+from .multipartition import DOUBLE, Cells, Solver
 
 NAME = "SP"
 CLASSES = {"S": (12, 100), "W": (36, 400), "A": (64, 400)}  # grid points per axis, niter
@@ -46,13 +46,4 @@ SOLVER = Solver(
 
 
 def build(params: Params) -> Workload:
-    size, full = CLASSES[params.cls]
-    iterations = scaled(full, params.scale)
-    mp = MultiPartition(params, size, iterations, SOLVER)
-    notes = [
-        f"SP class {params.cls}: {size}^3 grid, {iterations} of {full} time steps (scale {params.scale:g})",
-        f"follows the NPB MPI SP structure: multi-partition with {mp.ncells}x{mp.ncells} cells per plane, "
-        "copy_faces with 6 neighbours, x/y/z line solves sending to successor cells forward and to "
-        "predecessors backward",
-    ]
-    return Workload(params, iterations, full, notes, programs(params, mp.program))
+    return multipartition.build_workload("SP", params, CLASSES, SOLVER)
