@@ -29,16 +29,21 @@ std::unique_ptr<traces::TraceReader> open_checked_trace(const std::string& path)
 
 Cluster::Cluster(const SimConfig& config) : config_(config), topology_(network::build_topology(config.network.topology)) {
   build_switches();
-  if (config_.trace.file.empty()) {
+  if (!config_.trace.replays()) {
     build_cards(topology_.nodes * config_.traffic.processes_per_node);
     host_ = std::make_unique<traces::SyntheticTraffic>(
         "traffic", kernel_, config_.traffic, card_pointers(),
         network::link_rate(config_.network.link_rate).ticks_per_byte, config_.nic.mtu_bytes, config_.seed, statistics_);
   } else {
-    auto reader = open_checked_trace(config_.trace.file);
-    build_cards(reader->header().processes);
-    host_ = std::make_unique<traces::TraceReplay>("replay", kernel_, std::move(reader), card_pointers(),
-                                                  config_.nic.mtu_bytes, statistics_);
+    std::vector<std::unique_ptr<traces::TraceReader>> jobs;
+    uint32_t processes = 0;
+    for (const std::string& file : config_.trace.job_files()) {
+      jobs.push_back(open_checked_trace(file));
+      processes += jobs.back()->header().processes;
+    }
+    build_cards(processes);
+    host_ = std::make_unique<traces::TraceReplay>("replay", kernel_, std::move(jobs), card_pointers(),
+                                                  config_.nic.mtu_bytes, config_.scheduling, statistics_);
   }
   wire();
 }

@@ -60,6 +60,20 @@ const std::vector<ParameterInfo>& parameters() {
       {"traffic.warmup_messages", 10000, "messages", "messages offered before measurement starts"},
       {"trace.file", "", "path",
        "trace to replay (docs/trace-format.md) instead of synthetic traffic; traffic.* is then ignored"},
+      {"trace.jobs", json::array(), "paths",
+       "traces replayed together, one job each, sharing the nodes (rank r of every job on node r mod nodes); "
+       "exclusive with trace.file"},
+      {"scheduler.policy", "batch", "",
+       "CPU scheduling of replayed processes: batch (a CPU each), local, sb, dcs-sb, pb or gang (docs/schedulers.md)"},
+      {"scheduler.cpus_per_node", 1, "CPUs", "CPUs per node shared by the processes placed on it"},
+      {"scheduler.context_switch_us", 5.0, "us",
+       "CPU time lost when a CPU switches to another process (direct cost ~4 us on Linux 2.6, Li et al. 2007, "
+       "plus some cache refill)"},
+      {"scheduler.wait", "auto", "",
+       "how a process waits for communication: auto (the policy's), spin, block or spin-block"},
+      {"scheduler.spin_us", 750.0, "us", "spin time before blocking, SB and DCS-SB (§4.1)"},
+      {"scheduler.boost_period_ms", 2.0, "ms", "PB: period of the priority boost (§4.1)"},
+      {"scheduler.gang_slot_ms", 20.0, "ms", "gang: length of a time slot (§4.1)"},
       {"sim.drain_timeout_us", 10000.0, "us", "simulated time allowed to deliver what is in flight at the end"},
       {"sim.event_log", "", "path", "per-packet CSV log (off when empty)"},
       {"sim.vcd", "", "path", "SystemC VCD trace of card and link activity (off when empty)"},
@@ -142,6 +156,15 @@ class Reader {
     const json& v = at(key);
     if (!v.is_boolean()) throw ConfigError(key, "expected true or false, got " + v.dump());
     return v.get<bool>();
+  }
+  std::vector<std::string> texts(const std::string& key) const {
+    const json& v = at(key);
+    std::vector<std::string> out;
+    for (const auto& item : v.is_array() ? v : json::array({v})) {
+      if (!item.is_string()) throw ConfigError(key, "expected a list of strings, got " + v.dump());
+      out.push_back(item.get<std::string>());
+    }
+    return out;
   }
   template <typename T>
   std::vector<T> list(const std::string& key) const {
@@ -226,6 +249,20 @@ void read_traffic(const Reader& r, traces::TrafficParams& t) {
   t.warmup_messages = r.count("traffic.warmup_messages", UINT64_MAX);
 }
 
+Tick ticks_ms(double ms) { return ticks_from_ns(ms * 1.0e6); }
+
+void read_scheduler(const Reader& r, schedulers::SchedulerParams& s) {
+  s.policy = r.text("scheduler.policy");
+  schedulers::SchedulerRegistry::get(s.policy, "scheduler.policy");  // rejects unknown names
+  s.cpus_per_node = static_cast<uint32_t>(r.count("scheduler.cpus_per_node", 1024));
+  if (s.cpus_per_node == 0) throw ConfigError("scheduler.cpus_per_node", "a node needs at least one CPU");
+  s.context_switch = ticks_from_ns(r.non_negative("scheduler.context_switch_us") * 1000.0);
+  s.wait = schedulers::parse_wait_mode(r.text("scheduler.wait"), "scheduler.wait");
+  s.spin = ticks_from_ns(r.non_negative("scheduler.spin_us") * 1000.0);
+  s.boost_period = ticks_ms(r.positive("scheduler.boost_period_ms"));
+  s.gang_slot = ticks_ms(r.positive("scheduler.gang_slot_ms"));
+}
+
 // Checks that need more than one key. The topology is built once here only
 // to check it, so that every configuration error shows before elaboration.
 void check_together(SimConfig& config) {
@@ -282,6 +319,11 @@ SimConfig load_config(const json& document, const std::vector<std::string>& over
   config.nic.rx_ticks_per_byte = network::link_rate(config.network.link_rate).ticks_per_byte;
   read_traffic(r, config.traffic);
   config.trace.file = r.text("trace.file");
+  config.trace.jobs = r.texts("trace.jobs");
+  if (!config.trace.file.empty() && !config.trace.jobs.empty()) {
+    throw ConfigError("trace.jobs", "give either trace.file (one job) or trace.jobs (several), not both");
+  }
+  read_scheduler(r, config.scheduling);
   config.drain_timeout = ticks_from_ns(r.positive("sim.drain_timeout_us") * 1000.0);
   config.output.event_log = r.text("sim.event_log");
   config.output.vcd = r.text("sim.vcd");

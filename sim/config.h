@@ -16,6 +16,7 @@
 #include "core/time.h"
 #include "network/topology.h"
 #include "nic/cic.h"
+#include "schedulers/scheduler.h"
 #include "traces/synthetic_traffic.h"
 
 namespace ibsec::sim {
@@ -35,7 +36,12 @@ struct OutputConfig {
 };
 
 struct TraceConfig {
-  std::string file;  // replayed instead of synthetic traffic when set
+  std::string file;               // replayed instead of synthetic traffic when set
+  std::vector<std::string> jobs;  // or several traces sharing the cluster, one job each
+
+  [[nodiscard]] bool replays() const { return !file.empty() || !jobs.empty(); }
+  // The traces to replay, one per job.
+  [[nodiscard]] std::vector<std::string> job_files() const { return file.empty() ? jobs : std::vector{file}; }
 };
 
 struct SimConfig {
@@ -44,6 +50,7 @@ struct SimConfig {
   nic::CicParams nic;
   traces::TrafficParams traffic;
   TraceConfig trace;
+  schedulers::SchedulerParams scheduling;
   Tick drain_timeout = 10'000 * kTicksPerUs;
   OutputConfig output;
   nlohmann::ordered_json resolved;  // every key with the value used, for the result file

@@ -74,6 +74,8 @@ nlohmann::ordered_json Cluster::result(const RunOutcome& outcome) const {
   for (const auto& sw : switches_) forwarded += sw->stats().packets_forwarded;
 
   const double lookups = static_cast<double>(cards.cic.lookups);
+  const nlohmann::ordered_json scheduling = host_->scheduler_report();
+  const uint64_t context_switches = scheduling.is_null() ? 0 : scheduling["context_switches"].get<uint64_t>();
   const double delivered = static_cast<double>(st.packets_delivered());
   const std::vector<Statistic> stats{
       {"packets_handed_over", "packets", "packets the hosts gave their cards", st.packets_handed_over()},
@@ -124,6 +126,8 @@ nlohmann::ordered_json Cluster::result(const RunOutcome& outcome) const {
       {"credits_missing_at_end", "credits", "64-byte credits not back at their sender after the run",
        credits_missing()},
       {"max_send_backlog", "packets", "longest send queue at any card", cards.cic.max_send_backlog},
+      {"context_switches", "switches", "times a CPU started a process other than the one it ran last",
+       context_switches},
       {"simulated_time_us", "us", "simulated time at the last delivery", elapsed / 1.0e6},
       {"kernel_activations", "activations", "SystemC method activations over the run", kernel_.activations},
       {"kernel_activations_per_packet", "activations", "kernel activations / delivered packets",
@@ -143,6 +147,7 @@ nlohmann::ordered_json Cluster::result(const RunOutcome& outcome) const {
   write_statistics(statistics, stats);
   doc["statistics"] = statistics;
   if (auto host = host_->report(); !host.is_null()) doc["replay"] = std::move(host);
+  if (!scheduling.is_null()) doc["scheduler"] = scheduling;
   nlohmann::ordered_json histogram = nlohmann::ordered_json::array();
   for (const auto& b : lat.buckets()) histogram.push_back({ns(b.low), ns(b.high), b.count});
   doc["latency_histogram_ns"] = {{"columns", {"low_ns", "high_ns", "packets"}}, {"buckets", histogram}};

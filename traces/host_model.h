@@ -19,6 +19,8 @@ class HostModel : public sim::EventDrivenModule, public nic::HostInterface {
   [[nodiscard]] virtual bool finished() const = 0;
   // The host model's own results for the result file (null: none).
   [[nodiscard]] virtual nlohmann::ordered_json report() const { return nullptr; }
+  // The node scheduler's statistics (null: the hosts do not model CPUs).
+  [[nodiscard]] virtual nlohmann::ordered_json scheduler_report() const { return nullptr; }
   // What the hosts still wait for when a run ends unfinished (empty: nothing).
   [[nodiscard]] virtual std::string stall_report() const { return {}; }
 };

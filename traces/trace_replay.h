@@ -1,11 +1,15 @@
-// Timed replay of a trace (§4.1, docs/trace-format.md "Replay"): every
-// process walks through its events, keeping the original gap between the end
-// of one event and the start of the next, while sends, receives, waits and
-// collectives take as long as the simulated cards and network make them.
+// Timed replay of traces (§4.1, docs/replay.md): every process walks through
+// its events, keeping the original gap between the end of one event and the
+// start of the next, while sends, receives, waits and collectives take as long
+// as the simulated cards and network make them.
 //
-// Process p runs on node p mod nodes. The trace is read as the replay goes
-// (one lookahead queue per process), so its size is bounded by how far
-// processes drift apart, not by the trace.
+// Several traces can share the cluster, one job each (§4.3); rank r of a job
+// runs on node r mod nodes. A process advances only while the node scheduler
+// (schedulers/) gives it a CPU: gaps and compute events are CPU time, which a
+// preemption interrupts and a later dispatch resumes; communication is issued
+// when the process runs and waited for by spinning or blocking, as the policy
+// says. Each trace is read as the replay goes (one lookahead queue per
+// process), so memory is bounded by how far processes drift apart.
 #pragma once
 
 #include <cstdint>
@@ -19,6 +23,7 @@
 #include <nlohmann/json.hpp>
 
 #include "nic/cic.h"
+#include "schedulers/scheduler.h"
 #include "traces/collectives.h"
 #include "traces/host_model.h"
 #include "traces/synthetic_traffic.h"
@@ -26,25 +31,43 @@
 
 namespace ibsec::traces {
 
-class TraceReplay final : public HostModel {
+class TraceReplay final : public HostModel, private schedulers::SchedulerHost {
  public:
-  // `reader` must be freshly opened on a trace that passed TraceChecker.
-  TraceReplay(const sc_core::sc_module_name& name, sim::KernelCounters& counters, std::unique_ptr<TraceReader> reader,
-              std::vector<nic::Cic*> cards, uint32_t mtu_bytes, DeliverySink& sink);
+  // Each reader (one job) must be freshly opened on a trace that passed TraceChecker.
+  TraceReplay(const sc_core::sc_module_name& name, sim::KernelCounters& counters,
+              std::vector<std::unique_ptr<TraceReader>> jobs, std::vector<nic::Cic*> cards, uint32_t mtu_bytes,
+              const schedulers::SchedulerParams& scheduling, DeliverySink& sink);
   ~TraceReplay() override;
+
+  // Cluster-wide process ids: job j's rank r is first_process(j) + r.
+  [[nodiscard]] uint32_t total_processes() const { return static_cast<uint32_t>(processes_.size()); }
+  [[nodiscard]] const schedulers::Scheduler& scheduler() const { return *scheduler_; }
 
   void on_packet_delivered(const network::Packet& packet, Tick now) override;
   void on_message_sent(uint32_t message, Tick now) override;
   [[nodiscard]] bool finished() const override { return processes_done_ == processes_.size(); }
 
-  // Per-process and job completion times, and what each process is stuck on
-  // if the replay could not finish.
+  // Per-process and per-job completion times, and what each process is stuck
+  // on if the replay could not finish.
   [[nodiscard]] nlohmann::ordered_json report() const override;
   [[nodiscard]] std::string stall_report() const override;
+  [[nodiscard]] nlohmann::ordered_json scheduler_report() const override { return scheduler_->report(); }
 
  private:
-  enum EventKind : uint32_t { kStart, kBegin, kComputeDone, kResume };
+  // Event kinds; the bits above kKindBits carry the process's dispatch
+  // generation, so work queued before a preemption is recognised as stale.
+  enum EventKind : uint32_t { kDispatched, kWorkDone, kResume, kSchedulerTimer };
+  static constexpr uint32_t kKindBits = 8;
   static constexpr uint32_t kNone = UINT32_MAX;
+  // What a stretch of CPU time leads to when it is done.
+  enum class AfterWork : uint8_t { kBeginNext, kFinishCompute };
+
+  struct Job {
+    std::unique_ptr<TraceReader> reader;
+    std::map<uint32_t, Communicator> comms;
+    uint32_t first_process = 0;
+    bool exhausted = false;
+  };
 
   // A send or posted receive the process may wait for.
   struct Operation {
@@ -75,6 +98,8 @@ class TraceReplay final : public HostModel {
     uint32_t unexpected = 0;
   };
   struct Process {
+    uint32_t job = 0;
+    uint32_t node = 0;
     std::deque<TraceEvent> ahead;        // read from the trace, not yet begun
     std::optional<TraceEvent> current;   // begun, not yet complete
     uint64_t previous_end_ns = 0;        // original END of the last completed event
@@ -88,11 +113,30 @@ class TraceReplay final : public HostModel {
     uint64_t original_last_end_ns = 0;
     Tick completed_at = 0;
     bool done = false;
+    // CPU.
+    bool on_cpu = false;
+    uint32_t generation = 0;             // of the latest dispatch or preemption
+    Tick cpu_since = 0;
+    bool working = false;                // in a gap or compute event
+    Tick work_left = 0;
+    AfterWork after_work = AfterWork::kBeginNext;
+    bool resume_pending = false;         // its wait ended; it goes on when it runs
   };
 
   void start_of_simulation() override;
   void handle(const sim::ModuleEvent& event) override;
 
+  // SchedulerHost.
+  void dispatch(uint32_t process, Tick at) override;
+  void preempt(uint32_t process, Tick now) override;
+  void set_timer(Tick at, uint32_t token) override;
+
+  void schedule_for(uint32_t p, Tick at, EventKind kind);
+  void dispatched(uint32_t p, Tick now);
+  void start_work(uint32_t p, Tick duration, AfterWork after, Tick now);
+  void work_done(uint32_t p, Tick now);
+  void resume(uint32_t p, Tick now);
+  void wait_for(uint32_t p, uint32_t operations, Tick now);
   bool fetch(uint32_t p);
   void run(uint32_t p, Tick now);
   bool begin(uint32_t p, Tick now);
@@ -102,16 +146,16 @@ class TraceReplay final : public HostModel {
   uint32_t post_receive(uint32_t p, const ChannelKey& key, bool awaited);
   void operation_done(uint32_t op, Tick now);
   uint32_t new_operation(uint32_t p, bool awaited);
-  [[nodiscard]] uint32_t world_rank(uint32_t comm, uint32_t comm_rank) const;
+  [[nodiscard]] uint32_t world_rank(uint32_t p, uint32_t comm, uint32_t comm_rank) const;
+  [[nodiscard]] const Communicator& communicator(uint32_t p, uint32_t comm) const;
 
-  std::unique_ptr<TraceReader> reader_;
-  std::map<uint32_t, Communicator> comms_;
+  std::vector<Job> jobs_;
   std::vector<nic::Cic*> cards_;
   uint32_t mtu_bytes_;
   DeliverySink& sink_;
   std::vector<Process> processes_;
+  std::unique_ptr<schedulers::Scheduler> scheduler_;
   size_t processes_done_ = 0;
-  bool trace_exhausted_ = false;
   std::vector<Operation> operations_;
   std::vector<uint32_t> free_operations_;
   std::vector<Message> messages_;

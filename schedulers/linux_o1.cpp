@@ -1,0 +1,219 @@
+#include "schedulers/linux_o1.h"
+
+#include <algorithm>
+
+namespace ibsec::schedulers {
+namespace {
+
+constexpr Tick kNoTime = UINT64_MAX;
+
+// DELTA(p): how far below its static priority a task must be to count as interactive.
+int interactive_delta(int static_prio) {
+  return (static_prio - LinuxO1::kNiceZero) * LinuxO1::kMaxBonus / 40 + LinuxO1::kInteractiveDelta;
+}
+
+}  // namespace
+
+int LinuxO1::effective_prio(int static_prio, Tick sleep_avg) {
+  const int prio = static_prio - (current_bonus(sleep_avg) - kMaxBonus / 2);
+  return std::clamp(prio, kMaxRtPrio, kMaxPrio - 1);
+}
+
+Tick LinuxO1::timeslice(int static_prio) {
+  const Tick base = static_prio < kNiceZero ? kDefTimeslice * 4 : kDefTimeslice;
+  return std::max<Tick>(base * static_cast<Tick>(kMaxPrio - static_prio) / 20, kMinTimeslice);
+}
+
+bool LinuxO1::interactive(int prio, int static_prio) { return prio <= static_prio - interactive_delta(static_prio); }
+
+Tick LinuxO1::interactive_sleep(int static_prio) {
+  const Tick max_ms = kMaxSleepAvg / kTicksPerMs;
+  const auto factor = static_cast<Tick>(kMaxBonus / 2 + interactive_delta(static_prio) + 1);
+  return (max_ms * factor / kMaxBonus - 1) * kTicksPerMs;
+}
+
+Tick LinuxO1::sleep_avg_after_sleep(Tick sleep_avg, Tick slept, int static_prio) {
+  slept = std::min(slept, kMaxSleepAvg);
+  if (slept == 0) return sleep_avg;
+  const Tick ceiling = interactive_sleep(static_prio);
+  if (slept > ceiling && sleep_avg < ceiling) return ceiling;
+  return std::min(sleep_avg + slept, kMaxSleepAvg);
+}
+
+LinuxScheduler::LinuxScheduler(std::string name, const SchedulerParams& params,
+                               std::vector<ProcessPlacement> processes, uint32_t nodes)
+    : Scheduler(std::move(name), params, processes, node_major_cpus(nodes, params.cpus_per_node)),
+      tasks_(processes.size()),
+      queues_(nodes) {
+  for (uint32_t c = 0; c < cpu_count(); ++c) queues_[cpu(c).node].cpus.push_back(c);
+  for (uint32_t p = 0; p < processes.size(); ++p) {
+    queues_[processes[p].node].members.push_back(p);
+    ++queues_[processes[p].node].unfinished;
+  }
+  for (RunQueue& rq : queues_) rq.expired_since = kNoTime;
+}
+
+void LinuxScheduler::on_start(Tick now) {
+  for (uint32_t p = 0; p < tasks_.size(); ++p) {
+    Task& task = tasks_[p];
+    task.prio = LinuxO1::effective_prio(task.static_prio, task.sleep_avg);
+    task.slice_left = LinuxO1::timeslice(task.static_prio);
+    enqueue(p, queues_[process(p).where.node].active, false);
+  }
+  for (uint32_t c = 0; c < cpu_count(); ++c) schedule(c, now);
+}
+
+void LinuxScheduler::enqueue(uint32_t p, bool expired, bool front) {
+  Task& task = tasks_[p];
+  RunQueue& rq = queues_[process(p).where.node];
+  task.expired = expired;
+  PrioArray& array = rq.arrays[expired ? 1 - rq.active : rq.active];
+  auto& list = array.lists[queue_prio(task) - LinuxO1::kMaxRtPrio];
+  if (front) {
+    list.push_front(p);
+  } else {
+    list.push_back(p);
+  }
+  ++array.count;
+  task.queued = true;
+}
+
+void LinuxScheduler::dequeue(uint32_t p) {
+  Task& task = tasks_[p];
+  if (!task.queued) return;
+  RunQueue& rq = queues_[process(p).where.node];
+  PrioArray& array = rq.arrays[task.expired ? 1 - rq.active : rq.active];
+  auto& list = array.lists[queue_prio(task) - LinuxO1::kMaxRtPrio];
+  list.erase(std::find(list.begin(), list.end(), p));
+  --array.count;
+  task.queued = false;
+}
+
+uint32_t LinuxScheduler::pick_next(RunQueue& rq) {
+  if (rq.arrays[rq.active].count == 0 && rq.arrays[1 - rq.active].count > 0) {
+    // Every task in the expired array becomes active: the flags flip with the arrays.
+    rq.active = 1 - rq.active;
+    rq.expired_since = kNoTime;
+    for (uint32_t p : rq.members) tasks_[p].expired = false;
+  }
+  PrioArray& array = rq.arrays[rq.active];
+  for (auto& list : array.lists) {
+    if (list.empty()) continue;
+    const uint32_t p = list.front();
+    list.pop_front();
+    --array.count;
+    tasks_[p].queued = false;
+    return p;
+  }
+  return kNoProcess;
+}
+
+void LinuxScheduler::schedule(uint32_t c, Tick now) {
+  const uint32_t next = pick_next(queues_[cpu(c).node]);
+  if (next != kNoProcess) dispatch(c, next, now);
+}
+
+void LinuxScheduler::dispatch(uint32_t c, uint32_t p, Tick now) {
+  Task& task = tasks_[p];
+  task.boosted = false;
+  const Tick at = run_on(c, p, now);
+  task.slice_timer = set_timer(at + task.slice_left, kSliceTimer, p);
+}
+
+void LinuxScheduler::on_leave_cpu(uint32_t p, Tick ran) {
+  Task& task = tasks_[p];
+  cancel_timer(task.slice_timer);
+  task.slice_left -= std::min(ran, task.slice_left);
+  task.sleep_avg -= std::min(ran, task.sleep_avg);
+}
+
+void LinuxScheduler::on_timer(uint32_t kind, uint32_t arg, Tick now) {
+  if (kind != kSliceTimer) return;
+  tasks_[arg].slice_timer = UINT32_MAX;
+  slice_expired(arg, now);
+}
+
+// scheduler_tick at the end of a slice: a new priority and slice, and back
+// to the active array if interactive, else to the expired one.
+void LinuxScheduler::slice_expired(uint32_t p, Tick now) {
+  Task& task = tasks_[p];
+  RunQueue& rq = queues_[process(p).where.node];
+  const uint32_t c = process(p).cpu;
+  task.prio = LinuxO1::effective_prio(task.static_prio, task.sleep_avg);
+  preempt_cpu(c, now);
+  task.slice_left = LinuxO1::timeslice(task.static_prio);
+  if (LinuxO1::interactive(task.prio, task.static_prio) && !expired_starving(rq, now)) {
+    enqueue(p, false, false);
+  } else {
+    if (rq.expired_since == kNoTime) rq.expired_since = now;
+    enqueue(p, true, false);
+  }
+  schedule(c, now);
+}
+
+// EXPIRED_STARVING: the expired array has waited longer than the limit per
+// runnable task.
+bool LinuxScheduler::expired_starving(const RunQueue& rq, Tick now) const {
+  if (rq.expired_since == kNoTime) return false;
+  size_t runnable = rq.arrays[0].count + rq.arrays[1].count;
+  for (uint32_t c : rq.cpus) runnable += running_on(c) != kNoProcess ? 1 : 0;
+  return now - rq.expired_since >= LinuxO1::kStarvationLimit * runnable + kTicksPerMs;
+}
+
+void LinuxScheduler::on_block(uint32_t p, uint32_t c, Tick now) {
+  tasks_[p].slept_at = now;
+  schedule(c, now);
+}
+
+void LinuxScheduler::on_exit(uint32_t p, uint32_t c, Tick now) {
+  --queues_[process(p).where.node].unfinished;
+  schedule(c, now);
+}
+
+// activate_task: the sleep earns its bonus, the task joins the active array
+// and preempts a CPU running something of lower priority.
+void LinuxScheduler::on_wake(uint32_t p, Tick now) {
+  Task& task = tasks_[p];
+  task.sleep_avg = LinuxO1::sleep_avg_after_sleep(task.sleep_avg, now - task.slept_at, task.static_prio);
+  task.prio = LinuxO1::effective_prio(task.static_prio, task.sleep_avg);
+  enqueue(p, false, false);
+  preempt_for(p, now);
+}
+
+void LinuxScheduler::preempt_for(uint32_t p, Tick now) {
+  const RunQueue& rq = queues_[process(p).where.node];
+  uint32_t target = UINT32_MAX;
+  int worst = queue_prio(tasks_[p]);
+  for (uint32_t c : rq.cpus) {
+    const uint32_t current = running_on(c);
+    if (current == kNoProcess) {
+      schedule(c, now);
+      return;
+    }
+    if (queue_prio(tasks_[current]) > worst) {
+      worst = queue_prio(tasks_[current]);
+      target = c;
+    }
+  }
+  if (target == UINT32_MAX) return;
+  // The preempted task keeps its place at the head of its priority list.
+  const uint32_t preempted = preempt_cpu(target, now);
+  enqueue(preempted, false, true);
+  schedule(target, now);
+}
+
+void LinuxScheduler::boost(uint32_t p, Tick now) {
+  Task& task = tasks_[p];
+  if (state(p) == ProcessState::kBlocked) {
+    unblock(p);
+    task.sleep_avg = LinuxO1::sleep_avg_after_sleep(task.sleep_avg, now - task.slept_at, task.static_prio);
+    task.prio = LinuxO1::effective_prio(task.static_prio, task.sleep_avg);
+  }
+  dequeue(p);
+  task.boosted = true;
+  enqueue(p, false, true);
+  count_boost();
+  preempt_for(p, now);
+}
+
+}  // namespace ibsec::schedulers

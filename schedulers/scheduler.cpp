@@ -1,0 +1,218 @@
+#include "schedulers/scheduler.h"
+
+#include <stdexcept>
+
+#include "core/errors.h"
+
+namespace ibsec::schedulers {
+
+WaitMode parse_wait_mode(const std::string& text, const std::string& field) {
+  if (text == "auto") return WaitMode::kPolicy;
+  if (text == "spin") return WaitMode::kSpin;
+  if (text == "block") return WaitMode::kBlock;
+  if (text == "spin-block") return WaitMode::kSpinBlock;
+  throw ConfigError(field, "unknown wait mode '" + text + "'; known: auto, block, spin, spin-block");
+}
+
+const char* wait_mode_name(WaitMode mode) {
+  switch (mode) {
+    case WaitMode::kSpin:
+      return "spin";
+    case WaitMode::kBlock:
+      return "block";
+    case WaitMode::kSpinBlock:
+      return "spin-block";
+    case WaitMode::kPolicy:
+      break;
+  }
+  return "auto";
+}
+
+std::vector<uint32_t> node_major_cpus(uint32_t nodes, uint32_t cpus_per_node) {
+  std::vector<uint32_t> cpu_nodes;
+  for (uint32_t n = 0; n < nodes; ++n) cpu_nodes.insert(cpu_nodes.end(), cpus_per_node, n);
+  return cpu_nodes;
+}
+
+Scheduler::Scheduler(std::string name, const SchedulerParams& params, std::vector<ProcessPlacement> processes,
+                     std::vector<uint32_t> cpu_nodes)
+    : name_(std::move(name)), params_(params) {
+  for (const ProcessPlacement& where : processes) processes_.push_back(Process{where});
+  for (uint32_t node : cpu_nodes) cpus_.push_back(Cpu{node});
+}
+
+void Scheduler::start(Tick now) {
+  if (host_ == nullptr) throw std::logic_error("scheduler '" + name_ + "' started without a host");
+  wait_ = params_.wait == WaitMode::kPolicy ? default_wait() : params_.wait;
+  on_start(now);
+}
+
+void Scheduler::waiting(uint32_t p, Tick now) {
+  Process& process = processes_[p];
+  if (process.state != ProcessState::kRunning) broken("waits without a CPU", p);
+  process.waiting = true;
+  process.spin_since = std::max(now, process.on_cpu_since);
+  if (wait_ == WaitMode::kBlock) {
+    block(p, now);
+  } else if (wait_ == WaitMode::kSpinBlock) {
+    process.spin_timer = set_timer(now + params_.spin, kSpinTimeout, p);
+  }
+}
+
+void Scheduler::wait_over(uint32_t p, Tick now) {
+  Process& process = processes_[p];
+  if (!process.waiting) broken("ends a wait it is not in", p);
+  if (process.state == ProcessState::kRunning) stop_spinning(process, now);
+  process.waiting = false;
+  cancel_timer(process.spin_timer);
+  if (process.state == ProcessState::kBlocked) {
+    process.state = ProcessState::kReady;
+    ++stats_.wakeups;
+    on_wake(p, now);
+  }
+}
+
+void Scheduler::exited(uint32_t p, Tick now) {
+  Process& process = processes_[p];
+  if (process.state != ProcessState::kRunning) broken("finishes without a CPU", p);
+  const uint32_t c = process.cpu;
+  take_off_cpu(p, now);
+  process.state = ProcessState::kDone;
+  on_exit(p, c, now);
+}
+
+void Scheduler::message_arrived(uint32_t p, Tick now) {
+  Process& process = processes_[p];
+  if (process.state == ProcessState::kRunning || process.state == ProcessState::kDone) return;
+  process.unconsumed = true;
+  on_message(p, now);
+}
+
+void Scheduler::timer(uint32_t token, Tick now) {
+  Timer& t = timers_[token];
+  const bool live = t.live;
+  const uint32_t kind = t.kind;
+  const uint32_t arg = t.arg;
+  t.live = false;
+  free_timers_.push_back(token);
+  if (!live) return;
+  if (kind == kSpinTimeout) {
+    processes_[arg].spin_timer = UINT32_MAX;
+    block(arg, now);
+    return;
+  }
+  on_timer(kind, arg, now);
+}
+
+Tick Scheduler::run_on(uint32_t c, uint32_t p, Tick now) {
+  Cpu& cpu = cpus_[c];
+  Process& process = processes_[p];
+  if (cpu.current != kNoProcess) broken("is dispatched on a busy CPU " + std::to_string(c), p);
+  if (process.state != ProcessState::kReady) broken("is dispatched but not ready", p);
+  if (cpu.node != process.where.node) broken("is dispatched on CPU " + std::to_string(c) + " of another node", p);
+  Tick at = now;
+  if (cpu.last != kNoProcess && cpu.last != p) {
+    at += params_.context_switch;
+    ++stats_.context_switches;
+    stats_.switching += params_.context_switch;
+  }
+  cpu.current = p;
+  cpu.last = p;
+  process.state = ProcessState::kRunning;
+  process.cpu = c;
+  process.on_cpu_since = at;
+  process.unconsumed = false;
+  if (process.waiting) process.spin_since = at;
+  ++stats_.dispatches;
+  host_->dispatch(p, at);
+  return at;
+}
+
+uint32_t Scheduler::preempt_cpu(uint32_t c, Tick now) {
+  const uint32_t p = cpus_[c].current;
+  if (p == kNoProcess) return p;
+  take_off_cpu(p, now);
+  processes_[p].state = ProcessState::kReady;
+  ++stats_.preemptions;
+  host_->preempt(p, now);
+  return p;
+}
+
+void Scheduler::unblock(uint32_t p) {
+  Process& process = processes_[p];
+  if (process.state != ProcessState::kBlocked) return;
+  process.state = ProcessState::kReady;
+  ++stats_.wakeups;
+}
+
+void Scheduler::take_off_cpu(uint32_t p, Tick now) {
+  Process& process = processes_[p];
+  if (process.waiting) stop_spinning(process, now);
+  const Tick ran = now > process.on_cpu_since ? now - process.on_cpu_since : 0;
+  stats_.on_cpu += ran;
+  on_leave_cpu(p, ran);
+  cpus_[process.cpu].current = kNoProcess;
+  process.cpu = UINT32_MAX;
+}
+
+void Scheduler::stop_spinning(Process& process, Tick now) {
+  if (now > process.spin_since) stats_.spinning += now - process.spin_since;
+  process.spin_since = now;
+}
+
+void Scheduler::block(uint32_t p, Tick now) {
+  Process& process = processes_[p];
+  if (process.state != ProcessState::kRunning) broken("blocks without a CPU", p);
+  const uint32_t c = process.cpu;
+  cancel_timer(process.spin_timer);
+  take_off_cpu(p, now);
+  process.state = ProcessState::kBlocked;
+  ++stats_.blocks;
+  host_->preempt(p, now);
+  on_block(p, c, now);
+}
+
+uint32_t Scheduler::set_timer(Tick at, uint32_t kind, uint32_t arg) {
+  uint32_t token = 0;
+  if (free_timers_.empty()) {
+    token = static_cast<uint32_t>(timers_.size());
+    timers_.emplace_back();
+  } else {
+    token = free_timers_.back();
+    free_timers_.pop_back();
+  }
+  timers_[token] = Timer{kind, arg, true};
+  host_->set_timer(at, token);
+  return token;
+}
+
+// The timer's slot stays taken until it fires; it then does nothing.
+void Scheduler::cancel_timer(uint32_t& token) {
+  if (token == UINT32_MAX) return;
+  timers_[token].live = false;
+  token = UINT32_MAX;
+}
+
+void Scheduler::broken(const std::string& what, uint32_t p) const {
+  throw std::logic_error("scheduler '" + name_ + "': process " + std::to_string(p) + " " + what);
+}
+
+nlohmann::ordered_json Scheduler::report() const {
+  nlohmann::ordered_json doc;
+  doc["policy"] = name_;
+  doc["wait"] = wait_mode_name(wait_);
+  doc["cpus"] = cpus_.size();
+  doc["context_switch_us"] = static_cast<double>(params_.context_switch) / kTicksPerUs;
+  doc["context_switches"] = stats_.context_switches;
+  doc["dispatches"] = stats_.dispatches;
+  doc["preemptions"] = stats_.preemptions;
+  doc["blocks"] = stats_.blocks;
+  doc["wakeups"] = stats_.wakeups;
+  doc["boosts"] = stats_.boosts;
+  doc["cpu_time_s"] = static_cast<double>(stats_.on_cpu) / (1000.0 * kTicksPerMs);
+  doc["spin_time_s"] = static_cast<double>(stats_.spinning) / (1000.0 * kTicksPerMs);
+  doc["switch_time_s"] = static_cast<double>(stats_.switching) / (1000.0 * kTicksPerMs);
+  return doc;
+}
+
+}  // namespace ibsec::schedulers

@@ -1,0 +1,207 @@
+// The node CPU model (docs/schedulers.md). Every node has a few CPUs and runs
+// several processes, one per job placed on it; a process advances through its
+// trace only while it holds a CPU. A process is ready, running (working or
+// spinning on communication), blocked, or done.
+//
+// Scheduler holds the mechanics every policy shares: process and CPU state,
+// context-switch cost, how a process waits (spin, block, or spin then block),
+// the policy's timers and the statistics. A policy (local, sb, dcs-sb, pb,
+// gang, batch) decides only who runs where; it is a subclass registered by
+// name in its own file. Plain C++, no SystemC: a SchedulerHost (the trace
+// replay, or a test) carries out dispatches and preemptions and fires timers.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/registry.h"
+#include "core/time.h"
+
+namespace ibsec::schedulers {
+
+inline constexpr Tick kTicksPerMs = 1000 * kTicksPerUs;
+inline constexpr uint32_t kNoProcess = UINT32_MAX;
+
+// How a process waits for communication it cannot go on without.
+enum class WaitMode : uint8_t {
+  kPolicy,     // the policy's own choice
+  kSpin,       // busy-wait on the CPU until the message is there or the CPU is taken away
+  kBlock,      // give the CPU up at once; the arrival wakes the process
+  kSpinBlock,  // spin for `spin`, then block (Arpaci-Dusseau et al. 1998)
+};
+// "auto", "spin", "block" or "spin-block"; throws ConfigError naming `field`.
+WaitMode parse_wait_mode(const std::string& text, const std::string& field);
+const char* wait_mode_name(WaitMode mode);
+
+struct SchedulerParams {
+  std::string policy = "batch";
+  uint32_t cpus_per_node = 1;
+  Tick context_switch = 5 * kTicksPerUs;
+  Tick spin = 750 * kTicksPerUs;        // SB and DCS-SB, §4.1
+  Tick boost_period = 2 * kTicksPerMs;  // PB, §4.1
+  Tick gang_slot = 20 * kTicksPerMs;    // gang, §4.1
+  WaitMode wait = WaitMode::kPolicy;
+};
+
+struct ProcessPlacement {
+  uint32_t node = 0;
+  uint32_t job = 0;
+};
+
+enum class ProcessState : uint8_t { kReady, kRunning, kBlocked, kDone };
+
+class SchedulerHost {
+ public:
+  virtual ~SchedulerHost() = default;
+  // `process` holds a CPU from `at` on (`at` is after any context switch).
+  virtual void dispatch(uint32_t process, Tick at) = 0;
+  // `process` loses its CPU now.
+  virtual void preempt(uint32_t process, Tick now) = 0;
+  // Scheduler::timer(token, at) is to be called at time `at`.
+  virtual void set_timer(Tick at, uint32_t token) = 0;
+};
+
+struct SchedulerStats {
+  uint64_t dispatches = 0;
+  uint64_t context_switches = 0;  // a CPU starts a process other than the last one it ran
+  uint64_t preemptions = 0;
+  uint64_t blocks = 0;
+  uint64_t wakeups = 0;
+  uint64_t boosts = 0;             // DCS-SB and PB priority raises
+  Tick on_cpu = 0;                 // summed over processes: holding a CPU
+  Tick spinning = 0;               // part of on_cpu spent waiting for communication
+  Tick switching = 0;              // context-switch time
+};
+
+class Scheduler {
+ public:
+  // `cpu_nodes[c]` is the node of CPU c.
+  Scheduler(std::string name, const SchedulerParams& params, std::vector<ProcessPlacement> processes,
+            std::vector<uint32_t> cpu_nodes);
+  virtual ~Scheduler() = default;
+  Scheduler(const Scheduler&) = delete;
+  Scheduler& operator=(const Scheduler&) = delete;
+
+  void attach(SchedulerHost& host) { host_ = &host; }
+
+  // What the process model reports. Every process is ready at start().
+  void start(Tick now);
+  void waiting(uint32_t p, Tick now);          // p, on a CPU, waits for communication
+  void wait_over(uint32_t p, Tick now);        // what p waited for has happened
+  void exited(uint32_t p, Tick now);           // p, on a CPU, has finished its trace
+  void message_arrived(uint32_t p, Tick now);  // a message for p is in its node's memory
+  void timer(uint32_t token, Tick now);
+
+  [[nodiscard]] const std::string& name() const { return name_; }
+  [[nodiscard]] ProcessState state(uint32_t p) const { return processes_[p].state; }
+  [[nodiscard]] bool is_waiting(uint32_t p) const { return processes_[p].waiting; }
+  [[nodiscard]] uint32_t running_on(uint32_t cpu) const { return cpus_[cpu].current; }
+  [[nodiscard]] uint32_t cpu_count() const { return static_cast<uint32_t>(cpus_.size()); }
+  [[nodiscard]] uint32_t process_count() const { return static_cast<uint32_t>(processes_.size()); }
+  [[nodiscard]] const SchedulerStats& stats() const { return stats_; }
+  [[nodiscard]] WaitMode wait_mode() const { return wait_; }
+  [[nodiscard]] nlohmann::ordered_json report() const;
+
+ protected:
+  struct Process {
+    ProcessPlacement where;
+    ProcessState state = ProcessState::kReady;
+    uint32_t cpu = UINT32_MAX;
+    bool waiting = false;       // for communication
+    bool unconsumed = false;    // a message arrived while it was off its CPU
+    Tick on_cpu_since = 0;
+    Tick spin_since = 0;
+    uint32_t spin_timer = UINT32_MAX;
+  };
+  struct Cpu {
+    uint32_t node = 0;
+    uint32_t current = kNoProcess;
+    uint32_t last = kNoProcess;  // whose state the CPU holds: switching back costs nothing
+  };
+
+  // Mechanics for policies.
+  // Starts p on the idle CPU `cpu`; returns when p actually runs.
+  Tick run_on(uint32_t cpu, uint32_t p, Tick now);
+  // Takes the CPU from its process (which becomes ready); returns it or kNoProcess.
+  uint32_t preempt_cpu(uint32_t cpu, Tick now);
+  // Makes a blocked process ready without its wait being over (a boost).
+  void unblock(uint32_t p);
+  void count_boost() { ++stats_.boosts; }
+  uint32_t set_timer(Tick at, uint32_t kind, uint32_t arg);
+  void cancel_timer(uint32_t& token);
+  [[nodiscard]] const Process& process(uint32_t p) const { return processes_[p]; }
+  [[nodiscard]] const Cpu& cpu(uint32_t c) const { return cpus_[c]; }
+  [[nodiscard]] const SchedulerParams& params() const { return params_; }
+
+  // Policy hooks.
+  [[nodiscard]] virtual WaitMode default_wait() const = 0;
+  virtual void on_start(Tick now) = 0;
+  // p gave up `cpu` to sleep, or finished: the CPU is idle; choose what runs next.
+  virtual void on_block(uint32_t p, uint32_t cpu, Tick now) = 0;
+  virtual void on_exit(uint32_t p, uint32_t cpu, Tick now) = 0;
+  // The blocked p is ready again.
+  virtual void on_wake(uint32_t p, Tick now) = 0;
+  // A message arrived for p while it was off its CPU.
+  virtual void on_message(uint32_t /*p*/, Tick /*now*/) {}
+  virtual void on_timer(uint32_t kind, uint32_t arg, Tick now) = 0;
+  // p is about to leave its CPU (block, exit, preemption): account its run.
+  virtual void on_leave_cpu(uint32_t /*p*/, Tick /*ran*/) {}
+
+ private:
+  enum BaseTimer : uint32_t { kSpinTimeout = UINT32_MAX };
+  struct Timer {
+    uint32_t kind = 0;
+    uint32_t arg = 0;
+    bool live = false;
+  };
+
+  void take_off_cpu(uint32_t p, Tick now);
+  void block(uint32_t p, Tick now);
+  void stop_spinning(Process& process, Tick now);
+  [[noreturn]] void broken(const std::string& what, uint32_t p) const;
+
+  std::string name_;
+  SchedulerParams params_;
+  WaitMode wait_ = WaitMode::kSpin;
+  std::vector<Process> processes_;
+  std::vector<Cpu> cpus_;
+  std::vector<Timer> timers_;
+  std::vector<uint32_t> free_timers_;
+  SchedulerHost* host_ = nullptr;
+  SchedulerStats stats_;
+};
+
+struct SchedulerEntry {
+  using Factory = std::function<std::unique_ptr<Scheduler>(const SchedulerParams&, std::vector<ProcessPlacement>,
+                                                           uint32_t nodes)>;
+  std::string name;
+  std::string description;
+  Factory make;
+};
+
+class SchedulerRegistry : public Registry<SchedulerEntry> {
+ public:
+  static const Entry& get(const std::string& name, const std::string& field = "scheduler.policy") {
+    return Registry::get(name, field, "scheduler");
+  }
+};
+
+// CPUs numbered node-major: CPU c is on node c / cpus_per_node.
+std::vector<uint32_t> node_major_cpus(uint32_t nodes, uint32_t cpus_per_node);
+
+#define IBSEC_REGISTER_SCHEDULER(NAME, DESCRIPTION, CLASS)                                                       \
+  namespace {                                                                                                    \
+  [[maybe_unused]] const bool registered_##CLASS = ::ibsec::schedulers::SchedulerRegistry::add(                  \
+      {NAME, DESCRIPTION,                                                                                        \
+       [](const ::ibsec::schedulers::SchedulerParams& params,                                                    \
+          std::vector<::ibsec::schedulers::ProcessPlacement> processes, uint32_t nodes) {                        \
+         return std::unique_ptr<::ibsec::schedulers::Scheduler>(new CLASS(params, std::move(processes), nodes)); \
+       }});                                                                                                      \
+  }
+
+}  // namespace ibsec::schedulers
