@@ -122,7 +122,13 @@ Tick Scheduler::run_on(uint32_t c, uint32_t p, Tick now) {
   process.cpu = c;
   process.on_cpu_since = at;
   process.unconsumed = false;
-  if (process.waiting) process.spin_since = at;
+  if (process.waiting) {
+    // Back on a CPU while still waiting: the wait starts over (a boosted
+    // process that has not got its message yet spins, or blocks, again).
+    process.spin_since = at;
+    if (wait_ == WaitMode::kSpinBlock) process.spin_timer = set_timer(at + params_.spin, kSpinTimeout, p);
+    if (wait_ == WaitMode::kBlock) process.spin_timer = set_timer(at, kSpinTimeout, p);
+  }
   ++stats_.dispatches;
   host_->dispatch(p, at);
   return at;
@@ -147,6 +153,7 @@ void Scheduler::unblock(uint32_t p) {
 
 void Scheduler::take_off_cpu(uint32_t p, Tick now) {
   Process& process = processes_[p];
+  cancel_timer(process.spin_timer);
   if (process.waiting) stop_spinning(process, now);
   const Tick ran = now > process.on_cpu_since ? now - process.on_cpu_since : 0;
   stats_.on_cpu += ran;
@@ -164,7 +171,6 @@ void Scheduler::block(uint32_t p, Tick now) {
   Process& process = processes_[p];
   if (process.state != ProcessState::kRunning) broken("blocks without a CPU", p);
   const uint32_t c = process.cpu;
-  cancel_timer(process.spin_timer);
   take_off_cpu(p, now);
   process.state = ProcessState::kBlocked;
   ++stats_.blocks;
