@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "core/random.h"
+
 namespace ibsec::schedulers {
 namespace {
 
@@ -54,11 +56,18 @@ LinuxScheduler::LinuxScheduler(std::string name, const SchedulerParams& params,
 }
 
 void LinuxScheduler::on_start(Tick now) {
-  for (uint32_t p = 0; p < tasks_.size(); ++p) {
-    Task& task = tasks_[p];
-    task.prio = LinuxO1::effective_prio(task.static_prio, task.sleep_avg);
-    task.slice_left = LinuxO1::timeslice(task.static_prio);
-    enqueue(p, queues_[process(p).where.node].active, false);
+  Rng rng(params().seed);
+  for (RunQueue& rq : queues_) {
+    std::vector<uint32_t> order = rq.members;
+    if (params().random_start_order) {
+      for (size_t i = order.size(); i > 1; --i) std::swap(order[i - 1], order[rng.below(i)]);
+    }
+    for (uint32_t p : order) {
+      Task& task = tasks_[p];
+      task.prio = LinuxO1::effective_prio(task.static_prio, task.sleep_avg);
+      task.slice_left = LinuxO1::timeslice(task.static_prio);
+      enqueue(p, false, false);
+    }
   }
   for (uint32_t c = 0; c < cpu_count(); ++c) schedule(c, now);
 }

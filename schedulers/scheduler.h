@@ -46,6 +46,11 @@ struct SchedulerParams {
   Tick boost_period = 2 * kTicksPerMs;  // PB, §4.1
   Tick gang_slot = 20 * kTicksPerMs;    // gang, §4.1
   WaitMode wait = WaitMode::kPolicy;
+  // Whether each node starts its processes in its own random order (jobs
+  // launched on the nodes at slightly different moments) or in job order
+  // everywhere, which lines the nodes up like a gang from the start.
+  bool random_start_order = true;
+  uint64_t seed = 1;
 };
 
 struct ProcessPlacement {

@@ -71,6 +71,8 @@ const std::vector<ParameterInfo>& parameters() {
        "plus some cache refill)"},
       {"scheduler.wait", "auto", "",
        "how a process waits for communication: auto (the policy's), spin, block or spin-block"},
+      {"scheduler.start_order", "random", "",
+       "order in which a node's run queue first holds its processes: random (per node, seeded) or job"},
       {"scheduler.spin_us", 750.0, "us", "spin time before blocking, SB and DCS-SB (§4.1)"},
       {"scheduler.boost_period_ms", 2.0, "ms", "PB: period of the priority boost (§4.1)"},
       {"scheduler.gang_slot_ms", 20.0, "ms", "gang: length of a time slot (§4.1)"},
@@ -259,6 +261,11 @@ void read_scheduler(const Reader& r, schedulers::SchedulerParams& s) {
   s.context_switch = ticks_from_ns(r.non_negative("scheduler.context_switch_us") * 1000.0);
   s.wait = schedulers::parse_wait_mode(r.text("scheduler.wait"), "scheduler.wait");
   s.spin = ticks_from_ns(r.non_negative("scheduler.spin_us") * 1000.0);
+  const std::string order = r.text("scheduler.start_order");
+  if (order != "random" && order != "job") {
+    throw ConfigError("scheduler.start_order", "expected random or job, got '" + order + "'");
+  }
+  s.random_start_order = order == "random";
   s.boost_period = ticks_ms(r.positive("scheduler.boost_period_ms"));
   s.gang_slot = ticks_ms(r.positive("scheduler.gang_slot_ms"));
 }
@@ -324,6 +331,7 @@ SimConfig load_config(const json& document, const std::vector<std::string>& over
     throw ConfigError("trace.jobs", "give either trace.file (one job) or trace.jobs (several), not both");
   }
   read_scheduler(r, config.scheduling);
+  config.scheduling.seed = config.seed;
   config.drain_timeout = ticks_from_ns(r.positive("sim.drain_timeout_us") * 1000.0);
   config.output.event_log = r.text("sim.event_log");
   config.output.vcd = r.text("sim.vcd");

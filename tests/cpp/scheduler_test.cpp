@@ -65,6 +65,7 @@ SchedulerParams params_for(const std::string& policy, WaitMode wait = WaitMode::
   params.policy = policy;
   params.context_switch = kSwitch;
   params.wait = wait;
+  params.random_start_order = false;
   return params;
 }
 
