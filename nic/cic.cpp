@@ -31,6 +31,12 @@ Cic::Cic(const sc_core::sc_module_name& name, sim::KernelCounters& counters, net
     skc.entries = params_.security.skc_entries;
     lookup_.emplace(skc, params_.security.prefetch_entries);
   }
+  if (params_.security.prefetch_entries > 0 && lookup_) {
+    const uint32_t list = params_.prefetch_list_entries > 0 ? params_.prefetch_list_entries
+                                                             : params_.security.prefetch_entries;
+    frequent_keys_.emplace(list);
+    local_processes_.assign(params_.total_processes, false);
+  }
 }
 
 void Cic::attach(network::CreditLink* out, network::CreditLink* in_upstream, HostInterface* host) {
@@ -44,6 +50,11 @@ void Cic::submit(const MessageRequest& message, Tick now) {
   const uint32_t packets = std::max<uint32_t>(1, (message.bytes + mtu - 1) / mtu);
   const SessionKeyId key = session_key(message.source_process, message.destination_process, params_.total_processes);
   uint32_t& sequence = next_sequence_[session_direction(message.source_process, message.destination_process)];
+  if (frequent_keys_) {
+    running_ = message.source_process;
+    local_processes_[running_] = true;
+    if (prefetched_for_ == running_) prefetched_for_ = UINT32_MAX;
+  }
   const uint32_t overhead = params_.header_bytes + (params_.security.encrypts() ? params_.security_bytes : 0);
   for (uint32_t i = 0; i < packets; ++i) {
     const network::PacketHandle handle = pool_.acquire();
@@ -84,8 +95,16 @@ void Cic::handle(const sim::ModuleEvent& event) {
       advance(tx_, kAdvanceSend, now);
       break;
     case kTailArrived:
+      if (frequent_keys_) on_arrival(pool_[network::PacketHandle(event.arg)], now);
       rx_.waiting.push_back(network::PacketHandle(event.arg));
       advance(rx_, kAdvanceReceive, now);
+      break;
+    case kPrefetchPump:
+      prefetch_wake_ = sim::kNever;
+      pump_prefetches(now);
+      break;
+    case kPrefetchLoaded:
+      prefetch_loaded(now);
       break;
     case kAdvanceReceive:
       advance(rx_, kAdvanceReceive, now);
@@ -194,7 +213,9 @@ Tick Cic::key_ready_at(SessionKeyId key, Tick now) {
     }
   }
   const Tick probed = now + params_.clock.ticks(params_.clock.cycles_covering(params_.skc_access));
-  switch (lookup_->lookup(key).outcome) {
+  const KeyLookup::Result result = lookup_->lookup(key);
+  if (result.evicted && frequent_keys_) record_eviction(*result.evicted);
+  switch (result.outcome) {
     case LookupOutcome::kSkcHit:
       ++stats_.skc_hits;
       return probed;
@@ -205,9 +226,64 @@ Tick Cic::key_ready_at(SessionKeyId key, Tick now) {
       break;
   }
   ++stats_.misses;
+  // A key still queued for prefetching is now fetched on demand.
+  if (std::erase(prefetch_queue_, key) > 0) ++stats_.prefetches_cancelled;
   const Tick ready = memory_.access(probed);
   pending_keys_.push_back(PendingKey{key, ready});
   return ready;
+}
+
+// The evicted key belongs to the pair of processes it protects; whichever of
+// them lives on this card owns it here.
+void Cic::record_eviction(SessionKeyId key) {
+  const uint64_t total = params_.total_processes;
+  const auto lo = static_cast<uint32_t>(key.value() / total);
+  const auto hi = static_cast<uint32_t>(key.value() % total);
+  if (local_processes_[lo]) frequent_keys_->record(lo, key);
+  if (local_processes_[hi]) frequent_keys_->record(hi, key);
+}
+
+// A packet for a process other than the one taken to be running is the
+// coschedulers' hint that it will run soon: queue its keys once per switch.
+void Cic::on_arrival(const network::Packet& packet, Tick now) {
+  const uint32_t process = packet.destination_process;
+  local_processes_[process] = true;
+  if (process == running_ || process == prefetched_for_) return;
+  prefetched_for_ = process;
+  ++stats_.prefetch_triggers;
+  for (const SessionKeyId key : frequent_keys_->keys(process)) {
+    const bool on_card = lookup_->skc().contains(key) || lookup_->buffer()->contains(key);
+    const bool coming = std::ranges::find(prefetch_queue_, key) != prefetch_queue_.end() ||
+                        (prefetch_in_flight_ && prefetch_in_flight_->key == key);
+    if (!on_card && !coming) prefetch_queue_.push_back(key);
+  }
+  pump_prefetches(now);
+}
+
+// Prefetches use the key memory's port only when it is idle, one key at a
+// time, so a demand miss waits for at most one prefetch in progress.
+void Cic::pump_prefetches(Tick now) {
+  if (prefetch_in_flight_ || prefetch_queue_.empty()) return;
+  if (memory_.free_at() > now) {
+    if (memory_.free_at() < prefetch_wake_) {
+      prefetch_wake_ = memory_.free_at();
+      schedule(prefetch_wake_, kPrefetchPump);
+    }
+    return;
+  }
+  const SessionKeyId key = prefetch_queue_.front();
+  prefetch_queue_.pop_front();
+  const Tick ready = memory_.access(now);
+  prefetch_in_flight_ = PendingKey{key, ready};
+  pending_keys_.push_back(PendingKey{key, ready});  // a look-up meanwhile waits for it
+  ++stats_.prefetches_issued;
+  schedule(ready, kPrefetchLoaded);
+}
+
+void Cic::prefetch_loaded(Tick now) {
+  lookup_->prefetch(prefetch_in_flight_->key);
+  prefetch_in_flight_.reset();
+  pump_prefetches(now);
 }
 
 void Cic::deliver(network::PacketHandle handle, Tick now) {

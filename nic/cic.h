@@ -8,6 +8,12 @@
 // buffer and the external key memory's single port; each direction has its
 // own GCM unit. A look-up blocks its stage until the key is on the card, so a
 // miss holds up the packets behind it in that direction (docs/cic.md).
+//
+// With a prefetch buffer, the card also prefetches (§3.3): it takes the
+// process that last handed it a message to be the one on the CPU, and when a
+// packet arrives for another local process it loads that process's recently
+// evicted keys into the buffer, using the key memory only when no look-up
+// needs it.
 #pragma once
 
 #include <cstdint>
@@ -18,6 +24,7 @@
 
 #include "network/credit_link.h"
 #include "network/packet.h"
+#include "nic/frequent_keys.h"
 #include "nic/gcm_unit.h"
 #include "nic/host_interface.h"
 #include "nic/key_lookup.h"
@@ -40,6 +47,7 @@ struct CicParams {
   uint32_t security_bytes = 24;    // key id 4 + sequence number 4 + GCM tag 16
   uint32_t lanes = 1;
   uint32_t total_processes = 1;
+  uint32_t prefetch_list_entries = 0;  // keys remembered per process; 0 = as many as the buffer holds
   Tick rx_ticks_per_byte = 1000;   // serialization on the incoming link
 };
 
@@ -53,6 +61,9 @@ struct CicStats {
   uint64_t merged_misses = 0;      // found their key already on its way from memory
   uint64_t out_of_order = 0;       // a session's sequence number skipped or repeated
   uint64_t max_send_backlog = 0;
+  uint64_t prefetch_triggers = 0;  // arrivals for a process taken to be off its CPU
+  uint64_t prefetches_issued = 0;  // key memory reads started for the buffer
+  uint64_t prefetches_cancelled = 0;  // queued keys a look-up needed first
 };
 
 class Cic final : public sim::EventDrivenModule, public network::PacketReceiver, public network::LinkSender {
@@ -72,10 +83,17 @@ class Cic final : public sim::EventDrivenModule, public network::PacketReceiver,
 
   [[nodiscard]] const CicStats& stats() const { return stats_; }
   [[nodiscard]] const KeyMemoryStats& key_memory_stats() const { return memory_.stats(); }
+  [[nodiscard]] uint32_t prefetch_buffer_size() const {
+    return lookup_ && lookup_->buffer() ? lookup_->buffer()->size() : 0;
+  }
+  // Null without a prefetch buffer.
+  [[nodiscard]] const PrefetchBufferStats* prefetch_stats() const {
+    return lookup_ && lookup_->buffer() ? &lookup_->buffer()->stats() : nullptr;
+  }
   [[nodiscard]] Tick gcm_busy() const { return tx_.gcm.busy() + rx_.gcm.busy(); }
 
  private:
-  enum EventKind : uint32_t { kAdvanceSend, kAdvanceReceive, kTailArrived };
+  enum EventKind : uint32_t { kAdvanceSend, kAdvanceReceive, kTailArrived, kPrefetchPump, kPrefetchLoaded };
 
   struct InGcm {
     network::PacketHandle packet;
@@ -105,6 +123,10 @@ class Cic final : public sim::EventDrivenModule, public network::PacketReceiver,
   [[nodiscard]] Tick next_progress(const Pipeline& pipe, EventKind kind, Tick now) const;
 
   Tick key_ready_at(SessionKeyId key, Tick now);
+  void record_eviction(SessionKeyId key);
+  void on_arrival(const network::Packet& packet, Tick now);
+  void pump_prefetches(Tick now);
+  void prefetch_loaded(Tick now);
   Tick fetch_from_memory(SessionKeyId key, Tick now);
   void deliver(network::PacketHandle handle, Tick now);
 
@@ -115,6 +137,14 @@ class Cic final : public sim::EventDrivenModule, public network::PacketReceiver,
   std::optional<KeyLookup> lookup_;
   KeyMemory memory_;
   std::vector<PendingKey> pending_keys_;
+  // Prefetching.
+  std::optional<FrequentKeyLists> frequent_keys_;
+  std::vector<bool> local_processes_;           // seen sending or receiving here
+  uint32_t running_ = UINT32_MAX;               // inferred: the last process to hand over a message
+  uint32_t prefetched_for_ = UINT32_MAX;        // the last process whose keys were prefetched
+  std::deque<SessionKeyId> prefetch_queue_;
+  std::optional<PendingKey> prefetch_in_flight_;
+  Tick prefetch_wake_ = sim::kNever;
   Pipeline tx_;
   Pipeline rx_;
   network::CreditLink* out_ = nullptr;

@@ -34,6 +34,8 @@ class KeyMemory {
     stats_.busy += access_time_;
     return free_at_;
   }
+  // When the port is next free (now or earlier: idle).
+  [[nodiscard]] Tick free_at() const { return free_at_; }
   [[nodiscard]] const KeyMemoryStats& stats() const { return stats_; }
 
  private:

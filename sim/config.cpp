@@ -35,6 +35,8 @@ const std::vector<ParameterInfo>& parameters() {
       {"nic.skc.ways", 0, "ways", "SKC associativity; 0 = fully associative"},
       {"nic.skc.policy", "lru", "", "SKC replacement policy (lru, fifo, random, lfu; opt is for cachesim only)"},
       {"nic.skc.access_ns", 3.0, "ns", "SKC (and prefetch buffer) access time; CACTI, 16 KB at 45 nm"},
+      {"nic.prefetch.list_entries", 0, "keys",
+       "recently evicted keys the card remembers per process for prefetching; 0 = the prefetch buffer's size"},
       {"nic.clock_mhz", 270.0, "MHz", "card clock; the GCM unit and key look-ups run on it"},
       {"nic.key_memory_ns", 2500.0, "ns", "external key memory access per session key (one port, FIFO)"},
       {"nic.gcm.first_block_cycles", 12, "cycles", "GCM latency of the first 128-bit block"},
@@ -222,6 +224,7 @@ void read_nic(const Reader& r, nic::CicParams& card) {
   }
   nic::PolicyRegistry::get(card.skc.policy, "nic.skc.policy");  // rejects unknown names
   card.skc_access = ticks_ns(r, "nic.skc.access_ns");
+  card.prefetch_list_entries = static_cast<uint32_t>(r.count("nic.prefetch.list_entries", 1U << 16));
   card.clock = Clock::from_mhz(r.positive("nic.clock_mhz"));
   card.key_memory_access = ticks_ns(r, "nic.key_memory_ns");
   card.gcm.first_block_cycles = static_cast<uint32_t>(r.count("nic.gcm.first_block_cycles"));

@@ -21,6 +21,8 @@ nlohmann::json latency_ns(const LatencyHistogram& h, double value_ns) {
 
 struct CardTotals {
   nic::CicStats cic;
+  nic::PrefetchBufferStats buffer;
+  uint64_t buffer_left = 0;  // prefetched keys still unused in the buffers at the end
   nic::KeyMemoryStats memory;
   Tick gcm_busy = 0;
 };
@@ -38,6 +40,15 @@ CardTotals sum_cards(const std::vector<std::unique_ptr<nic::Cic>>& cards) {
     t.cic.merged_misses += s.merged_misses;
     t.cic.out_of_order += s.out_of_order;
     t.cic.max_send_backlog = std::max(t.cic.max_send_backlog, s.max_send_backlog);
+    t.cic.prefetch_triggers += s.prefetch_triggers;
+    t.cic.prefetches_issued += s.prefetches_issued;
+    t.cic.prefetches_cancelled += s.prefetches_cancelled;
+    if (const nic::PrefetchBufferStats* b = card->prefetch_stats()) {
+      t.buffer.prefetches += b->prefetches;
+      t.buffer.hits += b->hits;
+      t.buffer.wasted += b->wasted;
+    }
+    t.buffer_left += card->prefetch_buffer_size();
     const auto& m = card->key_memory_stats();
     t.memory.accesses += m.accesses;
     t.memory.queued += m.queued;
@@ -105,6 +116,17 @@ nlohmann::ordered_json Cluster::result(const RunOutcome& outcome) const {
       {"prefetch_buffer_hit_rate", "fraction", "prefetch-buffer hits / look-ups",
        ratio(static_cast<double>(cards.cic.buffer_hits), lookups)},
       {"key_misses", "lookups", "look-ups that waited for the external key memory", cards.cic.misses},
+      {"prefetch_triggers", "arrivals", "packets for a process the card took to be off its CPU (prefetch hint)",
+       cards.cic.prefetch_triggers},
+      {"prefetches_issued", "keys", "key memory reads started to fill prefetch buffers", cards.cic.prefetches_issued},
+      {"prefetches_loaded", "keys", "prefetched keys placed in a buffer (not already in the SKC)",
+       cards.buffer.prefetches},
+      {"prefetches_used", "keys", "prefetched keys a look-up found in the buffer", cards.buffer.hits},
+      {"prefetches_wasted", "keys", "prefetched keys dropped unused to make room", cards.buffer.wasted},
+      {"prefetches_unused_at_end", "keys", "prefetched keys still in the buffers, unused, at the end",
+       cards.buffer_left},
+      {"prefetches_cancelled", "keys", "queued prefetches a look-up needed first (fetched on demand)",
+       cards.cic.prefetches_cancelled},
       {"key_misses_merged", "lookups", "misses whose key was already being fetched", cards.cic.merged_misses},
       {"key_memory_accesses", "accesses", "external key memory accesses", cards.memory.accesses},
       {"key_memory_queued_fraction", "fraction", "accesses that found the memory port busy",
