@@ -241,6 +241,76 @@ def cmd_study(args) -> None:
         print(f"wrote {out / 'fig5d_packet_size.csv'} and {out / 'fig5d_packet_size.png'}")
 
 
+# ---- coscheduling study (paper 4.3) ---------------------------------------------
+
+def _study_of(args):
+    """The mix (generated first if built in and missing) and its resumable store."""
+    from .coschedule import Study, check_overrides
+    from .mixes import load_mix
+    from .simulate import default_jobs
+
+    jobs = default_jobs() if args.jobs is None else _positive(args.jobs, "--jobs")
+    overrides = check_overrides(args.set)
+    progress = None if args.quiet else (
+        lambda r: print(f"generated {r.path}: {r.stats.packets} packets of 256 B (synthetic)", flush=True))
+    mix = load_mix(args.mix, args.traces, progress)
+    return Study(mix, Path(args.out), overrides, jobs, args.quiet)
+
+
+def _positive(value: int, option: str) -> int:
+    if value < 1:
+        raise ConfigError(option, f"must be at least 1, got {value}")
+    return value
+
+
+def cmd_compare_schedulers(args) -> None:
+    from .coschedule import CONFIGS, SCHEDULERS, compare_schedulers, parse_names, prefetch_effect, \
+        security_mode, summary_table
+
+    # Every argument is checked before a trace is generated or the engine run.
+    schedulers = parse_names(args.schedulers, SCHEDULERS, "--schedulers")
+    configs = parse_names(args.configs, CONFIGS, "--configs")
+    skc, pb = _positive(args.skc, "--skc"), _positive(args.pb, "--pb")
+    study = _study_of(args)
+    df = compare_schedulers(study, schedulers, configs, skc, pb, argv=args.argv)
+    print(f"\nMix {study.mix.name}: {len(study.mix.jobs)} jobs on 16 nodes; "
+          + ", ".join(f"{c} = {security_mode(c, skc, pb)}" for c in configs))
+    print(summary_table(df).to_string(index=False, float_format=lambda v: f"{v:.4g}"))
+    effect = prefetch_effect(df)
+    if len(effect):
+        print(f"\nprefetch vs SKC (SKC-{skc}+Prefetch-{pb} against SKC-{skc}; the paper: about -5 % latency, "
+              "+13 % hit rate):")
+        for row in effect.itertuples():
+            print(f"  {row.scheduler:<8} latency {row.latency_change_percent:+.1f} %, "
+                  f"hit rate {row.hit_rate_change_points:+.1f} percentage points")
+    _warn_unfinished(df)
+    print(f"wrote {study.out / f'fig6_{study.mix.name}.csv'} and {study.out / f'fig6_{study.mix.name}.png'}")
+
+
+def cmd_prefetch_sweep(args) -> None:
+    from .coschedule import SCHEDULERS, fig7_tables, parse_names, parse_sizes, prefetch_sweep
+
+    schedulers = parse_names(args.schedulers, SCHEDULERS, "--schedulers")
+    skc_sizes, pb_sizes = parse_sizes(args.skc_sizes, "--skc-sizes"), parse_sizes(args.pb_sizes, "--pb-sizes")
+    skc_fixed = parse_sizes(args.skc_fixed, "--skc-fixed")
+    pb_fixed = _positive(args.pb_fixed, "--pb-fixed")
+    study = _study_of(args)
+    df = prefetch_sweep(study, schedulers, skc_sizes, pb_fixed, pb_sizes, skc_fixed, argv=args.argv)
+    for title, wide in fig7_tables(df).items():
+        print(f"\n{title}:")
+        print(wide.to_string(float_format=lambda v: f"{v:.4g}"))
+    _warn_unfinished(df)
+    print(f"wrote {study.out / f'fig7_{study.mix.name}.csv'} and {study.out / f'fig7_{study.mix.name}.png'}")
+
+
+def _warn_unfinished(df) -> None:
+    """Rows are kept when the network did not drain or a job did not finish, but the reader must know."""
+    bad = df[(df["exit_code"] != 0) | (df["jobs_completed"] < df["jobs"])]
+    for row in bad.itertuples():
+        print(f"warning: {row.scheduler} {row.security}: {row.jobs_completed} of {row.jobs} jobs completed"
+              f"{', network not drained' if row.exit_code == 3 else ''} (see {row.result_file})", file=sys.stderr)
+
+
 # ---- trace ------------------------------------------------------------------
 
 def cmd_trace_gen(args) -> None:
@@ -426,7 +496,58 @@ def build_parser() -> argparse.ArgumentParser:
     study.set_defaults(func=cmd_study)
 
     add_trace_commands(commands)
+    add_coschedule_commands(commands)
     return parser
+
+
+def add_study_options(parser: argparse.ArgumentParser, figure: str) -> None:
+    """Options both coscheduling commands share."""
+    parser.add_argument("--mix", default="nas15",
+                        help="nas15 (CG, MG, LU, SP, BT x3), ft-jbb6 (FT, JBB x3) or a mix file: one job per line, "
+                             "'TRACE [COUNT]', paths relative to the file (default: %(default)s)")
+    parser.add_argument("--out", default="results/schedulers",
+                        help=f"output folder: {figure}_<mix>.csv/.png/.meta.json and the resumable store "
+                             "<mix>.runs/ (default: %(default)s)")
+    parser.add_argument("--traces", default="workloads/mixes",
+                        help="folder of the built-in mixes' traces, generated there if missing (default: %(default)s)")
+    parser.add_argument("--jobs", type=int, help="engine runs at once (default: CPUs, at most 8)")
+    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                        help="override one engine parameter in every run, e.g. --set scheduler.cpus_per_node=2 "
+                             "(repeatable; not trace.jobs, trace.file, scheduler.policy or nic.security, which the study sets)")
+    parser.add_argument("-q", "--quiet", action="store_true", help="no progress output")
+
+
+def add_coschedule_commands(commands) -> None:
+    compare = commands.add_parser(
+        "compare-schedulers", help="job mixes under node schedulers, with and without prefetch (Fig. 6)",
+        description="Run a job mix on the 16-node cluster under each node scheduler and each card "
+                    "configuration (NoSKC, SKC-N, SKC-N+Prefetch-M), print latency, hit rates, mean job "
+                    "completion time and context switches, and the effect of prefetching against SKC, and write "
+                    "fig6_<mix>.csv and .png. Finished runs are kept in <out>/<mix>.runs/ and reused.")
+    compare.add_argument("--schedulers", default="local,sb,dcs-sb,pb,gang",
+                         help="comma-separated: batch, local, sb, dcs-sb, pb, gang (default: %(default)s)")
+    compare.add_argument("--configs", default="NoSKC,SKC,Prefetch",
+                         help="comma-separated: NoSecurity, NoSKC, SKC (SKC-N), Prefetch (SKC-N+Prefetch-M) "
+                              "(default: %(default)s)")
+    compare.add_argument("--skc", type=int, default=10, help="session key cache entries N (default: %(default)s)")
+    compare.add_argument("--pb", type=int, default=8, help="prefetch buffer entries M (default: %(default)s)")
+    add_study_options(compare, "fig6")
+    compare.set_defaults(func=cmd_compare_schedulers)
+
+    sweep = commands.add_parser(
+        "prefetch-sweep", help="SKC size and prefetch-buffer size sweeps on a job mix (Fig. 7)",
+        description="For each scheduler: the SKC size swept with and without a prefetch buffer of --pb-fixed "
+                    "entries, and the buffer size swept at each --skc-fixed SKC size. Prints the tables and "
+                    "writes fig7_<mix>.csv and .png. Shares the resumable store with compare-schedulers.")
+    sweep.add_argument("--schedulers", default="dcs-sb,gang",
+                       help="comma-separated: batch, local, sb, dcs-sb, pb, gang (default: %(default)s)")
+    sweep.add_argument("--skc-sizes", default="2,5,10,15,20,25,30", help="SKC entries to sweep (default: %(default)s)")
+    sweep.add_argument("--pb-fixed", type=int, default=2,
+                       help="buffer entries during the SKC sweep (default: %(default)s)")
+    sweep.add_argument("--pb-sizes", default="1,2,4,8,16", help="buffer entries to sweep (default: %(default)s)")
+    sweep.add_argument("--skc-fixed", default="5,20", help="SKC entries during the buffer sweep (default: %(default)s)")
+    add_study_options(sweep, "fig7")
+    sweep.set_defaults(func=cmd_prefetch_sweep)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -9,6 +9,10 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 
 
+def pytest_configure(config):
+    config.addinivalue_line("markers", "e2e: runs the real ibsec-engine end to end (skipped if it lacks the feature)")
+
+
 @pytest.fixture(scope="session")
 def engine() -> str:
     path = os.environ.get("IBSEC_ENGINE") or shutil.which("ibsec-engine") or str(REPO / "build" / "ibsec-engine")
