@@ -31,7 +31,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from .engine import EngineError, parameters, run_arguments, run_simulation  # noqa: E402
+from .engine import EngineError, engine_digest, parameters, run_arguments, run_simulation  # noqa: E402
 from .errors import ConfigError, IbsecError  # noqa: E402
 from .figures import save_figure  # noqa: E402
 from .files import write_atomically  # noqa: E402
@@ -104,7 +104,11 @@ class Study:
     def point(self, scheduler: str, security: str) -> dict:
         """Everything that determines one engine run; its JSON is the store's key."""
         return {"mix": self.mix.name, "traces": self.digests, "scheduler": scheduler, "security": security,
-                "overrides": self.overrides}
+                "overrides": self.overrides, "engine": self.engine}
+
+    @cached_property
+    def engine(self) -> str:
+        return engine_digest()
 
     @cached_property
     def digests(self) -> list[str]:

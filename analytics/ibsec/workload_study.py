@@ -19,7 +19,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from .engine import run_arguments, run_simulation  # noqa: E402
+from .engine import engine_digest, run_arguments, run_simulation  # noqa: E402
 from .errors import IbsecError  # noqa: E402
 from .figures import save_figure  # noqa: E402
 from .sweep import run_points  # noqa: E402
@@ -74,8 +74,12 @@ def replay_row(result: dict, exit_code: int) -> dict:
 
 
 def replay_points(points: list[dict], runs: Path, jobs: int, quiet: bool, label: str) -> pd.DataFrame:
-    """Replays every point ({bench, trace, digest, overrides}) once; rows in point order."""
+    """Replays every point ({bench, trace, digest, overrides}) once; rows in point order.
+
+    The store keys a point on the engine binary too, so a rebuilt engine runs it again."""
     runs.mkdir(parents=True, exist_ok=True)
+    engine = engine_digest()
+    keyed = [{**p, "engine": engine} for p in points]
 
     def run_point(point: dict) -> dict:
         name = hashlib.sha1(json.dumps(point, sort_keys=True).encode()).hexdigest()[:10]
@@ -89,7 +93,7 @@ def replay_points(points: list[dict], runs: Path, jobs: int, quiet: bool, label:
             raise IbsecError(f"cannot read the engine's result {result_file} ({error})") from None
         return replay_row(result, code)
 
-    rows = run_points(points, run_point, store=runs / "points.jsonl", jobs=jobs, quiet=quiet, label=label)
+    rows = run_points(keyed, run_point, store=runs / "points.jsonl", jobs=jobs, quiet=quiet, label=label)
     return pd.DataFrame([{**{k: v for k, v in p.items() if k not in ("overrides", "digest")}, **row}
                          for p, row in zip(points, rows)])
 
