@@ -1,6 +1,7 @@
 #include "traces/trace_replay.h"
 
 #include <algorithm>
+#include <stdexcept>
 
 #include "traces/trace_writer.h"
 
@@ -158,6 +159,7 @@ bool TraceReplay::fetch(uint32_t p) {
 // stops at a gap (CPU time), a wait, or the end of p's stream.
 void TraceReplay::run(uint32_t p, Tick now) {
   Process& process = processes_[p];
+  if (!process.on_cpu) throw std::logic_error("replay: process " + std::to_string(p) + " advances without a CPU");
   while (true) {
     if (!fetch(p)) {
       process.done = true;
