@@ -1,6 +1,7 @@
 #include "sim/cluster.h"
 
 #include <chrono>
+#include <set>
 
 #include "network/link_rate.h"
 #include "traces/trace_checker.h"
@@ -18,10 +19,13 @@ uint32_t credits_per_lane(const NetworkConfig& net) { return net.vl_buffer_bytes
 
 // The whole trace is checked before the replay starts, so that a bad trace
 // fails before elaboration with its file, line and field; the replay then
-// streams it again from the start.
-std::unique_ptr<traces::TraceReader> open_checked_trace(const std::string& path) {
-  traces::TraceReader checking(path);
-  traces::check_whole_trace(checking);
+// streams it again from the start. A trace that several jobs replay is
+// checked once.
+std::unique_ptr<traces::TraceReader> open_checked_trace(const std::string& path, std::set<std::string>& checked) {
+  if (checked.insert(path).second) {
+    traces::TraceReader checking(path);
+    traces::check_whole_trace(checking);
+  }
   return std::make_unique<traces::TraceReader>(path);
 }
 
@@ -37,8 +41,9 @@ Cluster::Cluster(const SimConfig& config) : config_(config), topology_(network::
   } else {
     std::vector<std::unique_ptr<traces::TraceReader>> jobs;
     uint32_t processes = 0;
+    std::set<std::string> checked;
     for (const std::string& file : config_.trace.job_files()) {
-      jobs.push_back(open_checked_trace(file));
+      jobs.push_back(open_checked_trace(file, checked));
       processes += jobs.back()->header().processes;
     }
     build_cards(processes);
