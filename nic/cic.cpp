@@ -236,9 +236,7 @@ Tick Cic::key_ready_at(SessionKeyId key, Tick now) {
 // The evicted key belongs to the pair of processes it protects; whichever of
 // them lives on this card owns it here.
 void Cic::record_eviction(SessionKeyId key) {
-  const uint64_t total = params_.total_processes;
-  const auto lo = static_cast<uint32_t>(key.value() / total);
-  const auto hi = static_cast<uint32_t>(key.value() % total);
+  const auto [lo, hi] = session_pair(key, params_.total_processes);
   if (local_processes_[lo]) frequent_keys_->record(lo, key);
   if (local_processes_[hi]) frequent_keys_->record(hi, key);
 }

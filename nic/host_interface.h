@@ -38,4 +38,13 @@ constexpr SessionKeyId session_key(uint32_t process_a, uint32_t process_b, uint3
   return SessionKeyId(lo * total_processes + hi);
 }
 
+// The pair of processes a session key protects (lower id first): the inverse of session_key.
+struct ProcessPair {
+  uint32_t lo;
+  uint32_t hi;
+};
+constexpr ProcessPair session_pair(SessionKeyId key, uint32_t total_processes) {
+  return {static_cast<uint32_t>(key.value() / total_processes), static_cast<uint32_t>(key.value() % total_processes)};
+}
+
 }  // namespace ibsec::nic

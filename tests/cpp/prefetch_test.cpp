@@ -11,6 +11,10 @@
 namespace ibsec::testing {
 namespace {
 
+// The card finds an evicted key's owner by inverting the key's encoding.
+static_assert(nic::session_pair(nic::session_key(7, 3, 10), 10).lo == 3);
+static_assert(nic::session_pair(nic::session_key(7, 3, 10), 10).hi == 7);
+
 TEST(FrequentKeyLists, MostRecentlyEvictedFirstAndBounded) {
   nic::FrequentKeyLists lists(3);
   for (uint64_t k : {1, 2, 3, 4}) lists.record(7, SessionKeyId(k));
