@@ -182,11 +182,16 @@ void LinuxScheduler::on_exit(uint32_t p, uint32_t c, Tick now) {
 // activate_task: the sleep earns its bonus, the task joins the active array
 // and preempts a CPU running something of lower priority.
 void LinuxScheduler::on_wake(uint32_t p, Tick now) {
+  credit_sleep(p, now);
+  enqueue(p, false, false);
+  preempt_for(p, now);
+}
+
+// recalc_task_prio: the time slept since blocking raises the sleep average.
+void LinuxScheduler::credit_sleep(uint32_t p, Tick now) {
   Task& task = tasks_[p];
   task.sleep_avg = LinuxO1::sleep_avg_after_sleep(task.sleep_avg, now - task.slept_at, task.static_prio);
   task.prio = LinuxO1::effective_prio(task.static_prio, task.sleep_avg);
-  enqueue(p, false, false);
-  preempt_for(p, now);
 }
 
 void LinuxScheduler::preempt_for(uint32_t p, Tick now) {
@@ -215,8 +220,7 @@ void LinuxScheduler::boost(uint32_t p, Tick now) {
   Task& task = tasks_[p];
   if (state(p) == ProcessState::kBlocked) {
     unblock(p);
-    task.sleep_avg = LinuxO1::sleep_avg_after_sleep(task.sleep_avg, now - task.slept_at, task.static_prio);
-    task.prio = LinuxO1::effective_prio(task.static_prio, task.sleep_avg);
+    credit_sleep(p, now);
   }
   dequeue(p);
   task.boosted = true;

@@ -109,6 +109,7 @@ class LinuxScheduler : public Scheduler {
   void slice_expired(uint32_t p, Tick now);
   bool expired_starving(const RunQueue& rq, Tick now) const;
   void preempt_for(uint32_t p, Tick now);
+  void credit_sleep(uint32_t p, Tick now);
   [[nodiscard]] int queue_prio(const Task& task) const {
     return task.boosted ? LinuxO1::kMaxRtPrio : task.prio;
   }
