@@ -254,6 +254,7 @@ void read_traffic(const Reader& r, traces::TrafficParams& t) {
   t.warmup_messages = r.count("traffic.warmup_messages", UINT64_MAX);
 }
 
+Tick ticks_us(double us) { return ticks_from_ns(us * 1.0e3); }
 Tick ticks_ms(double ms) { return ticks_from_ns(ms * 1.0e6); }
 
 void read_scheduler(const Reader& r, schedulers::SchedulerParams& s) {
@@ -261,9 +262,9 @@ void read_scheduler(const Reader& r, schedulers::SchedulerParams& s) {
   schedulers::SchedulerRegistry::get(s.policy, "scheduler.policy");  // rejects unknown names
   s.cpus_per_node = static_cast<uint32_t>(r.count("scheduler.cpus_per_node", 1024));
   if (s.cpus_per_node == 0) throw ConfigError("scheduler.cpus_per_node", "a node needs at least one CPU");
-  s.context_switch = ticks_from_ns(r.non_negative("scheduler.context_switch_us") * 1000.0);
+  s.context_switch = ticks_us(r.non_negative("scheduler.context_switch_us"));
   s.wait = schedulers::parse_wait_mode(r.text("scheduler.wait"), "scheduler.wait");
-  s.spin = ticks_from_ns(r.non_negative("scheduler.spin_us") * 1000.0);
+  s.spin = ticks_us(r.non_negative("scheduler.spin_us"));
   const std::string order = r.text("scheduler.start_order");
   if (order != "random" && order != "job") {
     throw ConfigError("scheduler.start_order", "expected random or job, got '" + order + "'");
@@ -335,7 +336,7 @@ SimConfig load_config(const json& document, const std::vector<std::string>& over
   }
   read_scheduler(r, config.scheduling);
   config.scheduling.seed = config.seed;
-  config.drain_timeout = ticks_from_ns(r.positive("sim.drain_timeout_us") * 1000.0);
+  config.drain_timeout = ticks_us(r.positive("sim.drain_timeout_us"));
   config.output.event_log = r.text("sim.event_log");
   config.output.vcd = r.text("sim.vcd");
   check_together(config);
