@@ -31,7 +31,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from .engine import EngineError, engine_digest, parameters, run_arguments, run_simulation  # noqa: E402
+from .engine import EngineError, engine_digest, parameters, run_arguments, run_to_result  # noqa: E402
 from .errors import ConfigError, IbsecError  # noqa: E402
 from .figures import save_figure  # noqa: E402
 from .files import write_atomically  # noqa: E402
@@ -148,11 +148,7 @@ def run_one(runs: Path, point: dict, traces: list[str]) -> dict:
     result_file = runs / f"{point['scheduler']}_{point['security']}_{name}.json"
     overrides = [f"trace.jobs={json.dumps(traces)}", f"scheduler.policy={point['scheduler']}",
                  f"nic.security={point['security']}", *point["overrides"]]
-    code = run_simulation(run_arguments(None, overrides, out=result_file, quiet=True))
-    try:
-        result = json.loads(result_file.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as error:
-        raise IbsecError(f"cannot read the engine's result {result_file} ({error})") from None
+    code, result = run_to_result(run_arguments(None, overrides, out=result_file, quiet=True), result_file)
     return {**result_row(result, result_file), "exit_code": code, "result_file": result_file.name}
 
 

@@ -130,6 +130,15 @@ def run_simulation(arguments: list[str]) -> int:
     raise EngineError(engine_message(completed.stderr, completed.returncode), exit_code_of(completed.returncode))
 
 
+def run_to_result(arguments: list[str], result_file: Path) -> tuple[int, dict]:
+    """Run `ibsec-engine run ...` writing `result_file`; return (exit code 0 or 3, the result it wrote)."""
+    code = run_simulation(arguments)
+    try:
+        return code, json.loads(result_file.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as error:
+        raise IbsecError(f"cannot read the engine's result {result_file} ({error})") from None
+
+
 def parameters() -> list[dict]:
     """`ibsec-engine params --json`: every `run` key with default, unit and description."""
     completed = subprocess.run([engine_path(), "params", "--json"], capture_output=True, text=True, check=False)

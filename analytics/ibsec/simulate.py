@@ -13,7 +13,7 @@ import json
 import math
 from pathlib import Path
 
-from .engine import EngineError, parameters, run_arguments, run_simulation, run_simulation_streaming
+from .engine import EngineError, parameters, run_arguments, run_simulation_streaming, run_to_result
 from .errors import ConfigError, IbsecError
 from .sweep import PointsFailed, parse_sweep, run_points
 
@@ -200,11 +200,7 @@ def sweep_load(config: str | None, overrides: list[str], spec: str, out: str, jo
         load = point[LOAD_KEY]
         result_file = runs / result_name(point)
         arguments = run_arguments(config, [*point["overrides"], f"{LOAD_KEY}={load!r}"], out=result_file, quiet=True)
-        code = run_simulation(arguments)  # 0 or 3 (not drained); EngineError otherwise
-        try:
-            result = json.loads(result_file.read_text(encoding="utf-8"))
-        except (OSError, json.JSONDecodeError) as error:
-            raise IbsecError(f"cannot read the engine's result {result_file} ({error})") from None
+        code, result = run_to_result(arguments, result_file)  # 0 or 3 (not drained); EngineError otherwise
         return flat_row(result, result_file, code)
 
     # The config's content (not its path) and the overrides identify a point,

@@ -19,7 +19,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from .engine import engine_digest, run_arguments, run_simulation  # noqa: E402
+from .engine import engine_digest, run_arguments, run_to_result  # noqa: E402
 from .errors import IbsecError  # noqa: E402
 from .figures import save_figure  # noqa: E402
 from .sweep import run_points  # noqa: E402
@@ -86,11 +86,7 @@ def replay_points(points: list[dict], runs: Path, jobs: int, quiet: bool, label:
         result_file = runs / f"{point['bench'].lower()}_{name}.json"
         arguments = run_arguments(None, point["overrides"], out=result_file, quiet=True)
         arguments += ["--trace", point["trace"]]
-        code = run_simulation(arguments)
-        try:
-            result = json.loads(result_file.read_text(encoding="utf-8"))
-        except (OSError, json.JSONDecodeError) as error:
-            raise IbsecError(f"cannot read the engine's result {result_file} ({error})") from None
+        code, result = run_to_result(arguments, result_file)
         return replay_row(result, code)
 
     rows = run_points(keyed, run_point, store=runs / "points.jsonl", jobs=jobs, quiet=quiet, label=label)

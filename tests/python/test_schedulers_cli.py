@@ -1,6 +1,6 @@
 """The coscheduling study (paper 4.3): mixes, compare-schedulers and prefetch-sweep.
 
-Most tests replace the engine run (ibsec.coschedule.run_simulation) by a fake
+Most tests replace the engine run (ibsec.engine.run_simulation) by a fake
 that writes a result with known numbers, so the tables can be checked
 exactly; the last one runs the real engine when it supports schedulers.
 """
@@ -12,6 +12,7 @@ import pandas as pd
 import pytest
 
 import ibsec.coschedule as coschedule
+import ibsec.engine as engine_module
 from ibsec.coschedule import SCHEDULERS
 from ibsec.cli import main
 from ibsec.errors import ConfigError
@@ -66,7 +67,7 @@ class FakeEngine:
 @pytest.fixture
 def fake_engine(monkeypatch):
     fake = FakeEngine()
-    monkeypatch.setattr(coschedule, "run_simulation", fake)
+    monkeypatch.setattr(engine_module, "run_simulation", fake)
     monkeypatch.setattr(coschedule, "parameters",
                         lambda: [{"key": k} for k in ("trace.file", "trace.jobs", "scheduler.policy")])
     return fake
@@ -245,7 +246,7 @@ def test_resume_skips_finished_points(tmp_path, mix_file, fake_engine):
 
 
 def test_a_missing_result_key_names_the_key_and_the_file(tmp_path, mix_file, monkeypatch, fake_engine, capsys):
-    monkeypatch.setattr(coschedule, "run_simulation", FakeEngine(drop_key="replay.mean_job_completion_time_ns"))
+    monkeypatch.setattr(engine_module, "run_simulation", FakeEngine(drop_key="replay.mean_job_completion_time_ns"))
     assert main(["compare-schedulers", *study_args(mix_file, tmp_path), "--schedulers", "gang",
                  "--configs", "SKC"]) != 0
     err = capsys.readouterr().err
