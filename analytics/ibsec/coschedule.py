@@ -32,7 +32,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from .engine import EngineError, engine_digest, parameters, run_arguments, run_to_result  # noqa: E402
-from .errors import ConfigError, IbsecError  # noqa: E402
+from .errors import ConfigError  # noqa: E402
 from .figures import save_figure  # noqa: E402
 from .files import write_atomically  # noqa: E402
 from .mixes import Mix  # noqa: E402

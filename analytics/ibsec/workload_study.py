@@ -20,7 +20,6 @@ import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from .engine import engine_digest, run_arguments, run_to_result  # noqa: E402
-from .errors import IbsecError  # noqa: E402
 from .figures import save_figure  # noqa: E402
 from .sweep import run_points  # noqa: E402
 
