@@ -17,4 +17,11 @@ class ConfigError : public std::runtime_error {
   std::string field_;
 };
 
+// The cryptographic library failed, or a counter that makes nonces unique ran
+// out: carrying on would reuse a nonce, so the operation is refused.
+class CryptoError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 }  // namespace ibsec
