@@ -1,10 +1,12 @@
 #include "sim/config.h"
 
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 
 #include "core/errors.h"
 #include "network/link_rate.h"
+#include "nic/cacti_table.h"
 #include "nic/replacement_policy.h"
 
 namespace ibsec::sim {
@@ -34,7 +36,15 @@ const std::vector<ParameterInfo>& parameters() {
       {"nic.security", "SKC-6", "", "NoSecurity, NoSKC, SKC-<n> or SKC-<n>+Prefetch-<m>"},
       {"nic.skc.ways", 0, "ways", "SKC associativity; 0 = fully associative"},
       {"nic.skc.policy", "lru", "", "SKC replacement policy (lru, fifo, random, lfu; opt is for cachesim only)"},
-      {"nic.skc.access_ns", 3.0, "ns", "SKC (and prefetch buffer) access time; CACTI, 16 KB at 45 nm"},
+      {"nic.skc.access_ns", 3.0, "ns",
+       "SKC (and prefetch buffer) access time, or \"cacti\": the CACTI 7 access time of the SKC's geometry "
+       "(SKC entries x nic.skc.block_bytes, nic.skc.ways, nic.tech_nm) from nic.cacti_table; 3.0 is the paper's "
+       "CACTI figure for 16 KB at 45 nm (docs/hardware-cost.md)"},
+      {"nic.skc.block_bytes", 32, "bytes", "CACTI line per session key entry (key, identifier, state), for \"cacti\""},
+      {"nic.tech_nm", 45, "nm", "technology node of the card, for nic.skc.access_ns = \"cacti\""},
+      {"nic.cacti_table", "", "path",
+       "CACTI table (CSV) for nic.skc.access_ns = \"cacti\"; empty = the shipped one. The cache of live CACTI runs "
+       "that `ibsec hwcost` keeps (~/.cache/ibsec/cacti/cacti_runs.csv) is read after it"},
       {"nic.prefetch.list_entries", 0, "keys",
        "recently evicted keys the card remembers per process for prefetching; 0 = the prefetch buffer's size"},
       {"nic.clock_mhz", 270.0, "MHz", "card clock; the GCM unit and key look-ups run on it"},
@@ -223,7 +233,6 @@ void read_nic(const Reader& r, nic::CicParams& card) {
     throw ConfigError("nic.skc.policy", "'opt' needs the future look-up sequence; it exists in cachesim only");
   }
   nic::PolicyRegistry::get(card.skc.policy, "nic.skc.policy");  // rejects unknown names
-  card.skc_access = ticks_ns(r, "nic.skc.access_ns");
   card.prefetch_list_entries = static_cast<uint32_t>(r.count("nic.prefetch.list_entries", 1U << 16));
   card.clock = Clock::from_mhz(r.positive("nic.clock_mhz"));
   card.key_memory_access = ticks_ns(r, "nic.key_memory_ns");
@@ -235,6 +244,83 @@ void read_nic(const Reader& r, nic::CicParams& card) {
   if (card.mtu_bytes == 0) throw ConfigError("nic.mtu_bytes", "must be at least 1 byte");
   card.header_bytes = static_cast<uint32_t>(r.count("nic.header_bytes"));
   card.security_bytes = static_cast<uint32_t>(r.count("nic.security_bytes"));
+}
+
+std::vector<std::string> cacti_tables(const std::string& chosen) {
+  std::string table = chosen;
+  if (table.empty()) table = nic::shipped_cacti_table();
+  if (table.empty()) {
+    throw ConfigError("nic.cacti_table", "the shipped CACTI table (share/ibsec/cacti7_summary.csv) was not found "
+                                         "beside the engine; give its path");
+  }
+  std::vector<std::string> tables{table};
+  const std::string cache = nic::user_cacti_cache();
+  if (!cache.empty() && std::filesystem::is_regular_file(cache)) tables.push_back(cache);
+  return tables;
+}
+
+std::string tables_text(const std::vector<std::string>& files) {
+  std::string text;
+  for (const std::string& f : files) text += (text.empty() ? "" : " and ") + f;
+  return text;
+}
+
+// What to run to compute a missing geometry, or to change for a rejected one.
+std::string cacti_remedy(const nic::CactiGeometry& g) {
+  return "compute it with `CACTI_BIN=/path/to/cacti ibsec hwcost --skc " + std::to_string(g.capacity_bytes) +
+         "B --ways " + std::to_string(g.assoc) + " --block " + std::to_string(g.block_bytes) + " --tech " +
+         std::to_string(g.tech_nm) + " --pb 0` (it caches the result where the engine reads it), or give the "
+         "access time in ns, e.g. nic.skc.access_ns=3.0";
+}
+
+// The CACTI access time of the card's SKC: capacity = SKC entries x block.
+SkcAccessOrigin cacti_skc_access(const nic::CicParams& card, uint32_t tech_nm, uint32_t block_bytes,
+                                 const std::string& table_choice) {
+  const std::string key = "nic.skc.access_ns";
+  const nic::CactiGeometry geometry{tech_nm, uint64_t{card.security.skc_entries} * block_bytes, block_bytes,
+                                    card.skc.ways, nic::skc_structure(card.skc.ways)};
+  const nic::CactiTable table = nic::CactiTable::read(cacti_tables(table_choice), "nic.cacti_table");
+  const nic::CactiRow* row = table.find(geometry);
+  const std::string asked = "\"cacti\" needs the CACTI access time of the SKC of " + card.security.name() + " (" +
+                            std::to_string(card.security.skc_entries) + " entries x nic.skc.block_bytes " +
+                            std::to_string(block_bytes) + " B), " + geometry.describe();
+  if (row == nullptr) {
+    throw ConfigError(key, asked + ", which " + tables_text(table.files()) + " does not have (it has " +
+                               table.contents_near(geometry) + "; figures are never interpolated): " +
+                               cacti_remedy(geometry));
+  }
+  if (!row->access_ns) {
+    const std::string hint = geometry.assoc > 1 ? " (an N-way array needs at least 32 sets)" : "";
+    throw ConfigError(key, asked + ", which CACTI rejects: " + row->rejection + " (" + row->source +
+                               "); choose another size or nic.skc.ways" + hint + ", or give the access time in ns");
+  }
+  return {*row->access_ns, "CACTI 7: " + geometry.describe() + ", " + row->source};
+}
+
+// nic.skc.access_ns: a number of ns, or "cacti" for the CACTI access time of
+// the configured SKC (its entries come from nic.security).
+SkcAccessOrigin read_skc_access(const Reader& r, nic::CicParams& card) {
+  const std::string key = "nic.skc.access_ns";
+  const auto block = static_cast<uint32_t>(r.count("nic.skc.block_bytes", 1U << 20));
+  const auto tech = static_cast<uint32_t>(r.count("nic.tech_nm", 1000));
+  if (block == 0) throw ConfigError("nic.skc.block_bytes", "must be at least 1 byte");
+  if (tech == 0) throw ConfigError("nic.tech_nm", "must be a feature size in nm, got 0");
+  const std::string table_choice = r.text("nic.cacti_table");
+  const std::string unused = card.security.path == nic::KeyPath::kCache
+                                 ? ""
+                                 : " (not used: nic.security = " + card.security.name() + " has no SKC)";
+  if (!r.at(key).is_string()) {
+    card.skc_access = ticks_ns(r, key);
+    return {r.non_negative(key), key + unused};
+  }
+  if (r.text(key) != "cacti") throw ConfigError(key, "expected a time in ns or \"cacti\", got " + r.at(key).dump());
+  if (!unused.empty()) {
+    card.skc_access = 0;
+    return {0.0, "cacti" + unused};
+  }
+  const SkcAccessOrigin origin = cacti_skc_access(card, tech, block, table_choice);
+  card.skc_access = ticks_from_ns(origin.ns);
+  return origin;
 }
 
 void read_traffic(const Reader& r, traces::TrafficParams& t) {
@@ -325,6 +411,7 @@ SimConfig load_config(const json& document, const std::vector<std::string>& over
   config.seed = r.count("seed", UINT64_MAX);
   read_network(r, config.network);
   read_nic(r, config.nic);
+  config.skc_access = read_skc_access(r, config.nic);
   config.nic.skc.seed = config.seed;
   config.nic.lanes = config.network.virtual_lanes;
   config.nic.rx_ticks_per_byte = network::link_rate(config.network.link_rate).ticks_per_byte;

@@ -44,10 +44,17 @@ struct TraceConfig {
   [[nodiscard]] std::vector<std::string> job_files() const { return file.empty() ? jobs : std::vector{file}; }
 };
 
+// The SKC access time used and where it came from, for the result file.
+struct SkcAccessOrigin {
+  double ns = 3.0;
+  std::string source = "nic.skc.access_ns";  // or the CACTI table row it was read from
+};
+
 struct SimConfig {
   uint64_t seed = 1;
   NetworkConfig network;
   nic::CicParams nic;
+  SkcAccessOrigin skc_access;
   traces::TrafficParams traffic;
   TraceConfig trace;
   schedulers::SchedulerParams scheduling;
