@@ -240,9 +240,11 @@ def hardware(t: Tables) -> list[Comparison]:
     for r in df.itertuples():
         if pd.isna(getattr(r, "paper_area_mm2", None)):
             continue
+        access = not pd.isna(r.paper_access_ns)
         rows.append(Comparison(
-            "§3.1", f"{r.part}: {r.paper_area_mm2:g} mm², {r.paper_power_w:g} W",
-            f"{r.area_mm2:.3g} mm², {r.power_w:.3g} W",
+            "§3.1", f"{r.part}: {r.paper_area_mm2:g} mm², {r.paper_power_w:g} W"
+                    + (f", {r.paper_access_ns:g} ns" if access else ""),
+            f"{r.area_mm2:.3g} mm², {r.power_w:.3g} W" + (f", {r.access_ns:.3g} ns" if access else ""),
             _verdict(abs(r.area_mm2 / r.paper_area_mm2 - 1) < 0.1 and abs(r.power_w / r.paper_power_w - 1) < 0.1),
             "" if r.part == "GCM" else "CACTI 7 gives far smaller SRAM/CAM arrays than the CACTI the paper "
             "used (docs/hardware-cost.md); a hit costs ns against a µs miss, so latency hardly changes."))

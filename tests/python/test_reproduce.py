@@ -158,3 +158,15 @@ def test_unknown_option_exits_2(tmp_path):
     with pytest.raises(SystemExit) as stop:
         main(["reproduce", "--out", str(tmp_path), "--bogus"])
     assert stop.value.code == 2
+
+
+def test_hardware_rows_compare_area_power_and_access_time(tmp_path):
+    write(tmp_path, "table31_hardware_cost", [
+        {"part": "GCM", "area_mm2": 0.338, "power_w": 0.352, "access_ns": None,
+         "paper_area_mm2": 0.34, "paper_power_w": 0.35, "paper_access_ns": None},
+        {"part": "SKC", "area_mm2": 0.141, "power_w": 0.053, "access_ns": 1.03,
+         "paper_area_mm2": 2.3, "paper_power_w": 0.1, "paper_access_ns": 3.0}])
+    gcm, skc = by_figure(tmp_path, "§3.1")
+    assert (gcm.ours, gcm.verdict) == ("0.338 mm², 0.352 W", "agrees")
+    assert skc.paper == "SKC: 2.3 mm², 0.1 W, 3 ns"
+    assert (skc.ours, skc.verdict) == ("0.141 mm², 0.053 W, 1.03 ns", "differs")
