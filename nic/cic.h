@@ -18,12 +18,15 @@
 
 #include <cstdint>
 #include <deque>
+#include <memory>
 #include <optional>
 #include <unordered_map>
 #include <vector>
 
 #include "network/credit_link.h"
 #include "network/packet.h"
+#include "network/packet_payloads.h"
+#include "nic/card_crypto_stats.h"
 #include "nic/frequent_keys.h"
 #include "nic/gcm_unit.h"
 #include "nic/host_interface.h"
@@ -49,7 +52,14 @@ struct CicParams {
   uint32_t total_processes = 1;
   uint32_t prefetch_list_entries = 0;  // keys remembered per process; 0 = as many as the buffer holds
   Tick rx_ticks_per_byte = 1000;   // serialization on the incoming link
+  // nic.crypto.mode = functional: real AES-GCM on synthetic payloads, beside
+  // unchanged timing (docs/crypto.md, "In the card").
+  bool functional_crypto = false;
+  uint32_t session_key_bytes = 16;
+  uint64_t key_seed = 1;
 };
+
+class CardCrypto;
 
 struct CicStats {
   uint64_t packets_sent = 0;
@@ -68,8 +78,10 @@ struct CicStats {
 
 class Cic final : public sim::EventDrivenModule, public network::PacketReceiver, public network::LinkSender {
  public:
+  // `payloads`: the packets' bytes, required with params.functional_crypto, else unused.
   Cic(const sc_core::sc_module_name& name, sim::KernelCounters& counters, network::PacketPool& pool,
-      uint64_t& next_packet_id, NodeId node, const CicParams& params);
+      uint64_t& next_packet_id, NodeId node, const CicParams& params, network::PacketPayloads* payloads = nullptr);
+  ~Cic() override;
 
   void attach(network::CreditLink* out, network::CreditLink* in_upstream, HostInterface* host);
 
@@ -91,6 +103,9 @@ class Cic final : public sim::EventDrivenModule, public network::PacketReceiver,
     return lookup_ && lookup_->buffer() ? &lookup_->buffer()->stats() : nullptr;
   }
   [[nodiscard]] Tick gcm_busy() const { return tx_.gcm.busy() + rx_.gcm.busy(); }
+  // Null in timing mode.
+  [[nodiscard]] const CardCryptoStats* crypto_stats() const;
+  [[nodiscard]] CardCrypto* crypto() { return crypto_.get(); }
 
  private:
   enum EventKind : uint32_t { kAdvanceSend, kAdvanceReceive, kTailArrived, kPrefetchPump, kPrefetchLoaded };
@@ -127,8 +142,9 @@ class Cic final : public sim::EventDrivenModule, public network::PacketReceiver,
   void on_arrival(const network::Packet& packet, Tick now);
   void pump_prefetches(Tick now);
   void prefetch_loaded(Tick now);
-  Tick fetch_from_memory(SessionKeyId key, Tick now);
+  Tick read_key_memory(SessionKeyId key, Tick now);
   void deliver(network::PacketHandle handle, Tick now);
+  void drop_received(network::PacketHandle handle, Tick now);
 
   network::PacketPool& pool_;
   uint64_t& next_packet_id_;
@@ -152,6 +168,7 @@ class Cic final : public sim::EventDrivenModule, public network::PacketReceiver,
   HostInterface* host_ = nullptr;
   std::unordered_map<uint64_t, uint32_t> next_sequence_;      // by (source, destination) process
   std::unordered_map<uint64_t, uint32_t> expected_sequence_;
+  std::unique_ptr<CardCrypto> crypto_;  // functional mode only
   CicStats stats_;
 };
 

@@ -80,9 +80,11 @@ void Cluster::build_switches() {
 void Cluster::build_cards(uint32_t total_processes) {
   nic::CicParams params = config_.nic;
   params.total_processes = total_processes;
+  if (params.functional_crypto) payloads_ = std::make_unique<network::PacketPayloads>(params.mtu_bytes);
   for (uint32_t n = 0; n < topology_.nodes; ++n) {
     const std::string name = "cic_" + std::to_string(n);
-    cards_.push_back(std::make_unique<nic::Cic>(name.c_str(), kernel_, pool_, next_packet_id_, NodeId(n), params));
+    cards_.push_back(
+        std::make_unique<nic::Cic>(name.c_str(), kernel_, pool_, next_packet_id_, NodeId(n), params, payloads_.get()));
   }
 }
 

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "network/credit_link.h"
+#include "network/packet_payloads.h"
 #include "network/switch.h"
 #include "network/topology.h"
 #include "nic/cic.h"
@@ -76,6 +77,7 @@ class Cluster {
   KernelCounters kernel_;
   network::PacketPool pool_;
   uint64_t next_packet_id_ = 0;
+  std::unique_ptr<network::PacketPayloads> payloads_;  // functional crypto only: the packets' bytes
   std::vector<std::unique_ptr<nic::Cic>> cards_;
   std::vector<std::unique_ptr<network::Switch>> switches_;
   std::deque<network::CreditLink> links_;

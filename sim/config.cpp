@@ -56,6 +56,10 @@ const std::vector<ParameterInfo>& parameters() {
       {"nic.mtu_bytes", 256, "bytes", "payload per packet; larger messages are segmented"},
       {"nic.header_bytes", 26, "bytes", "InfiniBand headers per packet: LRH 8 + BTH 12 + ICRC 4 + VCRC 2"},
       {"nic.security_bytes", 24, "bytes", "added by security: key id 4 + sequence number 4 + GCM tag 16"},
+      {"nic.crypto.mode", "timing", "",
+       "timing (time only) or functional: real AES-GCM on synthetic payloads, keys wrapped in key memory, replay "
+       "window; same timing (docs/crypto.md, \"In the card\")"},
+      {"nic.crypto.key_bits", 128, "bits", "session key size in functional mode: 128 (AES-128) or 256 (AES-256)"},
       {"traffic.pattern", "uniform", "", "uniform, bit-complement, transpose, shift or hotspot"},
       {"traffic.injection", "bernoulli", "", "bernoulli (slotted) or poisson"},
       {"traffic.load", 0.05, "fraction", "offered payload per node as a fraction of the link data rate"},
@@ -225,6 +229,19 @@ void read_network(const Reader& r, NetworkConfig& net) {
   net.vl_buffer_bytes = static_cast<uint32_t>(r.count("network.vl_buffer_bytes"));
 }
 
+void read_crypto(const Reader& r, nic::CicParams& card) {
+  const std::string mode = r.text("nic.crypto.mode");
+  if (mode != "timing" && mode != "functional") {
+    throw ConfigError("nic.crypto.mode", "expected timing or functional, got '" + mode + "'");
+  }
+  card.functional_crypto = mode == "functional";
+  const uint64_t bits = r.count("nic.crypto.key_bits");
+  if (bits != 128 && bits != 256) {
+    throw ConfigError("nic.crypto.key_bits", "expected 128 or 256, got " + std::to_string(bits));
+  }
+  card.session_key_bytes = static_cast<uint32_t>(bits / 8);
+}
+
 void read_nic(const Reader& r, nic::CicParams& card) {
   card.security = nic::parse_security_mode(r.text("nic.security"));
   card.skc.ways = static_cast<uint32_t>(r.count("nic.skc.ways"));
@@ -244,6 +261,7 @@ void read_nic(const Reader& r, nic::CicParams& card) {
   if (card.mtu_bytes == 0) throw ConfigError("nic.mtu_bytes", "must be at least 1 byte");
   card.header_bytes = static_cast<uint32_t>(r.count("nic.header_bytes"));
   card.security_bytes = static_cast<uint32_t>(r.count("nic.security_bytes"));
+  read_crypto(r, card);
 }
 
 std::vector<std::string> cacti_tables(const std::string& chosen) {
@@ -413,6 +431,7 @@ SimConfig load_config(const json& document, const std::vector<std::string>& over
   read_nic(r, config.nic);
   config.skc_access = read_skc_access(r, config.nic);
   config.nic.skc.seed = config.seed;
+  config.nic.key_seed = config.seed;
   config.nic.lanes = config.network.virtual_lanes;
   config.nic.rx_ticks_per_byte = network::link_rate(config.network.link_rate).ticks_per_byte;
   read_traffic(r, config.traffic);

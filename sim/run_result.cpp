@@ -25,6 +25,7 @@ struct CardTotals {
   uint64_t buffer_left = 0;  // prefetched keys still unused in the buffers at the end
   nic::KeyMemoryStats memory;
   Tick gcm_busy = 0;
+  nic::CardCryptoStats crypto;  // functional crypto only
 };
 
 CardTotals sum_cards(const std::vector<std::unique_ptr<nic::Cic>>& cards) {
@@ -56,8 +57,31 @@ CardTotals sum_cards(const std::vector<std::unique_ptr<nic::Cic>>& cards) {
     t.memory.max_wait = std::max(t.memory.max_wait, m.max_wait);
     t.memory.busy += m.busy;
     t.gcm_busy += card->gcm_busy();
+    if (const nic::CardCryptoStats* c = card->crypto_stats()) t.crypto += *c;
   }
   return t;
+}
+
+// Only runs with nic.crypto.mode = functional have these, so that a timing
+// run's result stays what it was.
+std::vector<Statistic> crypto_statistics(const nic::CardCryptoStats& c) {
+  return {
+      {"packets_sealed", "packets", "packets encrypted and tagged by their sending card (functional crypto)",
+       c.packets_sealed},
+      {"packets_opened", "packets", "packets whose tag verified and that were decrypted at the receiving card",
+       c.packets_opened},
+      {"packets_dropped_auth", "packets", "received packets dropped: tag, ciphertext, header or key id did not verify",
+       c.packets_dropped_auth},
+      {"packets_dropped_replay", "packets", "received packets dropped: sequence number duplicate or below the window",
+       c.packets_dropped_replay},
+      {"packets_dropped_key", "packets", "packets dropped because their session key failed to unwrap",
+       c.packets_dropped_key},
+      {"key_unwraps", "keys", "key memory records unwrapped and verified on a read", c.key_unwraps},
+      {"key_unwrap_failures", "keys", "key memory records that failed to unwrap (tampered, moved or rolled back)",
+       c.key_unwrap_failures},
+      {"payload_mismatches", "packets", "delivered payloads unlike what was sent (must be 0 with security)",
+       c.payload_mismatches},
+  };
 }
 
 }  // namespace
@@ -88,7 +112,7 @@ nlohmann::ordered_json Cluster::result(const RunOutcome& outcome) const {
   const nlohmann::ordered_json scheduling = host_->scheduler_report();
   const uint64_t context_switches = scheduling.is_null() ? 0 : scheduling["context_switches"].get<uint64_t>();
   const double delivered = static_cast<double>(st.packets_delivered());
-  const std::vector<Statistic> stats{
+  std::vector<Statistic> stats{
       {"packets_handed_over", "packets", "packets the hosts gave their cards", st.packets_handed_over()},
       {"packets_delivered", "packets", "packets verified and handed to the destination host", st.packets_delivered()},
       {"packets_measured", "packets", "delivered packets offered after warm-up (latency sample)", lat.count()},
@@ -157,6 +181,10 @@ nlohmann::ordered_json Cluster::result(const RunOutcome& outcome) const {
       {"module_events_per_packet", "events", "module queue entries handled / delivered packets",
        ratio(static_cast<double>(kernel_.events), delivered)},
   };
+
+  if (config_.nic.functional_crypto) {
+    for (Statistic& s : crypto_statistics(cards.crypto)) stats.push_back(std::move(s));
+  }
 
   nlohmann::ordered_json doc;
   doc["ibsec_version"] = IBSEC_VERSION;
