@@ -579,6 +579,9 @@ def build_parser() -> argparse.ArgumentParser:
     add_trace_commands(commands)
     add_coschedule_commands(commands)
     add_hwcost_command(commands)
+    from .sweep_command import add_sweep_command
+
+    add_sweep_command(commands)
     return parser
 
 

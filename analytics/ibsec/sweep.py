@@ -2,15 +2,17 @@
 
 Each finished point is appended (fsync'd) to a JSON-lines store as soon as it
 finishes, so killing a sweep loses nothing already computed, and running the
-same sweep again only computes the points that are missing or failed. This
-is the small local runner for figure sweeps; large sweeps belong on Dask.
+same sweep again only computes the points that are missing or failed. The
+points run on a local thread pool by default, or on any concurrent.futures
+executor given, e.g. a Dask client's (cluster.py), which is how `ibsec sweep`
+runs large sweeps.
 """
 
 from __future__ import annotations
 
 import json
 import sys
-from concurrent.futures import ThreadPoolExecutor, as_completed
+from concurrent.futures import Executor, ThreadPoolExecutor, as_completed
 from pathlib import Path
 from typing import Callable, Iterable
 
@@ -57,6 +59,16 @@ def load_store(store: Path | None) -> dict[str, dict]:
     return done
 
 
+def end_torn_line(store: Path | None) -> None:
+    """End a line cut short by a kill, so that the next record starts a line of its own."""
+    if store is None or not store.exists() or store.stat().st_size == 0:
+        return
+    with open(store, "rb") as handle:
+        handle.seek(-1, 2)
+        if handle.read(1) != b"\n":
+            append_line_durably(store, "")
+
+
 def run_points(
     points: list[dict],
     run: Callable[[dict], dict],
@@ -64,20 +76,26 @@ def run_points(
     jobs: int = 1,
     quiet: bool = False,
     label: str = "points",
+    executor: Executor | None = None,
 ) -> list[dict]:
     """Run every point not already in `store`; return results in the order of `points`.
 
-    A failing point (one whose `run` raises IbsecError) records its error and
-    does not stop the others; if any failed, PointsFailed (an IbsecError
-    holding the results of the others) is raised after all have run.
+    Points run on `executor` when given (the caller owns it; `jobs` is then
+    unused), else on a pool of `jobs` threads. A failing point (one whose
+    `run` raises IbsecError) records its error and does not stop the others;
+    if any failed, PointsFailed (an IbsecError holding the results of the
+    others) is raised after all have run.
     """
     done = load_store(store)
     todo = [p for p in points if point_key(p) not in done]
     failed: dict[str, IbsecError] = {}
     if todo:
+        end_torn_line(store)
         bar = tqdm(total=len(points), initial=len(points) - len(todo), desc=label, unit="pt",
                    disable=quiet, file=sys.stderr, dynamic_ncols=True)
-        pool = ThreadPoolExecutor(max_workers=max(1, jobs))
+        own_pool = executor is None
+        pool = ThreadPoolExecutor(max_workers=max(1, jobs)) if own_pool else executor
+        futures = {}
         try:
             futures = {pool.submit(run, p): p for p in todo}
             for future in as_completed(futures):
@@ -96,9 +114,13 @@ def run_points(
                 bar.set_postfix(failed=len(failed))
         except BaseException:
             # Interrupted (Ctrl-C): start nothing more; what finished is already in the store.
-            pool.shutdown(wait=False, cancel_futures=True)
+            for future in futures:
+                future.cancel()
+            if own_pool:
+                pool.shutdown(wait=False, cancel_futures=True)
             raise
-        pool.shutdown()
+        if own_pool:
+            pool.shutdown()
         bar.close()
     results = [done.get(point_key(p)) for p in points]
     if failed:
