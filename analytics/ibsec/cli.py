@@ -298,12 +298,16 @@ def cmd_study(args) -> None:
 
 
 def cmd_reproduce(args) -> None:
+    from .cluster import cluster_options, job_script
     from .reproduce import FULL, QUICK, Context, reproduce
     from .simulate import default_jobs
 
-    jobs = default_jobs() if args.jobs is None else _positive(args.jobs, "--jobs")
+    options = cluster_options(args)
+    if args.print_job_script:
+        print(job_script(options), end="")
+        return
     reproduce(Context(Path(args.out), Path(args.traces), Path(args.mix_traces), QUICK if args.quick else FULL,
-                      jobs, args.quiet, args.argv))
+                      default_jobs(), args.quiet, args.argv, options))
 
 
 # ---- coscheduling study (paper 4.3) ---------------------------------------------
@@ -572,8 +576,10 @@ def build_parser() -> argparse.ArgumentParser:
                        help="folder of the workload traces, generated there if missing (default: %(default)s)")
     repro.add_argument("--mix-traces", default="workloads/mixes",
                        help="folder of the coscheduling mixes' traces, generated there if missing (default: %(default)s)")
-    repro.add_argument("--jobs", type=int, help="runs at once (default: CPUs, at most 8)")
     repro.add_argument("-q", "--quiet", action="store_true", help="no progress bars (step titles are still printed)")
+    from .cluster import add_cluster_options
+
+    add_cluster_options(repro)
     repro.set_defaults(func=cmd_reproduce)
 
     add_trace_commands(commands)

@@ -63,6 +63,9 @@ class EngineError(IbsecError):
         super().__init__(message)
         self.exit_code = exit_code
 
+    def __reduce__(self):  # crosses from Dask workers with its exit code
+        return EngineError, (str(self), self.exit_code)
+
 
 def exit_code_of(returncode: int) -> int:
     """A child's return code as a shell reports it (killed by signal N -> 128 + N)."""

@@ -11,6 +11,10 @@ class ConfigError(IbsecError, ValueError):
     def __init__(self, field: str, problem: str):
         super().__init__(f"invalid '{field}': {problem}")
         self.field = field
+        self.problem = problem
+
+    def __reduce__(self):  # crosses to and from Dask workers with its own constructor arguments
+        return ConfigError, (self.field, self.problem)
 
 
 def require_positive(field: str, value: float) -> float:

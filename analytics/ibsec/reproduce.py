@@ -10,14 +10,17 @@ point is simulated, so its numbers are the full run's at lower resolution.
 
 from __future__ import annotations
 
+import contextlib
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
 from . import report
+from .cluster import ClusterOptions, dask_executor
 from .engine import engine_digest
 from .figures import command_line
+from .sweep import points_run_on
 
 
 @dataclass(frozen=True)
@@ -49,9 +52,10 @@ class Context:
     traces: Path
     mix_traces: Path
     plan: Plan
-    jobs: int
+    jobs: int  # thread pool of a step whose points run off the cluster; the cluster sets the parallelism
     quiet: bool
     argv: list[str]
+    cluster: ClusterOptions = field(default_factory=ClusterOptions)
 
 
 def steps(ctx: Context) -> list[tuple[str, Callable[[], object]]]:
@@ -109,12 +113,15 @@ def reproduce(ctx: Context) -> Path:
     """Run every step, then write REPORT.md; return its path."""
     started = time.monotonic()
     todo = steps(ctx)
-    for number, (title, action) in enumerate(todo, 1):
-        step_started = time.monotonic()
-        print(f"[{number}/{len(todo)}] {title}", flush=True)
-        action()
-        if not ctx.quiet:
-            print(f"      done in {time.monotonic() - step_started:.0f} s", flush=True)
+    with contextlib.ExitStack() as stack:
+        # Every step's points run on one Dask cluster (local by default), as `ibsec sweep`'s do.
+        stack.enter_context(points_run_on(stack.enter_context(dask_executor(ctx.cluster))))
+        for number, (title, action) in enumerate(todo, 1):
+            step_started = time.monotonic()
+            print(f"[{number}/{len(todo)}] {title}", flush=True)
+            action()
+            if not ctx.quiet:
+                print(f"      done in {time.monotonic() - step_started:.0f} s", flush=True)
     path = report.write_report(ctx.out, command_line(ctx.argv), ctx.plan.name, time.monotonic() - started,
                                engine_digest())
     print(f"wrote {path} after {(time.monotonic() - started) / 60:.1f} min", flush=True)

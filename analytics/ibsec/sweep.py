@@ -10,6 +10,8 @@ runs large sweeps.
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import json
 import sys
 from concurrent.futures import Executor, ThreadPoolExecutor, as_completed
@@ -69,6 +71,21 @@ def end_torn_line(store: Path | None) -> None:
             append_line_durably(store, "")
 
 
+# The executor run_points uses when its caller names none: `ibsec reproduce`
+# puts every figure's points on one Dask cluster this way.
+_executor: contextvars.ContextVar[Executor | None] = contextvars.ContextVar("executor", default=None)
+
+
+@contextlib.contextmanager
+def points_run_on(executor: Executor):
+    """Within the block, run_points calls that name no executor use this one."""
+    token = _executor.set(executor)
+    try:
+        yield executor
+    finally:
+        _executor.reset(token)
+
+
 def run_points(
     points: list[dict],
     run: Callable[[dict], dict],
@@ -86,6 +103,7 @@ def run_points(
     if any failed, PointsFailed (an IbsecError holding the results of the
     others) is raised after all have run.
     """
+    executor = executor or _executor.get()
     done = load_store(store)
     todo = [p for p in points if point_key(p) not in done]
     failed: dict[str, IbsecError] = {}

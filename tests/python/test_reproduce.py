@@ -148,10 +148,38 @@ def test_a_failing_step_stops_with_its_error_and_no_report(tmp_path, monkeypatch
     assert not (tmp_path / "REPORT.md").exists()
 
 
-def test_zero_jobs_is_refused_before_any_step(tmp_path, monkeypatch, capsys):
+def test_zero_workers_is_refused_before_any_step(tmp_path, monkeypatch, capsys):
     recorder = Recorder(monkeypatch)
-    assert main(["reproduce", "--out", str(tmp_path), "--jobs", "0"]) == 2
-    assert "--jobs" in capsys.readouterr().err and recorder.calls == []
+    assert main(["reproduce", "--out", str(tmp_path), "--workers", "0"]) == 2
+    assert "invalid '--workers': must be at least 1" in capsys.readouterr().err and recorder.calls == []
+
+
+def test_points_of_every_step_run_on_the_dask_cluster(tmp_path, monkeypatch):
+    import threading
+
+    import ibsec.figures as figures
+    from ibsec.sweep import run_points
+
+    recorder = Recorder(monkeypatch)
+    threads = []
+
+    def fig3_on_points(out, **_):
+        rows = run_points([{"point": 1}, {"point": 2}], lambda p: {"thread": threading.current_thread().name})
+        threads.extend(row["thread"] for row in rows)
+
+    monkeypatch.setattr(figures, "fig3", fig3_on_points)
+    assert main(["reproduce", "--quick", "--out", str(tmp_path), "--quiet", "--workers", "2"]) == 0
+    assert len(threads) == 2 and all("Dask" in name for name in threads), threads
+    assert "hwcost" in [name for name, _ in recorder.calls]
+
+
+def test_batch_job_script_is_printed_without_running_anything(tmp_path, monkeypatch, capsys):
+    recorder = Recorder(monkeypatch)
+    assert main(["reproduce", "--out", str(tmp_path), "--cluster", "slurm", "--queue", "long",
+                 "--walltime", "04:00:00", "--cores", "8", "--memory", "24GiB", "--print-job-script"]) == 0
+    script = capsys.readouterr().out
+    assert "#SBATCH -p long" in script and "04:00:00" in script
+    assert recorder.calls == [] and not (tmp_path / "REPORT.md").exists()
 
 
 def test_unknown_option_exits_2(tmp_path):
