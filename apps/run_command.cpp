@@ -25,6 +25,7 @@ struct RunOptions {
   std::string out;
   std::string perf_out;
   std::string trace;
+  std::string attack;
   bool quiet = false;
 };
 
@@ -47,17 +48,33 @@ long peak_rss_kib() {
   return usage.ru_maxrss;
 }
 
+// The attack section of the result, as a table on standard error.
+void print_attack_summary(const nlohmann::ordered_json& attack) {
+  const auto n = [](const nlohmann::ordered_json& v) { return static_cast<unsigned long long>(v.get<uint64_t>()); };
+  std::fprintf(stderr, "  attack on %s under %s: %llu packets seen\n", attack["link"].get<std::string>().c_str(),
+               attack["security"].get<std::string>().c_str(), n(attack["packets_seen"]));
+  std::fprintf(stderr, "    %-8s %10s %10s %10s\n", "kind", "attacked", "detected", "delivered");
+  for (const auto& [kind, counts] : attack["kinds"].items()) {
+    std::fprintf(stderr, "    %-8s %10llu %10llu %10llu\n", kind.c_str(), n(counts["attacked"]), n(counts["detected"]),
+                 n(counts["delivered"]));
+  }
+  std::fprintf(stderr, "    delivered despite attack %llu, false drops %llu, snooped %llu (%llu plaintext)\n",
+               n(attack["delivered_despite_attack"]), n(attack["false_drops"]), n(attack["snooped"]),
+               n(attack["snooped_plaintext"]));
+}
+
 int run(const RunOptions& o) {
   sc_core::sc_set_time_resolution(1, sc_core::SC_PS);
   std::vector<std::string> overrides = o.overrides;
   if (!o.trace.empty()) overrides.push_back("trace.file=" + nlohmann::json(o.trace).dump());
-  const sim::SimConfig config = sim::load_config(o.config_path, overrides);
+  const sim::SimConfig config = sim::load_config(o.config_path, o.attack, overrides);
   const auto wall_start = std::chrono::steady_clock::now();
   sim::Cluster cluster(config);
   const sim::RunOutcome outcome = cluster.run(o.quiet ? nullptr : report_progress);
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
 
-  const std::string text = cluster.result(outcome).dump(2) + "\n";
+  const nlohmann::ordered_json result = cluster.result(outcome);
+  const std::string text = result.dump(2) + "\n";
   if (o.out.empty()) {
     std::cout << text;
   } else {
@@ -76,6 +93,7 @@ int run(const RunOptions& o) {
                  static_cast<unsigned long long>(cluster.statistics().packets_delivered()), wall, delivered / wall,
                  static_cast<double>(peak_rss_kib()) / 1024.0, o.out.empty() ? "" : (", result in " + o.out).c_str());
   }
+  if (!o.quiet && result.contains("attack")) print_attack_summary(result["attack"]);
   if (!outcome.drained) {
     const std::string stalled = cluster.host().stall_report();
     if (!stalled.empty()) {
@@ -99,6 +117,8 @@ void add_run_command(CLI::App& app) {
       ->allow_extra_args(false);
   cmd->add_option("--out,-o", options->out, "Result file (JSON); standard output when omitted");
   cmd->add_option("--trace", options->trace, "Replay this trace instead of synthetic traffic (sets trace.file)");
+  cmd->add_option("--attack", options->attack,
+                  "Attack file (JSON): an attacker on one cable, its actions and rates (docs/attacks.md)");
   cmd->add_option("--perf-json", options->perf_out, "Also write wall time, packets/s and peak memory here");
   cmd->add_flag("--quiet,-q", options->quiet, "No progress or summary on standard error");
   cmd->callback([options] {

@@ -34,6 +34,14 @@ bool CreditLink::can_send(VirtualLane lane, uint32_t wire_bytes, Tick now) {
   return false;
 }
 
+bool CreditLink::take_credits(VirtualLane lane, uint32_t wire_bytes, Tick now) {
+  absorb_returns(now);
+  const uint32_t needed = credits_for(wire_bytes);
+  if (credits_[lane.value()] < needed) return false;
+  credits_[lane.value()] -= needed;
+  return true;
+}
+
 Tick CreditLink::send(PacketHandle handle, const Packet& packet, Tick now) {
   assert(busy_until_ <= now);
   credits_[packet.lane.value()] -= credits_for(packet.wire_bytes);

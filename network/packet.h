@@ -3,6 +3,7 @@
 // allocates.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -12,6 +13,14 @@
 namespace ibsec::network {
 
 using PacketHandle = StrongId<struct PacketHandleTag, uint32_t>;
+
+// What an attacker on a link did to a packet (network/attacker.h). The cards
+// never read it: it is the simulator's ground truth, so that a run can count
+// which attacked packets were stopped and which genuine ones were lost.
+enum class AttackKind : uint8_t { kNone, kTamper, kInject, kReplay, kSpoof };
+inline constexpr size_t kAttackKinds = 5;
+// True for packets the attacker made rather than altered: no host sent them.
+constexpr bool forged(AttackKind kind) { return kind != AttackKind::kNone && kind != AttackKind::kTamper; }
 
 // InfiniBand flow-control credits count 64-byte blocks (IBA vol. 1, 7.9.4).
 inline constexpr uint32_t kCreditBytes = 64;
@@ -33,6 +42,7 @@ struct Packet {
   VirtualLane lane{0};
   bool measured = false;           // handed over inside the measurement window
   bool last_of_message = true;
+  AttackKind attack = AttackKind::kNone;
 };
 
 class PacketPool {

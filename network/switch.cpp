@@ -135,9 +135,12 @@ void Switch::grant(uint16_t output, size_t request_index, Tick now) {
   if (rings_[queue].size > 0) request_for_head(request.input, request.lane);
 
   const Packet& packet = pool_[handle];
+  const VirtualLane lane = packet.lane;
+  const uint32_t wire_bytes = packet.wire_bytes;
+  // `packet` is not read after send: an attacker on the link may grow the pool.
   const Tick tail_out = out.link->send(handle, packet, now);
   input_busy_until_[request.input] = tail_out;
-  upstream_[request.input]->return_credits(packet.lane, packet.wire_bytes, tail_out);
+  upstream_[request.input]->return_credits(lane, wire_bytes, tail_out);
   ++stats_.packets_forwarded;
 }
 

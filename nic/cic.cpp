@@ -318,6 +318,16 @@ void Cic::deliver(network::PacketHandle handle, Tick now) {
     drop_received(handle, now);
     return;
   }
+  if (packet.attack != network::AttackKind::kNone) {
+    ++attack_outcomes_.delivered[static_cast<size_t>(packet.attack)];
+    // No host sent a forged packet, so no host model has a message to
+    // credit it to: the process got it, which is what is counted.
+    if (network::forged(packet.attack)) {
+      in_upstream_->return_credits(packet.lane, packet.wire_bytes, now);
+      pool_.release(handle);
+      return;
+    }
+  }
   uint32_t& expected = expected_sequence_[session_direction(packet.source_process, packet.destination_process)];
   if (packet.sequence != expected) ++stats_.out_of_order;
   expected = packet.sequence + 1;
@@ -332,6 +342,11 @@ void Cic::deliver(network::PacketHandle handle, Tick now) {
 // the host nor the session's sequence bookkeeping.
 void Cic::drop_received(network::PacketHandle handle, Tick now) {
   const network::Packet& packet = pool_[handle];
+  if (packet.attack == network::AttackKind::kNone) {
+    ++attack_outcomes_.false_drops;
+  } else {
+    ++attack_outcomes_.detected[static_cast<size_t>(packet.attack)];
+  }
   in_upstream_->return_credits(packet.lane, packet.wire_bytes, now);
   pool_.release(handle);
 }

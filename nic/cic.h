@@ -23,6 +23,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "network/attack.h"
 #include "network/credit_link.h"
 #include "network/packet.h"
 #include "network/packet_payloads.h"
@@ -94,6 +95,7 @@ class Cic final : public sim::EventDrivenModule, public network::PacketReceiver,
   void on_credits_returned(PortId port, Tick at) override;
 
   [[nodiscard]] const CicStats& stats() const { return stats_; }
+  [[nodiscard]] uint32_t total_processes() const { return params_.total_processes; }
   [[nodiscard]] const KeyMemoryStats& key_memory_stats() const { return memory_.stats(); }
   [[nodiscard]] uint32_t prefetch_buffer_size() const {
     return lookup_ && lookup_->buffer() ? lookup_->buffer()->size() : 0;
@@ -106,6 +108,8 @@ class Cic final : public sim::EventDrivenModule, public network::PacketReceiver,
   // Null in timing mode.
   [[nodiscard]] const CardCryptoStats* crypto_stats() const;
   [[nodiscard]] CardCrypto* crypto() { return crypto_.get(); }
+  // What became of attacked packets this card received (network/attacker.h).
+  [[nodiscard]] const network::AttackOutcomes& attack_outcomes() const { return attack_outcomes_; }
 
  private:
   enum EventKind : uint32_t { kAdvanceSend, kAdvanceReceive, kTailArrived, kPrefetchPump, kPrefetchLoaded };
@@ -170,6 +174,7 @@ class Cic final : public sim::EventDrivenModule, public network::PacketReceiver,
   std::unordered_map<uint64_t, uint32_t> expected_sequence_;
   std::unique_ptr<CardCrypto> crypto_;  // functional mode only
   CicStats stats_;
+  network::AttackOutcomes attack_outcomes_;
 };
 
 }  // namespace ibsec::nic

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <set>
 
+#include "core/errors.h"
 #include "network/link_rate.h"
 #include "traces/trace_checker.h"
 #include "traces/trace_replay.h"
@@ -104,7 +105,33 @@ network::PacketReceiver& Cluster::receiver_at(const network::Endpoint& end) {
   return *switches_[end.index];
 }
 
+void Cluster::build_attacker() {
+  if (!config_.attack) return;
+  capture_ = std::make_unique<SnoopCapture>(config_.attack->capture_file);
+  const network::AttackerContext context{pool_, *payloads_, next_packet_id_, cards_.front()->total_processes(),
+                                         config_.nic.security.encrypts()};
+  attacker_ = std::make_unique<network::Attacker>("attacker", kernel_, *config_.attack, context, capture_.get());
+}
+
+bool Cluster::attacked(network::AttackSite::Kind kind, uint32_t index, uint16_t port) const {
+  if (!attacker_) return false;
+  const network::AttackSite& site = config_.attack->site;
+  return site.kind == kind && site.index == index && (kind != network::AttackSite::Kind::kSwitchPort || site.port == port);
+}
+
+network::CreditLink& Cluster::add_link_via(bool attacked, const network::LinkParams& params,
+                                           network::LinkSender& from, PortId from_port, network::PacketReceiver& to,
+                                           PortId to_port) {
+  if (!attacked) return add_link(params, from, from_port, to, to_port);
+  network::CreditLink& link = add_link(params, from, from_port, *attacker_, to_port);
+  attacker_->tap(link, to, to_port);
+  attacker_tapped_ = true;
+  return link;
+}
+
 void Cluster::wire() {
+  using Site = network::AttackSite::Kind;
+  build_attacker();
   const network::LinkParams params{network::link_rate(config_.network.link_rate).ticks_per_byte,
                                    config_.network.link_delay, config_.network.virtual_lanes,
                                    credits_per_lane(config_.network)};
@@ -112,7 +139,8 @@ void Cluster::wire() {
   std::vector<network::CreditLink*> card_in(cards_.size());
   for (uint32_t n = 0; n < cards_.size(); ++n) {
     const network::Endpoint& at = topology_.node_link[n];
-    network::CreditLink& link = add_link(params, *cards_[n], PortId(0), *switches_[at.index], at.port);
+    network::CreditLink& link =
+        add_link_via(attacked(Site::kNodeOut, n), params, *cards_[n], PortId(0), *switches_[at.index], at.port);
     switches_[at.index]->attach_input(at.port, &link);
     card_out[n] = &link;
   }
@@ -121,7 +149,10 @@ void Cluster::wire() {
     for (uint16_t p = 0; p < spec.ports; ++p) {
       const network::Endpoint& peer = spec.peer[p];
       if (peer.kind == network::Endpoint::Kind::kNone) continue;
-      network::CreditLink& link = add_link(params, *switches_[s], PortId(p), receiver_at(peer), peer.port);
+      const bool tapped = attacked(Site::kSwitchPort, s, p) ||
+                          (peer.kind == network::Endpoint::Kind::kNode && attacked(Site::kNodeIn, peer.index));
+      network::CreditLink& link =
+          add_link_via(tapped, params, *switches_[s], PortId(p), receiver_at(peer), peer.port);
       switches_[s]->attach_output(PortId(p), &link);
       if (peer.kind == network::Endpoint::Kind::kNode) {
         card_in[peer.index] = &link;
@@ -131,6 +162,12 @@ void Cluster::wire() {
     }
   }
   for (uint32_t n = 0; n < cards_.size(); ++n) cards_[n]->attach(card_out[n], card_in[n], host_.get());
+  if (attacker_ && !attacker_tapped_) {
+    std::string message = config_.attack->site.text();
+    message += " is no cable of this topology (" + std::to_string(topology_.nodes) + " nodes, ";
+    message += std::to_string(topology_.switches.size()) + " switches)";
+    throw ConfigError("attack.link", message);
+  }
 }
 
 // Card counters over time, for looking at a small run in a waveform viewer.
@@ -179,6 +216,7 @@ RunOutcome Cluster::run(void (*progress)(const Cluster&, Tick now)) {
   }
   if (vcd != nullptr) sc_core::sc_close_vcd_trace_file(vcd);
   if (packet_log_) packet_log_->close();
+  if (capture_) capture_->close();
   outcome.end = statistics_.last_delivery();
   outcome.packets_stuck = packets_inside();
   outcome.drained = outcome.packets_stuck == 0 && host_->finished();

@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "network/attacker.h"
 #include "network/credit_link.h"
 #include "network/packet_payloads.h"
 #include "network/switch.h"
@@ -20,6 +21,7 @@
 #include "sim/config.h"
 #include "sim/event_module.h"
 #include "sim/run_statistics.h"
+#include "sim/snoop_capture.h"
 #include "traces/host_model.h"
 #include "traces/scripted_traffic.h"
 #include "traces/synthetic_traffic.h"
@@ -59,6 +61,9 @@ class Cluster {
   [[nodiscard]] uint64_t credits_missing() const;  // credits not back at their sender
   [[nodiscard]] size_t packets_inside() const;
   [[nodiscard]] const traces::HostModel& host() const { return *host_; }
+  // Null without attack.link.
+  [[nodiscard]] const network::Attacker* attacker() const { return attacker_.get(); }
+  [[nodiscard]] const SnoopCapture* capture() const { return capture_.get(); }
   // The scripted host, if the cluster was built with a script.
   [[nodiscard]] const traces::ScriptedTraffic* scripted() const { return scripted_; }
 
@@ -71,6 +76,12 @@ class Cluster {
   network::CreditLink& add_link(const network::LinkParams& params, network::LinkSender& from, PortId from_port,
                                 network::PacketReceiver& to, PortId to_port);
   network::PacketReceiver& receiver_at(const network::Endpoint& end);
+  void build_attacker();
+  // Links `from` to `to`, through the attacker when `attacked`.
+  network::CreditLink& add_link_via(bool attacked, const network::LinkParams& params, network::LinkSender& from,
+                                    PortId from_port, network::PacketReceiver& to, PortId to_port);
+  [[nodiscard]] bool attacked(network::AttackSite::Kind kind, uint32_t index, uint16_t port = 0) const;
+  [[nodiscard]] nlohmann::ordered_json attack_report() const;
 
   SimConfig config_;
   network::Topology topology_;
@@ -84,6 +95,9 @@ class Cluster {
   RunStatistics statistics_;
   std::unique_ptr<PacketLog> packet_log_;
   std::unique_ptr<traces::HostModel> host_;
+  std::unique_ptr<SnoopCapture> capture_;
+  std::unique_ptr<network::Attacker> attacker_;
+  bool attacker_tapped_ = false;
   const traces::ScriptedTraffic* scripted_ = nullptr;
 };
 

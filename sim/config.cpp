@@ -92,6 +92,18 @@ const std::vector<ParameterInfo>& parameters() {
       {"scheduler.spin_us", 750.0, "us", "spin time before blocking, SB and DCS-SB (§4.1)"},
       {"scheduler.boost_period_ms", 2.0, "ms", "PB: period of the priority boost (§4.1)"},
       {"scheduler.gang_slot_ms", 20.0, "ms", "gang: length of a time slot (§4.1)"},
+      {"attack.link", "", "",
+       "cable an attacker sits on: 'node N out', 'node N in' or 'switch S port P'; empty = no attacker "
+       "(docs/attacks.md; needs nic.crypto.mode = functional)"},
+      {"attack.snoop", 0.0, "fraction", "share of passing packets the attacker copies into its capture"},
+      {"attack.tamper", 0.0, "fraction", "share of passing packets the attacker alters (one bit flipped)"},
+      {"attack.tamper_field", "any", "", "what a tamper flips: header, payload, tag or any"},
+      {"attack.inject", 0.0, "fraction", "per passing packet, chance of a forged packet sent behind it"},
+      {"attack.replay", 0.0, "fraction", "share of passing packets captured and sent again attack.replay_delay_us later"},
+      {"attack.replay_delay_us", 2.0, "us", "how long after capture a replayed packet is sent"},
+      {"attack.spoof", 0.0, "fraction", "per passing packet, chance of a copy claiming another source process"},
+      {"attack.victims", json::array(), "nodes", "destination nodes whose packets are attacked; empty = all"},
+      {"attack.capture_file", "", "path", "CSV of the snooped packets as they were on the wire (off when empty)"},
       {"sim.drain_timeout_us", 10000.0, "us", "simulated time allowed to deliver what is in flight at the end"},
       {"sim.event_log", "", "path", "per-packet CSV log (off when empty)"},
       {"sim.vcd", "", "path", "SystemC VCD trace of card and link activity (off when empty)"},
@@ -380,9 +392,60 @@ void read_scheduler(const Reader& r, schedulers::SchedulerParams& s) {
 
 // Checks that need more than one key. The topology is built once here only
 // to check it, so that every configuration error shows before elaboration.
+double fraction(const Reader& r, const std::string& key) {
+  const double x = r.non_negative(key);
+  if (x > 1.0) throw ConfigError(key, "is a probability: must be at most 1, got " + r.at(key).dump());
+  return x;
+}
+
+network::TamperField tamper_field(const Reader& r) {
+  const std::string field = r.text("attack.tamper_field");
+  if (field == "any") return network::TamperField::kAny;
+  if (field == "header") return network::TamperField::kHeader;
+  if (field == "payload") return network::TamperField::kPayload;
+  if (field == "tag") return network::TamperField::kTag;
+  throw ConfigError("attack.tamper_field", "expected header, payload, tag or any, got '" + field + "'");
+}
+
+std::optional<network::AttackParams> read_attack(const Reader& r, uint64_t seed) {
+  const std::string link = r.text("attack.link");
+  if (link.empty()) return std::nullopt;
+  network::AttackParams a;
+  a.site = network::AttackSite::parse(link, "attack.link");
+  a.snoop = fraction(r, "attack.snoop");
+  a.tamper = fraction(r, "attack.tamper");
+  a.inject = fraction(r, "attack.inject");
+  a.replay = fraction(r, "attack.replay");
+  a.spoof = fraction(r, "attack.spoof");
+  a.tamper_field = tamper_field(r);
+  a.replay_delay = ticks_us(r.non_negative("attack.replay_delay_us"));
+  a.victims = r.list<uint32_t>("attack.victims");
+  a.capture_file = r.text("attack.capture_file");
+  a.seed = seed ^ 0xA77AC4ED5EEDULL;  // its own stream, unlike any the traffic draws from
+  return a;
+}
+
+void check_attack(const SimConfig& config, uint32_t nodes) {
+  if (!config.attack) return;
+  if (!config.nic.functional_crypto) {
+    throw ConfigError("attack.link", "an attacker needs packets with bytes: set nic.crypto.mode = functional");
+  }
+  for (const uint32_t victim : config.attack->victims) {
+    if (victim >= nodes) {
+      throw ConfigError("attack.victims", "node " + std::to_string(victim) + " is out of range (0.." +
+                                              std::to_string(nodes - 1) + ")");
+    }
+  }
+  if (config.trace.replays() && config.attack->tamper > 0.0) {
+    throw ConfigError("attack.tamper", "a tampered packet is lost and ibsec does not retransmit, so a replayed "
+                                       "trace could not finish: tamper with synthetic traffic only");
+  }
+}
+
 void check_together(SimConfig& config) {
   const uint32_t nodes = network::build_topology(config.network.topology).nodes;
   traces::validate(config.traffic, nodes);
+  check_attack(config, nodes);
   const uint32_t mtu_wire = config.nic.mtu_bytes + config.nic.header_bytes + config.nic.security_bytes;
   if (config.network.vl_buffer_bytes < mtu_wire) {
     throw ConfigError("network.vl_buffer_bytes",
@@ -407,15 +470,34 @@ nlohmann::ordered_json nest(const Table& table) {
 
 }  // namespace
 
-SimConfig load_config(const json& document, const std::vector<std::string>& overrides, const std::string& origin) {
-  if (!document.is_null() && !document.is_object()) {
-    throw ConfigError(origin, "a configuration must be a JSON object");
+namespace {
+
+struct Layer {
+  json document;
+  std::string origin;
+};
+
+json read_json_file(const std::string& path, const std::string& what) {
+  std::ifstream in(path);
+  if (!in) throw ConfigError(path, "cannot open the " + what);
+  try {
+    return json::parse(in);
+  } catch (const json::parse_error& e) {
+    throw ConfigError(path, std::string("not valid JSON: ") + e.what());
   }
+}
+
+SimConfig load_layers(const std::vector<Layer>& layers, const std::vector<std::string>& overrides) {
   Table table;
   for (const auto& p : parameters()) table[p.key] = p.default_value;
-  Table from_file;
-  if (document.is_object()) flatten(document, "", from_file);
-  merge(table, from_file, origin);
+  for (const Layer& layer : layers) {
+    if (!layer.document.is_null() && !layer.document.is_object()) {
+      throw ConfigError(layer.origin, "a configuration must be a JSON object");
+    }
+    Table from_file;
+    if (layer.document.is_object()) flatten(layer.document, "", from_file);
+    merge(table, from_file, layer.origin);
+  }
   for (const std::string& item : overrides) {
     const auto eq = item.find('=');
     if (eq == std::string::npos || eq == 0) {
@@ -445,22 +527,36 @@ SimConfig load_config(const json& document, const std::vector<std::string>& over
   config.drain_timeout = ticks_us(r.positive("sim.drain_timeout_us"));
   config.output.event_log = r.text("sim.event_log");
   config.output.vcd = r.text("sim.vcd");
+  config.attack = read_attack(r, config.seed);
   check_together(config);
   config.resolved = nest(table);
   return config;
 }
 
+}  // namespace
+
+SimConfig load_config(const json& document, const std::vector<std::string>& overrides, const std::string& origin) {
+  return load_layers({Layer{document, origin}}, overrides);
+}
+
 SimConfig load_config(const std::string& path, const std::vector<std::string>& overrides) {
-  if (path.empty()) return load_config(json(), overrides);
-  std::ifstream in(path);
-  if (!in) throw ConfigError(path, "cannot open the configuration file");
-  json document;
-  try {
-    document = json::parse(in);
-  } catch (const json::parse_error& e) {
-    throw ConfigError(path, std::string("not valid JSON: ") + e.what());
+  return load_config(path, "", overrides);
+}
+
+SimConfig load_config(const std::string& path, const std::string& attack_path,
+                      const std::vector<std::string>& overrides) {
+  std::vector<Layer> layers;
+  if (!path.empty()) layers.push_back(Layer{read_json_file(path, "configuration file"), path});
+  if (!attack_path.empty()) {
+    Layer attack{read_json_file(attack_path, "attack file"), attack_path};
+    Table keys;
+    if (attack.document.is_object()) flatten(attack.document, "", keys);
+    if (!keys.contains("attack.link")) {
+      throw ConfigError(attack_path, "an attack file must set attack.link (docs/attacks.md)");
+    }
+    layers.push_back(std::move(attack));
   }
-  return load_config(document, overrides, path);
+  return load_layers(layers, overrides);
 }
 
 }  // namespace ibsec::sim

@@ -8,12 +8,14 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "core/time.h"
+#include "network/attack.h"
 #include "network/topology.h"
 #include "nic/cic.h"
 #include "schedulers/scheduler.h"
@@ -60,6 +62,7 @@ struct SimConfig {
   schedulers::SchedulerParams scheduling;
   Tick drain_timeout = 10'000 * kTicksPerUs;
   OutputConfig output;
+  std::optional<network::AttackParams> attack;  // attack.link set: an attacker on that cable
   nlohmann::ordered_json resolved;  // every key with the value used, for the result file
 };
 
@@ -77,6 +80,10 @@ const std::vector<ParameterInfo>& parameters();
 // ("key=value"; value read as JSON if it parses, else as a string), then
 // checks. Throws ConfigError naming the key (and the file) at fault.
 SimConfig load_config(const std::string& path, const std::vector<std::string>& overrides);
+// The same with an attack file (docs/attacks.md) merged after the
+// configuration and before the overrides; it must set attack.link.
+SimConfig load_config(const std::string& path, const std::string& attack_path,
+                      const std::vector<std::string>& overrides);
 SimConfig load_config(const nlohmann::json& document, const std::vector<std::string>& overrides,
                       const std::string& origin = "<config>");
 

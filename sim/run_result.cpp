@@ -86,6 +86,39 @@ std::vector<Statistic> crypto_statistics(const nic::CardCryptoStats& c) {
 
 }  // namespace
 
+// What the attacker did and what the receiving cards made of it
+// (docs/attacks.md). Attacked packets still in the network at the end are
+// neither detected nor delivered.
+nlohmann::ordered_json Cluster::attack_report() const {
+  network::AttackOutcomes outcomes;
+  for (const auto& card : cards_) outcomes += card->attack_outcomes();
+  const network::AttackerStats& a = attacker_->stats();
+  nlohmann::ordered_json kinds = nlohmann::ordered_json::object();
+  uint64_t attacked = 0;
+  uint64_t detected = 0;
+  uint64_t delivered = 0;
+  for (size_t k = 1; k < network::kAttackKinds; ++k) {
+    kinds[network::attack_name(static_cast<network::AttackKind>(k))] = {
+        {"attacked", a.attacked[k]}, {"detected", outcomes.detected[k]}, {"delivered", outcomes.delivered[k]}};
+    attacked += a.attacked[k];
+    detected += outcomes.detected[k];
+    delivered += outcomes.delivered[k];
+  }
+  return {{"link", config_.attack->site.text()},
+          {"security", config_.nic.security.name()},
+          {"packets_seen", a.packets_seen},
+          {"kinds", kinds},
+          {"attacked", attacked},
+          {"detected", detected},
+          {"delivered_despite_attack", delivered},
+          {"false_drops", outcomes.false_drops},
+          {"snooped", a.snooped},
+          {"snooped_plaintext", capture_->plaintext_exposed()},
+          {"not_sent_no_credits", a.not_sent_no_credits},
+          {"spoofs_without_identity", a.spoofs_without_identity},
+          {"capture_file", config_.attack->capture_file}};
+}
+
 nlohmann::ordered_json Cluster::result(const RunOutcome& outcome) const {
   const RunStatistics& st = statistics_;
   const LatencyHistogram& lat = st.latency();
@@ -200,6 +233,7 @@ nlohmann::ordered_json Cluster::result(const RunOutcome& outcome) const {
   nlohmann::ordered_json statistics = nlohmann::ordered_json::object();
   write_statistics(statistics, stats);
   doc["statistics"] = statistics;
+  if (attacker_) doc["attack"] = attack_report();
   if (auto host = host_->report(); !host.is_null()) doc["replay"] = std::move(host);
   if (!scheduling.is_null()) doc["scheduler"] = scheduling;
   nlohmann::ordered_json histogram = nlohmann::ordered_json::array();

@@ -161,11 +161,13 @@ def cmd_run(args) -> int:
     if args.sweep_load is None:
         if args.jobs is not None:
             raise ConfigError("--jobs", "only a load sweep (--sweep-load) runs several points")
-        return run_once(args.config, args.set, args.out, args.quiet, args.perf_json)
+        return run_once(args.config, args.set, args.out, args.quiet, args.perf_json, args.attack)
     if args.out is None:
         raise ConfigError("--out", "a load sweep writes PREFIX.csv, PREFIX.png and PREFIX.meta.json: give --out PREFIX")
     if args.perf_json is not None:
         raise ConfigError("--perf-json", "not available with --sweep-load")
+    if args.attack is not None:
+        raise ConfigError("--attack", "not available with --sweep-load: give the attack.* keys with --set")
     if args.jobs is not None and args.jobs < 1:
         raise ConfigError("--jobs", f"must be at least 1, got {args.jobs}")
     from .simulate import default_jobs
@@ -526,6 +528,10 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--trace", metavar="FILE",
                      help="replay this trace (docs/trace-format.md) instead of synthetic traffic; "
                           "the result gains a `replay` section (docs/replay.md)")
+    run.add_argument("--attack", metavar="FILE",
+                     help="an attacker on one cable (JSON: attack.link, rates of snoop, tamper, inject, replay, "
+                          "spoof; configs/attacks/ has examples, docs/attacks.md explains); the result gains an "
+                          "`attack` section and the summary a table of attacked, detected and delivered packets")
     run.add_argument("--jobs", type=int, help="load points run at once (default: CPUs, at most 8)")
     run.add_argument("--perf-json", help="also write wall time, packets/s and peak memory here (single run)")
     run.add_argument("-q", "--quiet", action="store_true", help="no progress or summary on standard error")

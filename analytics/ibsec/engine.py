@@ -84,11 +84,14 @@ def engine_message(stderr: str, returncode: int) -> str:
 
 
 def run_arguments(config: str | Path | None, overrides: list[str], out: str | Path | None = None,
-                  quiet: bool = False, perf_json: str | Path | None = None) -> list[str]:
+                  quiet: bool = False, perf_json: str | Path | None = None,
+                  attack: str | Path | None = None) -> list[str]:
     """Arguments of `ibsec-engine run` (without the binary)."""
     arguments = ["run"]
     if config is not None:
         arguments.append(str(config))
+    if attack is not None:
+        arguments += ["--attack", str(attack)]
     for override in overrides:
         arguments += ["--set", override]
     if out is not None:

@@ -113,10 +113,13 @@ def effective_value(key: str, config: dict, overrides: list[str]):
 
 # ---- a single run -----------------------------------------------------------
 
-def run_once(config: str | None, overrides: list[str], out: str | None, quiet: bool, perf_json: str | None) -> int:
+def run_once(config: str | None, overrides: list[str], out: str | None, quiet: bool, perf_json: str | None,
+             attack: str | None = None) -> int:
     """One simulation with the engine's own progress and messages; returns its exit code."""
     if config is not None:
         check_config_file(config)
+    if attack is not None and not Path(attack).is_file():
+        raise ConfigError("--attack", f"attack file {attack!r} does not exist or is not a file")
     for text in overrides:
         parse_override(text)
     for path in (out, perf_json):
@@ -124,7 +127,8 @@ def run_once(config: str | None, overrides: list[str], out: str | None, quiet: b
             if Path(path).is_dir():
                 raise ConfigError("--out" if path == out else "--perf-json", f"{path!r} is a directory, not a file")
             Path(path).parent.mkdir(parents=True, exist_ok=True)
-    return run_simulation_streaming(run_arguments(config, overrides, out=out, quiet=quiet, perf_json=perf_json))
+    return run_simulation_streaming(run_arguments(config, overrides, out=out, quiet=quiet, perf_json=perf_json,
+                                                  attack=attack))
 
 
 # ---- load sweeps ------------------------------------------------------------

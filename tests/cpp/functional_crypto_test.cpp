@@ -26,6 +26,8 @@ namespace {
 using nic::ReceiveVerdict;
 using nic::ReplayVerdict;
 using testing::config_with;
+using testing::run_here;
+using testing::run_in_child;
 
 // ---- Replay window ----
 
@@ -245,36 +247,6 @@ TEST(CardReceiveNoSecurity, PlaintextIsDeliveredAsIsAndAlterationOnlyShowsAsAMis
 }
 
 // ---- Whole runs ----
-
-nlohmann::ordered_json run_here(const std::vector<std::string>& overrides, sim::RunOutcome* outcome = nullptr) {
-  sim::Cluster cluster(config_with(overrides));
-  const sim::RunOutcome out = cluster.run();
-  if (outcome) *outcome = out;
-  return cluster.result(out);
-}
-
-// SystemC elaborates one design per process, so runs to compare each get a child process.
-std::string run_in_child(const std::vector<std::string>& overrides) {
-  const auto path = std::filesystem::temp_directory_path() /
-                    ("functional_crypto_" + std::to_string(::getpid()) + "_" + std::to_string(std::rand()) + ".json");
-  const pid_t child = ::fork();
-  if (child == 0) {
-    int code = 1;
-    try {
-      std::ofstream(path) << run_here(overrides).dump(1);
-      code = 0;
-    } catch (...) {
-    }
-    ::_exit(code);
-  }
-  int status = 0;
-  ::waitpid(child, &status, 0);
-  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "the run failed";
-  std::stringstream text;
-  text << std::ifstream(path).rdbuf();
-  std::filesystem::remove(path);
-  return text.str();
-}
 
 const std::vector<std::string> kSynthetic{"nic.security=SKC-6", "traffic.processes_per_node=4",
                                           "traffic.messages=3000", "traffic.warmup_messages=300",

@@ -1,8 +1,17 @@
 // Helpers for tests that elaborate the cycle-level model.
 #pragma once
 
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
+
+#include <gtest/gtest.h>
 
 #include <systemc>
 
@@ -34,6 +43,37 @@ inline traces::ScriptedMessage message_at(Tick at, uint32_t source, uint32_t des
   m.message.message = id;
   m.message.measured = true;
   return m;
+}
+
+// One run in this process: its result document.
+inline nlohmann::ordered_json run_here(const std::vector<std::string>& overrides, sim::RunOutcome* outcome = nullptr) {
+  sim::Cluster cluster(config_with(overrides));
+  const sim::RunOutcome out = cluster.run();
+  if (outcome) *outcome = out;
+  return cluster.result(out);
+}
+
+// SystemC elaborates one design per process, so runs to compare each get a child process.
+inline std::string run_in_child(const std::vector<std::string>& overrides) {
+  const auto path = std::filesystem::temp_directory_path() /
+                    ("model_run_" + std::to_string(::getpid()) + "_" + std::to_string(std::rand()) + ".json");
+  const pid_t child = ::fork();
+  if (child == 0) {
+    int code = 1;
+    try {
+      std::ofstream(path) << run_here(overrides).dump(1);
+      code = 0;
+    } catch (...) {
+    }
+    ::_exit(code);
+  }
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "the run failed";
+  std::stringstream text;
+  text << std::ifstream(path).rdbuf();
+  std::filesystem::remove(path);
+  return text.str();
 }
 
 }  // namespace ibsec::testing
