@@ -371,3 +371,37 @@ def test_security_figure_orders_the_card_configurations(tmp_path):
     assert table.loc["SKC-16", "skc_hit_rate"] > 0.95
     assert table.loc["NoSKC", "skc_hit_rate"] == 0
     assert (tmp_path / "security_overhead.csv").exists() and (tmp_path / "security_overhead.png").exists()
+
+
+# ---- attacks ----------------------------------------------------------------
+
+@pytest.mark.parametrize("attack_file", sorted((CONFIGS / "attacks").glob("*.json")), ids=lambda p: p.stem)
+def test_every_shipped_attack_is_stopped_with_security_and_gets_through_without(tmp_path, engine, attack_file):
+    outcomes = {}
+    for security in ("SKC-6", "NoSecurity"):
+        out = tmp_path / f"{security}.json"
+        done = run_ibsec("run", str(CONFIGS / "paper-16.json"), "--attack", str(attack_file), *SMALL,
+                         "--set", f"nic.security={security}", "--set", f"attack.capture_file={tmp_path / 'cap.csv'}",
+                         "--out", str(out))
+        assert done.returncode == 0, done.stderr
+        assert f"under {security}" in done.stderr and "delivered despite attack" in done.stderr
+        outcomes[security] = result_of(out)["attack"]
+    secure, open_ = outcomes["SKC-6"], outcomes["NoSecurity"]
+    assert secure["delivered_despite_attack"] == 0 and secure["false_drops"] == 0
+    assert secure["detected"] == secure["attacked"]
+    assert secure["snooped_plaintext"] == 0
+    assert open_["delivered_despite_attack"] == open_["attacked"]
+    assert open_["snooped_plaintext"] == open_["snooped"]
+    assert secure["attacked"] + secure["snooped"] > 100, "the attack did something"
+
+
+@pytest.mark.parametrize("args, needle", [
+    (["--attack", "missing-attack.json"], "missing-attack.json"),
+    (["--attack", str(CONFIGS / "paper-16.json")], "must set attack.link"),
+    (["--attack", str(CONFIGS / "attacks" / "all-kinds.json"), "--set", "nic.crypto.mode=timing"], "functional"),
+    (["--attack", str(CONFIGS / "attacks" / "all-kinds.json"), "--sweep-load", "0.1", "--out", "x"], "--attack"),
+])
+def test_bad_attacks_are_clear_errors(tmp_path, engine, args, needle):
+    done = run_ibsec("run", *args, "--quiet")
+    assert done.returncode == 2, done.stderr
+    assert needle in done.stderr and "Traceback" not in done.stderr
