@@ -65,6 +65,7 @@ class CardCrypto {
 
   [[nodiscard]] ReceiveVerdict open(const network::Packet& packet, network::PacketHandle handle);
   const crypto::WrappedKey& record_for(SessionKeyId slot);
+  [[nodiscard]] bool verified_again(SessionKeyId key, const crypto::WrappedKey& record, uint64_t version) const;
   void check_payload(const network::Packet& packet, network::PacketHandle handle);
 
   CardCryptoParams params_;
@@ -74,6 +75,11 @@ class CardCrypto {
   std::unordered_map<SessionKeyId, crypto::WrappedKey> key_memory_;  // outside the trust boundary
   std::unordered_map<SessionKeyId, uint64_t> versions_;                // on-chip: each slot's current version
   std::unordered_map<SessionKeyId, crypto::SessionKey> on_card_;       // verified keys
+  struct VerifiedRecord {
+    crypto::WrappedKey record;  // the bytes that verified
+    uint64_t version;           // under this expected version
+  };
+  std::unordered_map<SessionKeyId, VerifiedRecord> verified_;          // what on_card_'s keys were unwrapped from
   std::unordered_map<uint64_t, ReplayWindow> windows_;                 // by (source, destination) process
   CipherCache ciphers_;
   CardCryptoStats stats_;

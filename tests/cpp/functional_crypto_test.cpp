@@ -204,6 +204,22 @@ TEST_F(CardReceive, AKeyRecordAlteredInKeyMemoryIsNeverUsed) {
   EXPECT_EQ(receiver_.stats().packets_opened, 0U);
 }
 
+TEST_F(CardReceive, EveryReadOfAnAlteredRecordFailsAndTheRestoredOneVerifiesAgain) {
+  nic::crypto::WrappedKey* record = receiver_.key_memory_record(key_);
+  const nic::crypto::WrappedKey original = *record;  // verified once in SetUp
+  std::vector<uint8_t> altered(record->bytes().begin(), record->bytes().end());
+  altered.back() ^= 0x80;  // the tag
+  *record = *nic::crypto::WrappedKey::parse(altered);
+  receiver_.key_read(key_);
+  receiver_.key_read(key_);
+  EXPECT_EQ(receiver_.stats().key_unwrap_failures, 2U) << "a failed record is not remembered as verified";
+  *record = original;
+  receiver_.key_read(key_);
+  EXPECT_EQ(receiver_.stats().key_unwrap_failures, 2U);
+  EXPECT_EQ(receiver_.stats().key_unwraps, 4U);
+  EXPECT_EQ(receiver_.receive(sealed(0), handle_), ReceiveVerdict::kDeliver);
+}
+
 TEST_F(CardReceive, ARecordMovedToAnotherSlotFailsToUnwrap) {
   const SessionKeyId other = nic::session_key(1, 2, kProcesses);
   receiver_.key_read(other);
