@@ -390,8 +390,6 @@ void read_scheduler(const Reader& r, schedulers::SchedulerParams& s) {
   s.gang_slot = ticks_ms(r.positive("scheduler.gang_slot_ms"));
 }
 
-// Checks that need more than one key. The topology is built once here only
-// to check it, so that every configuration error shows before elaboration.
 double fraction(const Reader& r, const std::string& key) {
   const double x = r.non_negative(key);
   if (x > 1.0) throw ConfigError(key, "is a probability: must be at most 1, got " + r.at(key).dump());
@@ -442,6 +440,8 @@ void check_attack(const SimConfig& config, uint32_t nodes) {
   }
 }
 
+// Checks that need more than one key. The topology is built once here only
+// to check it, so that every configuration error shows before elaboration.
 void check_together(SimConfig& config) {
   const uint32_t nodes = network::build_topology(config.network.topology).nodes;
   traces::validate(config.traffic, nodes);
