@@ -1,7 +1,9 @@
 #include "network/attacker.h"
 
 #include <algorithm>
+#include <array>
 #include <cstring>
+#include <utility>
 
 #include "core/session_pairs.h"
 

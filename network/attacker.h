@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <span>
 #include <unordered_map>
+#include <vector>
 
 #include "core/random.h"
 #include "network/attack.h"
