@@ -166,14 +166,14 @@ def cmd_run(args) -> int:
         raise ConfigError("--out", "a load sweep writes PREFIX.csv, PREFIX.png and PREFIX.meta.json: give --out PREFIX")
     if args.perf_json is not None:
         raise ConfigError("--perf-json", "not available with --sweep-load")
-    if args.attack is not None:
-        raise ConfigError("--attack", "not available with --sweep-load: give the attack.* keys with --set")
     if args.jobs is not None and args.jobs < 1:
         raise ConfigError("--jobs", f"must be at least 1, got {args.jobs}")
     from .simulate import default_jobs
 
+    if args.attack is not None and not Path(args.attack).is_file():
+        raise ConfigError("--attack", f"attack file {args.attack!r} does not exist or is not a file")
     return sweep_load(args.config, args.set, args.sweep_load, args.out, args.jobs or default_jobs(), args.quiet,
-                      argv=args.argv)
+                      argv=args.argv, attack=args.attack)
 
 
 def cmd_params(args) -> int:

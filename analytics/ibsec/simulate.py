@@ -168,6 +168,18 @@ def result_name(point: dict) -> str:
     return f"load-{point[LOAD_KEY]:.12g}_{digest[:8]}.json"
 
 
+def attack_columns(result: dict) -> dict:
+    """The result's `attack` section as flat columns (none without an attacker; docs/attacks.md):
+    attack_link, attack_detected, ..., and attack_<kind>_attacked/detected/delivered per kind."""
+    attack = result.get("attack")
+    if not attack:
+        return {}
+    columns = {f"attack_{name}": value for name, value in attack.items() if not isinstance(value, (dict, list))}
+    for kind, counts in attack.get("kinds", {}).items():
+        columns.update({f"attack_{kind}_{name}": value for name, value in counts.items()})
+    return columns
+
+
 def flat_row(result: dict, result_file: Path, exit_code: int) -> dict:
     """One sweep row from an engine result: every flat statistic, plus where it came from."""
     statistics = {k: v for k, v in result["statistics"].items() if k != "statistics_meta"}
@@ -177,6 +189,7 @@ def flat_row(result: dict, result_file: Path, exit_code: int) -> dict:
     return {
         "offered_load": config_value(result["config"], LOAD_KEY),
         **statistics,
+        **attack_columns(result),
         "exit_code": exit_code,
         "result_file": str(result_file),
         "ibsec_version": result.get("ibsec_version"),
@@ -185,10 +198,12 @@ def flat_row(result: dict, result_file: Path, exit_code: int) -> dict:
 
 
 def sweep_load(config: str | None, overrides: list[str], spec: str, out: str, jobs: int, quiet: bool,
-               argv: list[str] | None = None) -> int:
-    """Run one simulation per offered load; write PREFIX.csv/.png/.meta.json; return the exit code."""
+               argv: list[str] | None = None, attack: str | None = None) -> int:
+    """Run one simulation per offered load; write PREFIX.csv/.png/.meta.json; return the exit code.
+    `attack`: an attack file layered on every point (docs/attacks.md)."""
     loads = parse_loads(spec)
     base = read_config(config)
+    attack_layer = read_config(attack) if attack is not None else None
     for text in overrides:
         if parse_override(text)[0] == LOAD_KEY:
             raise ConfigError("--set", f"--sweep-load sets {LOAD_KEY}; drop --set {text}")
@@ -203,13 +218,17 @@ def sweep_load(config: str | None, overrides: list[str], spec: str, out: str, jo
     def run_point(point: dict) -> dict:
         load = point[LOAD_KEY]
         result_file = runs / result_name(point)
-        arguments = run_arguments(config, [*point["overrides"], f"{LOAD_KEY}={load!r}"], out=result_file, quiet=True)
+        arguments = run_arguments(config, [*point["overrides"], f"{LOAD_KEY}={load!r}"], out=result_file, quiet=True,
+                                  attack=attack)
         code, result = run_to_result(arguments, result_file)  # 0 or 3 (not drained); EngineError otherwise
         return flat_row(result, result_file, code)
 
     # The config's content (not its path) and the overrides identify a point,
     # so editing either computes the sweep again instead of reusing stale rows.
     points = [{"config": base, "overrides": list(overrides), LOAD_KEY: load} for load in loads]
+    if attack_layer is not None:
+        for point in points:
+            point["attack"] = attack_layer
     failure = None
     try:
         rows = run_points(points, run_point, store=runs / "points.jsonl", jobs=jobs, quiet=quiet,
@@ -224,6 +243,8 @@ def sweep_load(config: str | None, overrides: list[str], spec: str, out: str, jo
                      for r in rows if r is not None), {})
     parameters_meta = {"config_file": config, "base_config": base, "overrides": list(overrides), "loads": loads,
                        "results": str(runs), "engine": versions}
+    if attack_layer is not None:
+        parameters_meta.update({"attack_file": attack, "attack": attack_layer})
     write_sweep_outputs(table, prefix, parameters_meta, argv)
     if not quiet:
         shown = [c for c in ["offered_load", "accepted_throughput", "latency_mean_ns", "latency_p99_ns", "drained",
@@ -250,6 +271,7 @@ def sweep_table(loads: list[float], rows: list, overrides: list[str], failure: P
         record = {c: None for c in SWEEP_COLUMNS}
         if row is not None:
             record.update({c: row.get(c) for c in SWEEP_COLUMNS})
+            record.update({c: v for c, v in row.items() if c.startswith("attack_")})  # with --attack only
             record["drained"] = bool(row.get("drained"))
         record["offered_load"] = load
         for text in overrides:

@@ -69,7 +69,7 @@ def run_engine_point(runner: PointRunner, point: dict) -> dict:
 
 def run_row(result: dict, result_file: Path, exit_code: int) -> dict:
     """Every flat number of an engine result: the statistics, then the scalars of its other sections."""
-    from .simulate import LATENCY_STATISTICS
+    from .simulate import LATENCY_STATISTICS, attack_columns
 
     row = {name: value for name, value in result["statistics"].items() if name != "statistics_meta"}
     if row.get("packets_measured", 1) == 0:
@@ -79,6 +79,7 @@ def run_row(result: dict, result_file: Path, exit_code: int) -> dict:
         for name, value in result.get(section, {}).items():
             if not isinstance(value, (list, dict)):
                 row[f"{section}_{name}"] = value
+    row.update(attack_columns(result))
     row.update({"exit_code": exit_code, "result_file": str(result_file),
                 "ibsec_version": result.get("ibsec_version"), "systemc_version": result.get("systemc_version")})
     return row

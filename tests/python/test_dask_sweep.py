@@ -285,6 +285,23 @@ def test_cachesim_and_analytic_sweeps_write_their_rows(tmp_path, engine):
     assert rows["entries"][2] == 128 and rows["capacity"][2] >= 128 and "seed" not in rows
 
 
+def test_a_sweep_over_attacks_has_one_column_per_attack_count(tmp_path, engine):
+    spec = write_spec(tmp_path, {"kind": "run", "config": str(PAPER_16),
+                                 "set": {"nic.crypto.mode": "functional", "attack.link": "node 3 in",
+                                         "traffic.messages": 4000, "traffic.warmup_messages": 400},
+                                 "grid": {"nic.security": ["SKC-6", "NoSecurity"], "attack.inject": [0.1, 0.5]}})
+    done = run_ibsec("sweep", str(spec), "--out", str(tmp_path / "attacks"), "--workers", "2", "--quiet")
+    assert done.returncode == 0, done.stderr
+    table = pd.read_csv(tmp_path / "attacks" / "sweep.csv")
+    assert (table["attack_link"] == "node 3 in").all()
+    secure, open_ = table[table["nic.security"] == "SKC-6"], table[table["nic.security"] == "NoSecurity"]
+    assert (secure["attack_inject_detected"] == secure["attack_inject_attacked"]).all()
+    assert (secure["attack_delivered_despite_attack"] == 0).all()
+    assert (open_["attack_inject_delivered"] == open_["attack_inject_attacked"]).all()
+    by_rate = secure.set_index("attack.inject")["attack_inject_attacked"]
+    assert by_rate[0.5] > 3 * by_rate[0.1], "the rate is the share of passing packets"
+
+
 # ---- other clusters --------------------------------------------------------------
 
 @pytest.mark.parametrize("system, expected", [

@@ -399,9 +399,30 @@ def test_every_shipped_attack_is_stopped_with_security_and_gets_through_without(
     (["--attack", "missing-attack.json"], "missing-attack.json"),
     (["--attack", str(CONFIGS / "paper-16.json")], "must set attack.link"),
     (["--attack", str(CONFIGS / "attacks" / "all-kinds.json"), "--set", "nic.crypto.mode=timing"], "functional"),
-    (["--attack", str(CONFIGS / "attacks" / "all-kinds.json"), "--sweep-load", "0.1", "--out", "x"], "--attack"),
+    (["--attack", "missing-attack.json", "--sweep-load", "0.1", "--out", "x"], "missing-attack.json"),
 ])
 def test_bad_attacks_are_clear_errors(tmp_path, engine, args, needle):
     done = run_ibsec("run", *args, "--quiet")
     assert done.returncode == 2, done.stderr
     assert needle in done.stderr and "Traceback" not in done.stderr
+
+
+def test_load_sweep_under_attack_has_the_attack_columns_and_resumes(tmp_path, engine):
+    prefix = tmp_path / "attacked"
+    args = ["run", str(CONFIGS / "paper-16.json"), "--attack", str(CONFIGS / "attacks" / "all-kinds.json"), *SMALL,
+            "--sweep-load", "0.02,0.04", "--out", str(prefix), "--quiet"]
+    done = run_ibsec(*args)
+    assert done.returncode == 0, done.stderr
+    table = pd.read_csv(f"{prefix}.csv")
+    assert (table["attack_link"] == "node 0 out").all()
+    assert (table["attack_attacked"] > 0).all()
+    assert (table["attack_detected"] == table["attack_attacked"]).all()
+    assert (table["attack_delivered_despite_attack"] == 0).all() and (table["attack_false_drops"] == 0).all()
+    assert (table["attack_tamper_detected"] == table["attack_tamper_attacked"]).all()
+    meta = json.loads(Path(f"{prefix}.meta.json").read_text())
+    assert meta["parameters"]["attack"]["attack"]["link"] == "node 0 out"
+    # The same sweep without the attack file is another sweep: its points are not reused.
+    plain = run_ibsec("run", str(CONFIGS / "paper-16.json"), *SMALL, "--set", "nic.crypto.mode=functional",
+                      "--sweep-load", "0.02,0.04", "--out", str(prefix), "--quiet")
+    assert plain.returncode == 0, plain.stderr
+    assert "attack_link" not in pd.read_csv(f"{prefix}.csv")
