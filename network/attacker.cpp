@@ -132,19 +132,26 @@ void Attacker::flip_bit(std::span<uint8_t> bytes) {
   bytes[bit / 8] ^= static_cast<uint8_t>(1U << (bit % 8));
 }
 
-// A copy of `original`, header, payload and tag, as a packet of the attacker's.
-PacketHandle Attacker::copy(PacketHandle original, AttackKind kind, Tick at) {
+// A packet of the attacker's with the header of `original`.
+PacketHandle Attacker::made_from(PacketHandle original, AttackKind kind, Tick at) {
   const PacketHandle handle = context_.pool.acquire();
-  Packet& made = context_.pool[handle];
+  Packet& made = context_.pool[handle];  // read `original` only now: acquiring may move the pool
   made = context_.pool[original];
   made.id = context_.next_packet_id++;
   made.handover = at;
   made.measured = false;
   made.attack = kind;
+  return handle;
+}
+
+// A copy of `original`, header, payload and tag, as a packet of the attacker's.
+PacketHandle Attacker::copy(PacketHandle original, AttackKind kind, Tick at) {
+  const PacketHandle handle = made_from(original, kind, at);
+  const uint32_t bytes = context_.pool[handle].payload_bytes;
   // The copy's slot first: growing the payload store moves every slot.
-  const std::span<uint8_t> to = context_.payloads.payload(handle, made.payload_bytes);
+  const std::span<uint8_t> to = context_.payloads.payload(handle, bytes);
   const std::span<uint8_t> tag_to = context_.payloads.tag(handle);
-  std::memcpy(to.data(), context_.payloads.payload(original, made.payload_bytes).data(), to.size());
+  std::memcpy(to.data(), context_.payloads.payload(original, bytes).data(), to.size());
   std::memcpy(tag_to.data(), context_.payloads.tag(original).data(), tag_to.size());
   return handle;
 }
@@ -157,16 +164,10 @@ void Attacker::capture_for_replay(PacketHandle handle, Tick at) {
 // A header like the one just seen (same session and route, so it reaches
 // the same card and key), a sequence number ahead of it, and bytes and a tag
 // the forger made up: the attacker holds no key.
-void Attacker::inject(PacketHandle seen_handle, Tick head_at) {
-  const Packet seen = context_.pool[seen_handle];  // a copy: acquiring may move the pool
-  const PacketHandle handle = context_.pool.acquire();
+void Attacker::inject(PacketHandle seen, Tick head_at) {
+  const PacketHandle handle = made_from(seen, AttackKind::kInject, head_at);
   Packet& forged = context_.pool[handle];
-  forged = seen;
-  forged.id = context_.next_packet_id++;
-  forged.handover = head_at;
-  forged.measured = false;
-  forged.attack = AttackKind::kInject;
-  forged.sequence = static_cast<uint32_t>(seen.sequence + 1 + rng_.below(kInjectSequenceSpread));
+  forged.sequence = static_cast<uint32_t>(forged.sequence + 1 + rng_.below(kInjectSequenceSpread));
   for (uint8_t& byte : context_.payloads.payload(handle, forged.payload_bytes)) byte = static_cast<uint8_t>(rng_.next_u64());
   for (uint8_t& byte : context_.payloads.tag(handle)) byte = static_cast<uint8_t>(rng_.next_u64());
   send_own(handle, head_at);

@@ -71,6 +71,7 @@ class Attacker final : public sim::EventDrivenModule, public PacketReceiver {
   void capture_for_replay(PacketHandle handle, Tick at);
   void inject(PacketHandle seen, Tick head_at);
   void spoof(PacketHandle handle, Tick head_at);
+  PacketHandle made_from(PacketHandle original, AttackKind kind, Tick at);
   PacketHandle copy(PacketHandle original, AttackKind kind, Tick at);
   void send_own(PacketHandle handle, Tick head_at);
 

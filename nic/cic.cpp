@@ -323,8 +323,7 @@ void Cic::deliver(network::PacketHandle handle, Tick now) {
     // No host sent a forged packet, so no host model has a message to
     // credit it to: the process got it, which is what is counted.
     if (network::forged(packet.attack)) {
-      in_upstream_->return_credits(packet.lane, packet.wire_bytes, now);
-      pool_.release(handle);
+      free_received(handle, now);
       return;
     }
   }
@@ -347,6 +346,12 @@ void Cic::drop_received(network::PacketHandle handle, Tick now) {
   } else {
     ++attack_outcomes_.detected[static_cast<size_t>(packet.attack)];
   }
+  free_received(handle, now);
+}
+
+// The packet's buffer space goes back upstream as credits, and its pool slot is free.
+void Cic::free_received(network::PacketHandle handle, Tick now) {
+  const network::Packet& packet = pool_[handle];
   in_upstream_->return_credits(packet.lane, packet.wire_bytes, now);
   pool_.release(handle);
 }

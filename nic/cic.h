@@ -149,6 +149,7 @@ class Cic final : public sim::EventDrivenModule, public network::PacketReceiver,
   Tick read_key_memory(SessionKeyId key, Tick now);
   void deliver(network::PacketHandle handle, Tick now);
   void drop_received(network::PacketHandle handle, Tick now);
+  void free_received(network::PacketHandle handle, Tick now);
 
   network::PacketPool& pool_;
   uint64_t& next_packet_id_;

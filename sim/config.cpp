@@ -475,6 +475,8 @@ namespace {
 struct Layer {
   json document;
   std::string origin;
+  std::string required = {};  // a key the layer must set, with why (empty: none)
+  std::string required_why = {};
 };
 
 json read_json_file(const std::string& path, const std::string& what) {
@@ -496,6 +498,9 @@ SimConfig load_layers(const std::vector<Layer>& layers, const std::vector<std::s
     }
     Table from_file;
     if (layer.document.is_object()) flatten(layer.document, "", from_file);
+    if (!layer.required.empty() && !from_file.contains(layer.required)) {
+      throw ConfigError(layer.origin, layer.required_why);
+    }
     merge(table, from_file, layer.origin);
   }
   for (const std::string& item : overrides) {
@@ -548,13 +553,8 @@ SimConfig load_config(const std::string& path, const std::string& attack_path,
   std::vector<Layer> layers;
   if (!path.empty()) layers.push_back(Layer{read_json_file(path, "configuration file"), path});
   if (!attack_path.empty()) {
-    Layer attack{read_json_file(attack_path, "attack file"), attack_path};
-    Table keys;
-    if (attack.document.is_object()) flatten(attack.document, "", keys);
-    if (!keys.contains("attack.link")) {
-      throw ConfigError(attack_path, "an attack file must set attack.link (docs/attacks.md)");
-    }
-    layers.push_back(std::move(attack));
+    layers.push_back(Layer{read_json_file(attack_path, "attack file"), attack_path, "attack.link",
+                           "an attack file must set attack.link (docs/attacks.md)"});
   }
   return load_layers(layers, overrides);
 }

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/errors.h"
+#include "hex.h"
 #include "model_support.h"
 #include "network/attack.h"
 #include "nic/synthetic_payload.h"
@@ -129,13 +130,7 @@ TEST(Attack, VictimsLimitWhatIsAttacked) {
 std::string plaintext_hex(uint64_t key, uint32_t source_process, uint64_t sequence, uint32_t bytes) {
   std::vector<uint8_t> payload(bytes);
   nic::SyntheticPayload::fill(SessionKeyId(key), source_process, sequence, payload);
-  std::string hex;
-  static constexpr char kDigits[] = "0123456789abcdef";
-  for (const uint8_t b : payload) {
-    hex += kDigits[b >> 4];
-    hex += kDigits[b & 0xF];
-  }
-  return hex;
+  return test::to_hex(payload);
 }
 
 std::vector<std::string> split(const std::string& line) {
