@@ -18,6 +18,7 @@ int sc_main(int argc, char** argv) {
   ibsec::apps::add_cachesim_command(app);
   ibsec::apps::add_run_command(app);
   ibsec::apps::add_params_command(app);
+  ibsec::apps::add_registries_command(app);
   ibsec::apps::add_trace_command(app);
   try {
     app.parse(argc, argv);

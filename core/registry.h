@@ -32,6 +32,14 @@ class Registry {
     throw ConfigError(field, "unknown " + what + " '" + name + "'; known: " + known);
   }
 
+  // Every entry, sorted by name (registration order depends on link order).
+  static std::vector<const Entry*> sorted() {
+    std::vector<const Entry*> result;
+    for (const auto& entry : entries()) result.push_back(&entry);
+    std::ranges::sort(result, {}, [](const Entry* e) { return e->name; });
+    return result;
+  }
+
   static std::vector<std::string> names() {
     std::vector<std::string> result;
     for (const auto& entry : entries()) result.push_back(entry.name);

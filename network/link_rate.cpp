@@ -16,6 +16,8 @@ const std::array<LinkRate, 3> kRates{{
 
 }  // namespace
 
+std::span<const LinkRate> link_rates() { return kRates; }
+
 const LinkRate& link_rate(const std::string& name) {
   for (const auto& rate : kRates) {
     if (rate.name == name) return rate;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
 
 #include "core/time.h"
@@ -19,5 +20,7 @@ struct LinkRate {
 
 // Known rates; throws ConfigError("network.link_rate", ...) for an unknown name.
 const LinkRate& link_rate(const std::string& name);
+// Every known rate, slowest first.
+std::span<const LinkRate> link_rates();
 
 }  // namespace ibsec::network

@@ -18,7 +18,16 @@ uint32_t parse_count(const std::string& digits, const std::string& field, const 
   return value;
 }
 
+constexpr SecurityModeForm kForms[] = {
+    {"NoSecurity", "no key look-up, no encryption: the baseline"},
+    {"NoSKC", "every key look-up reads the external key memory"},
+    {"SKC-<n>", "an n-entry session key cache in front of the key memory"},
+    {"SKC-<n>+Prefetch-<m>", "an n-entry SKC and an m-entry prefetch buffer searched with it (+Prefetch: m = 8)"},
+};
+
 }  // namespace
+
+std::span<const SecurityModeForm> security_mode_forms() { return kForms; }
 
 std::string SecurityMode::name() const {
   switch (path) {

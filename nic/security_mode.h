@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
 
 namespace ibsec::nic {
@@ -23,6 +24,13 @@ struct SecurityMode {
 };
 
 inline constexpr uint32_t kPaperPrefetchEntries = 8;
+
+// The forms a configuration name takes, with what each means.
+struct SecurityModeForm {
+  const char* name;
+  const char* description;
+};
+std::span<const SecurityModeForm> security_mode_forms();
 
 // Throws ConfigError naming `field` for anything else.
 SecurityMode parse_security_mode(const std::string& text, const std::string& field = "nic.security");

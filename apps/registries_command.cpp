@@ -1,0 +1,83 @@
+// `ibsec-engine registries`: every name a configuration can choose from —
+// replacement policies, node schedulers, topologies (with their own
+// parameters), card configurations, link rates and trace operations — with
+// what each is. The Python `ibsec` command reads the JSON form instead of
+// keeping lists of its own.
+#include <cstdio>
+#include <iostream>
+#include <memory>
+
+#include <nlohmann/json.hpp>
+
+#include "apps/commands.h"
+#include "network/link_rate.h"
+#include "network/topology.h"
+#include "nic/replacement_policy.h"
+#include "nic/security_mode.h"
+#include "schedulers/scheduler.h"
+#include "traces/trace_event.h"
+
+namespace ibsec::apps {
+namespace {
+
+using json = nlohmann::ordered_json;
+
+template <typename Registry, typename Describe>
+json listed(Describe describe) {
+  json out = json::array();
+  for (const auto* entry : Registry::sorted()) {
+    json item{{"name", entry->name}, {"description", entry->description}};
+    describe(*entry, item);
+    out.push_back(std::move(item));
+  }
+  return out;
+}
+
+json registries() {
+  json out;
+  out["replacement_policies"] = listed<nic::PolicyRegistry>(
+      [](const nic::PolicyEntry& e, json& item) { item["cycle_model"] = !e.needs_future; });
+  out["schedulers"] = listed<schedulers::SchedulerRegistry>([](const auto&, json&) {});
+  out["topologies"] = listed<network::TopologyRegistry>([](const auto&, json& item) { item["parameters"] = json::array(); });
+  out["security_modes"] = json::array();
+  for (const auto& form : nic::security_mode_forms()) {
+    out["security_modes"].push_back({{"name", form.name}, {"description", form.description}});
+  }
+  out["link_rates"] = json::array();
+  for (const auto& rate : network::link_rates()) {
+    out["link_rates"].push_back(
+        {{"name", rate.name}, {"signal_gbps", rate.signal_gbps}, {"data_gbps", rate.data_gbps}});
+  }
+  return out;
+}
+
+void print_text(const json& all) {
+  for (const auto& [registry, entries] : all.items()) {
+    std::cout << registry << ":\n";
+    for (const auto& entry : entries) {
+      const std::string name = entry["name"].get<std::string>();
+      const std::string about = entry.contains("description") ? entry["description"].get<std::string>() : "";
+      std::printf("  %-22s %s\n", name.c_str(), about.c_str());
+    }
+  }
+}
+
+}  // namespace
+
+void add_registries_command(CLI::App& app) {
+  auto as_json = std::make_shared<bool>(false);
+  CLI::App* cmd = app.add_subcommand(
+      "registries", "List the names a configuration can choose from: policies, schedulers, topologies, card "
+                    "configurations, link rates, trace operations");
+  cmd->add_flag("--json", *as_json, "Print as JSON");
+  cmd->callback([as_json] {
+    const json all = registries();
+    if (*as_json) {
+      std::cout << all.dump(2) << "\n";
+    } else {
+      print_text(all);
+    }
+  });
+}
+
+}  // namespace ibsec::apps
