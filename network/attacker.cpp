@@ -24,7 +24,7 @@ constexpr uint64_t kInjectSequenceSpread = 1U << 16;
 
 }  // namespace
 
-Attacker::Attacker(const sc_core::sc_module_name& name, sim::KernelCounters& counters, const AttackParams& params,
+Attacker::Attacker(const sc_core::sc_module_name& name, KernelCounters& counters, const AttackParams& params,
                    AttackerContext context, SnoopSink* sink)
     : EventDrivenModule(name, counters), params_(params), context_(context), sink_(sink), rng_(params.seed) {}
 
@@ -61,7 +61,7 @@ void Attacker::on_packet_head(PortId /*port*/, PacketHandle handle, Tick head_at
   receiver_->on_packet_head(receiver_port_, handle, head_at);
 }
 
-void Attacker::handle(const sim::ModuleEvent& event) {
+void Attacker::handle(const ModuleEvent& event) {
   if (event.kind == kReplaySend) send_own(PacketHandle(event.arg), event.at);
 }
 

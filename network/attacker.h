@@ -23,7 +23,7 @@
 #include "network/credit_link.h"
 #include "network/packet.h"
 #include "network/packet_payloads.h"
-#include "sim/event_module.h"
+#include "core/event_module.h"
 
 namespace ibsec::network {
 
@@ -45,9 +45,9 @@ struct AttackerContext {
   bool tagged = true;  // packets carry a GCM tag (any security mode but NoSecurity)
 };
 
-class Attacker final : public sim::EventDrivenModule, public PacketReceiver {
+class Attacker final : public EventDrivenModule, public PacketReceiver {
  public:
-  Attacker(const sc_core::sc_module_name& name, sim::KernelCounters& counters, const AttackParams& params,
+  Attacker(const sc_core::sc_module_name& name, KernelCounters& counters, const AttackParams& params,
            AttackerContext context, SnoopSink* sink);
 
   // The link this attacker taps (built with this attacker as its receiver)
@@ -59,7 +59,7 @@ class Attacker final : public sim::EventDrivenModule, public PacketReceiver {
   [[nodiscard]] const AttackerStats& stats() const { return stats_; }
 
  private:
-  void handle(const sim::ModuleEvent& event) override;
+  void handle(const ModuleEvent& event) override;
 
   [[nodiscard]] bool targets(const Packet& packet) const;
   bool chance(double probability) { return probability > 0.0 && rng_.uniform01() < probability; }

@@ -5,8 +5,8 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <vector>
 
+#include "core/slot_pool.h"
 #include "core/time.h"
 #include "core/types.h"
 
@@ -45,29 +45,7 @@ struct Packet {
   AttackKind attack = AttackKind::kNone;
 };
 
-class PacketPool {
- public:
-  PacketHandle acquire() {
-    if (free_.empty()) {
-      packets_.emplace_back();
-      return PacketHandle(static_cast<uint32_t>(packets_.size() - 1));
-    }
-    const PacketHandle h = free_.back();
-    free_.pop_back();
-    packets_[h.value()] = Packet{};
-    return h;
-  }
-  void release(PacketHandle h) { free_.push_back(h); }
-
-  Packet& operator[](PacketHandle h) { return packets_[h.value()]; }
-  const Packet& operator[](PacketHandle h) const { return packets_[h.value()]; }
-
-  [[nodiscard]] size_t in_use() const { return packets_.size() - free_.size(); }
-  [[nodiscard]] size_t capacity() const { return packets_.size(); }
-
- private:
-  std::vector<Packet> packets_;
-  std::vector<PacketHandle> free_;
-};
+// Every packet of a run, reused once delivered or dropped.
+using PacketPool = SlotPool<Packet, PacketHandle>;
 
 }  // namespace ibsec::network

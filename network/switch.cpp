@@ -12,7 +12,7 @@ constexpr uint32_t encode(uint32_t kind, uint32_t port) { return kind | (port <<
 
 }  // namespace
 
-Switch::Switch(const sc_core::sc_module_name& name, sim::KernelCounters& counters, PacketPool& pool, uint16_t ports,
+Switch::Switch(const sc_core::sc_module_name& name, KernelCounters& counters, PacketPool& pool, uint16_t ports,
                std::vector<PortId> forwarding, const SwitchParams& params)
     : EventDrivenModule(name, counters),
       pool_(pool),
@@ -46,7 +46,7 @@ void Switch::pop(uint32_t queue) {
   --ring.size;
 }
 
-void Switch::handle(const sim::ModuleEvent& event) {
+void Switch::handle(const ModuleEvent& event) {
   const uint32_t port = event.kind >> kKindBits;
   if ((event.kind & ((1U << kKindBits) - 1)) == kRetry) {
     mark_dirty(static_cast<uint16_t>(port));
@@ -100,7 +100,7 @@ void Switch::arbitrate(uint16_t output, Tick now) {
   const uint32_t slots = static_cast<uint32_t>(input_busy_until_.size()) * params_.lanes;
   size_t best = out.requests.size();
   uint32_t best_distance = slots;
-  Tick input_frees = sim::kNever;
+  Tick input_frees = kNever;
   for (size_t r = 0; r < out.requests.size(); ++r) {
     const Request& request = out.requests[r];
     if (input_busy_until_[request.input] > now) {
@@ -117,7 +117,7 @@ void Switch::arbitrate(uint16_t output, Tick now) {
   if (best != out.requests.size()) {
     grant(output, best, now);
     if (!out.requests.empty()) retry_at(output, out.link->busy_until(), now);
-  } else if (input_frees != sim::kNever) {
+  } else if (input_frees != kNever) {
     retry_at(output, input_frees, now);
   }
 }

@@ -17,7 +17,7 @@
 
 #include "network/credit_link.h"
 #include "network/packet.h"
-#include "sim/event_module.h"
+#include "core/event_module.h"
 
 namespace ibsec::network {
 
@@ -31,9 +31,9 @@ struct SwitchStats {
   uint64_t packets_forwarded = 0;
 };
 
-class Switch final : public sim::EventDrivenModule, public PacketReceiver, public LinkSender {
+class Switch final : public EventDrivenModule, public PacketReceiver, public LinkSender {
  public:
-  Switch(const sc_core::sc_module_name& name, sim::KernelCounters& counters, PacketPool& pool, uint16_t ports,
+  Switch(const sc_core::sc_module_name& name, KernelCounters& counters, PacketPool& pool, uint16_t ports,
          std::vector<PortId> forwarding, const SwitchParams& params);
 
   // Wiring, done once while the cluster is assembled.
@@ -71,7 +71,7 @@ class Switch final : public sim::EventDrivenModule, public PacketReceiver, publi
     bool dirty = false;
   };
 
-  void handle(const sim::ModuleEvent& event) override;
+  void handle(const ModuleEvent& event) override;
   void settle(Tick now) override;
 
   [[nodiscard]] uint32_t queue_index(uint32_t input, uint32_t lane) const { return input * params_.lanes + lane; }

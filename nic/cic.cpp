@@ -19,7 +19,7 @@ uint64_t session_direction(uint32_t source_process, uint32_t destination_process
 
 }  // namespace
 
-Cic::Cic(const sc_core::sc_module_name& name, sim::KernelCounters& counters, network::PacketPool& pool,
+Cic::Cic(const sc_core::sc_module_name& name, KernelCounters& counters, network::PacketPool& pool,
          uint64_t& next_packet_id, NodeId node, const CicParams& params, network::PacketPayloads* payloads)
     : EventDrivenModule(name, counters),
       pool_(pool),
@@ -102,7 +102,7 @@ void Cic::on_credits_returned(PortId /*port*/, Tick at) {
   wake_later(tx_, kAdvanceSend, params_.clock.next_edge(at));
 }
 
-void Cic::handle(const sim::ModuleEvent& event) {
+void Cic::handle(const ModuleEvent& event) {
   const Tick now = event.at;
   switch (event.kind) {
     case kAdvanceSend:
@@ -114,7 +114,7 @@ void Cic::handle(const sim::ModuleEvent& event) {
       advance(rx_, kAdvanceReceive, now);
       break;
     case kPrefetchPump:
-      prefetch_wake_ = sim::kNever;
+      prefetch_wake_ = kNever;
       pump_prefetches(now);
       break;
     case kPrefetchLoaded:
@@ -135,11 +135,11 @@ void Cic::wake_later(Pipeline& pipe, EventKind kind, Tick at) {
 }
 
 void Cic::advance(Pipeline& pipe, EventKind kind, Tick now) {
-  if (pipe.wake_at <= now) pipe.wake_at = sim::kNever;
+  if (pipe.wake_at <= now) pipe.wake_at = kNever;
   while (step(pipe, kind, now)) {
   }
   const Tick next = next_progress(pipe, kind, now);
-  if (next != sim::kNever) wake_later(pipe, kind, params_.clock.next_edge(next));
+  if (next != kNever) wake_later(pipe, kind, params_.clock.next_edge(next));
 }
 
 // Moves packets forward by at most one place per stage, last stage first so
@@ -202,7 +202,7 @@ bool Cic::emit(Pipeline& pipe, EventKind kind, Tick now) {
 // When something in `pipe` can next move, or kNever if it waits for credits
 // (the link calls back) or is empty.
 Tick Cic::next_progress(const Pipeline& pipe, EventKind kind, Tick now) const {
-  Tick next = sim::kNever;
+  Tick next = kNever;
   if (!pipe.in_gcm.empty()) {
     const Tick done = pipe.in_gcm.front().done;
     if (done > now) {

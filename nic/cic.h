@@ -34,7 +34,7 @@
 #include "nic/key_lookup.h"
 #include "nic/key_memory.h"
 #include "nic/security_mode.h"
-#include "sim/event_module.h"
+#include "core/event_module.h"
 
 namespace ibsec::nic {
 
@@ -77,10 +77,10 @@ struct CicStats {
   uint64_t prefetches_cancelled = 0;  // queued keys a look-up needed first
 };
 
-class Cic final : public sim::EventDrivenModule, public network::PacketReceiver, public network::LinkSender {
+class Cic final : public EventDrivenModule, public network::PacketReceiver, public network::LinkSender {
  public:
   // `payloads`: the packets' bytes, required with params.functional_crypto, else unused.
-  Cic(const sc_core::sc_module_name& name, sim::KernelCounters& counters, network::PacketPool& pool,
+  Cic(const sc_core::sc_module_name& name, KernelCounters& counters, network::PacketPool& pool,
       uint64_t& next_packet_id, NodeId node, const CicParams& params, network::PacketPayloads* payloads = nullptr);
   ~Cic() override;
 
@@ -126,14 +126,14 @@ class Cic final : public sim::EventDrivenModule, public network::PacketReceiver,
     Tick lookup_free_at = 0;  // the packet in look-up moves on into the GCM unit
     std::deque<InGcm> in_gcm;
     GcmUnit gcm;
-    Tick wake_at = sim::kNever;  // earliest advance already queued
+    Tick wake_at = kNever;  // earliest advance already queued
   };
   struct PendingKey {
     SessionKeyId key;
     Tick ready;
   };
 
-  void handle(const sim::ModuleEvent& event) override;
+  void handle(const ModuleEvent& event) override;
 
   void advance(Pipeline& pipe, EventKind kind, Tick now);
   bool step(Pipeline& pipe, EventKind kind, Tick now);
@@ -165,7 +165,7 @@ class Cic final : public sim::EventDrivenModule, public network::PacketReceiver,
   uint32_t prefetched_for_ = UINT32_MAX;        // the last process whose keys were prefetched
   std::deque<SessionKeyId> prefetch_queue_;
   std::optional<PendingKey> prefetch_in_flight_;
-  Tick prefetch_wake_ = sim::kNever;
+  Tick prefetch_wake_ = kNever;
   Pipeline tx_;
   Pipeline rx_;
   network::CreditLink* out_ = nullptr;

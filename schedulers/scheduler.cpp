@@ -94,7 +94,7 @@ void Scheduler::timer(uint32_t token, Tick now) {
   const uint32_t kind = t.kind;
   const uint32_t arg = t.arg;
   t.live = false;
-  free_timers_.push_back(token);
+  timers_.release(token);
   if (!live) return;
   if (kind == kSpinTimeout) {
     processes_[arg].spin_timer = UINT32_MAX;
@@ -179,15 +179,7 @@ void Scheduler::block(uint32_t p, Tick now) {
 }
 
 uint32_t Scheduler::set_timer(Tick at, uint32_t kind, uint32_t arg) {
-  uint32_t token = 0;
-  if (free_timers_.empty()) {
-    token = static_cast<uint32_t>(timers_.size());
-    timers_.emplace_back();
-  } else {
-    token = free_timers_.back();
-    free_timers_.pop_back();
-  }
-  timers_[token] = Timer{kind, arg, true};
+  const uint32_t token = timers_.acquire(Timer{kind, arg, true});
   host_->set_timer(at, token);
   return token;
 }

@@ -20,6 +20,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/registry.h"
+#include "core/slot_pool.h"
 #include "core/time.h"
 
 namespace ibsec::schedulers {
@@ -175,8 +176,7 @@ class Scheduler {
   WaitMode wait_ = WaitMode::kSpin;
   std::vector<Process> processes_;
   std::vector<Cpu> cpus_;
-  std::vector<Timer> timers_;
-  std::vector<uint32_t> free_timers_;
+  SlotPool<Timer> timers_;
   SchedulerHost* host_ = nullptr;
   SchedulerStats stats_;
 };

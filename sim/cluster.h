@@ -19,7 +19,7 @@
 #include "network/topology.h"
 #include "nic/cic.h"
 #include "sim/config.h"
-#include "sim/event_module.h"
+#include "core/event_module.h"
 #include "sim/run_statistics.h"
 #include "sim/snoop_capture.h"
 #include "traces/host_model.h"

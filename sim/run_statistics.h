@@ -7,7 +7,7 @@
 #include <cstdint>
 
 #include "core/time.h"
-#include "sim/latency_histogram.h"
+#include "core/latency_histogram.h"
 #include "sim/packet_log.h"
 #include "traces/synthetic_traffic.h"
 

@@ -8,11 +8,11 @@
 #include <nlohmann/json.hpp>
 
 #include "nic/host_interface.h"
-#include "sim/event_module.h"
+#include "core/event_module.h"
 
 namespace ibsec::traces {
 
-class HostModel : public sim::EventDrivenModule, public nic::HostInterface {
+class HostModel : public EventDrivenModule, public nic::HostInterface {
  public:
   using EventDrivenModule::EventDrivenModule;
   // True once the hosts will hand over nothing more.

@@ -5,7 +5,7 @@
 
 namespace ibsec::traces {
 
-ScriptedTraffic::ScriptedTraffic(const sc_core::sc_module_name& name, sim::KernelCounters& counters,
+ScriptedTraffic::ScriptedTraffic(const sc_core::sc_module_name& name, KernelCounters& counters,
                                  std::vector<ScriptedMessage> script, std::vector<nic::Cic*> cards,
                                  uint32_t mtu_bytes, DeliverySink& sink)
     : HostModel(name, counters), script_(std::move(script)), cards_(std::move(cards)), mtu_bytes_(mtu_bytes),
@@ -22,7 +22,7 @@ void ScriptedTraffic::start_of_simulation() {
   if (!script_.empty()) schedule(script_.front().at, 0);
 }
 
-void ScriptedTraffic::handle(const sim::ModuleEvent& event) {
+void ScriptedTraffic::handle(const ModuleEvent& event) {
   while (next_ < script_.size() && script_[next_].at <= event.at) {
     const ScriptedMessage& m = script_[next_++];
     const uint32_t packets = std::max<uint32_t>(1, (m.message.bytes + mtu_bytes_ - 1) / mtu_bytes_);

@@ -19,7 +19,7 @@ struct ScriptedMessage {
 
 class ScriptedTraffic final : public HostModel {
  public:
-  ScriptedTraffic(const sc_core::sc_module_name& name, sim::KernelCounters& counters,
+  ScriptedTraffic(const sc_core::sc_module_name& name, KernelCounters& counters,
                   std::vector<ScriptedMessage> script, std::vector<nic::Cic*> cards, uint32_t mtu_bytes,
                   DeliverySink& sink);
 
@@ -29,7 +29,7 @@ class ScriptedTraffic final : public HostModel {
 
  private:
   void start_of_simulation() override;
-  void handle(const sim::ModuleEvent& event) override;
+  void handle(const ModuleEvent& event) override;
 
   std::vector<ScriptedMessage> script_;  // sorted by time, stable
   std::vector<nic::Cic*> cards_;

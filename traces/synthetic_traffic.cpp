@@ -121,7 +121,7 @@ void validate(const TrafficParams& params, uint32_t nodes) {
   if (params.max_backlog_packets == 0) throw ConfigError("traffic.max_backlog_packets", "must be at least 1");
 }
 
-SyntheticTraffic::SyntheticTraffic(const sc_core::sc_module_name& name, sim::KernelCounters& counters,
+SyntheticTraffic::SyntheticTraffic(const sc_core::sc_module_name& name, KernelCounters& counters,
                                    const TrafficParams& params, std::vector<nic::Cic*> cards, Tick ticks_per_byte,
                                    uint32_t mtu_bytes, uint64_t seed, DeliverySink& sink)
     : HostModel(name, counters),
@@ -155,7 +155,7 @@ void SyntheticTraffic::start_of_simulation() {
   for (uint32_t n = 0; n < cards_.size(); ++n) schedule(gap(rngs_[n]), 0, n);
 }
 
-void SyntheticTraffic::handle(const sim::ModuleEvent& event) {
+void SyntheticTraffic::handle(const ModuleEvent& event) {
   if (finished()) return;
   inject(event.arg, event.at);
   if (finished()) {

@@ -48,7 +48,7 @@ class DeliverySink {
 
 class SyntheticTraffic final : public HostModel {
  public:
-  SyntheticTraffic(const sc_core::sc_module_name& name, sim::KernelCounters& counters, const TrafficParams& params,
+  SyntheticTraffic(const sc_core::sc_module_name& name, KernelCounters& counters, const TrafficParams& params,
                    std::vector<nic::Cic*> cards, Tick ticks_per_byte, uint32_t mtu_bytes, uint64_t seed,
                    DeliverySink& sink);
 
@@ -65,7 +65,7 @@ class SyntheticTraffic final : public HostModel {
   using PatternFn = uint32_t (*)(uint32_t source, uint32_t nodes, const TrafficParams& params, Rng& rng);
 
   void start_of_simulation() override;
-  void handle(const sim::ModuleEvent& event) override;
+  void handle(const ModuleEvent& event) override;
   void inject(uint32_t node, Tick now);
   [[nodiscard]] Tick gap(Rng& rng) const;
   Session draw_session(uint32_t node, Rng& rng);

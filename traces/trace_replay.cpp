@@ -18,7 +18,7 @@ size_t TraceReplay::ChannelKeyHash::operator()(const ChannelKey& k) const noexce
   return std::hash<uint64_t>{}(a * 0x9e3779b97f4a7c15ULL ^ (b + 0x7f4a7c159e3779b9ULL + (a << 6) + (a >> 2)));
 }
 
-TraceReplay::TraceReplay(const sc_core::sc_module_name& name, sim::KernelCounters& counters,
+TraceReplay::TraceReplay(const sc_core::sc_module_name& name, KernelCounters& counters,
                          std::vector<std::unique_ptr<TraceReader>> jobs, std::vector<nic::Cic*> cards,
                          uint32_t mtu_bytes, const schedulers::SchedulerParams& scheduling, DeliverySink& sink)
     : HostModel(name, counters), cards_(std::move(cards)), mtu_bytes_(mtu_bytes), sink_(sink) {
@@ -45,7 +45,7 @@ TraceReplay::~TraceReplay() = default;
 
 void TraceReplay::start_of_simulation() { scheduler_->start(0); }
 
-void TraceReplay::handle(const sim::ModuleEvent& event) {
+void TraceReplay::handle(const ModuleEvent& event) {
   const uint32_t kind = event.kind & ((1U << kKindBits) - 1);
   if (kind == kSchedulerTimer) {
     scheduler_->timer(event.arg, event.at);
@@ -220,7 +220,7 @@ bool TraceReplay::begin(uint32_t p, Tick now) {
       process.requests.erase(found);
       if (op == kNone) return true;
       if (operations_[op].done) {
-        free_operations_.push_back(op);
+        operations_.release(op);
         return true;
       }
       operations_[op].awaited = true;
@@ -276,30 +276,13 @@ uint32_t TraceReplay::world_rank(uint32_t p, uint32_t comm, uint32_t comm_rank) 
 }
 
 uint32_t TraceReplay::new_operation(uint32_t p, bool awaited) {
-  uint32_t op = 0;
-  if (free_operations_.empty()) {
-    op = static_cast<uint32_t>(operations_.size());
-    operations_.emplace_back();
-  } else {
-    op = free_operations_.back();
-    free_operations_.pop_back();
-  }
-  operations_[op] = Operation{p, false, awaited};
-  return op;
+  return operations_.acquire(Operation{p, false, awaited});
 }
 
 uint32_t TraceReplay::send(uint32_t p, uint32_t to, uint64_t bytes, const ChannelKey& key, bool awaited, Tick now) {
   const uint32_t op = new_operation(p, awaited);
-  uint32_t slot = 0;
-  if (free_messages_.empty()) {
-    slot = static_cast<uint32_t>(messages_.size());
-    messages_.emplace_back();
-  } else {
-    slot = free_messages_.back();
-    free_messages_.pop_back();
-  }
   const uint32_t packets = std::max<uint32_t>(1, static_cast<uint32_t>((bytes + mtu_bytes_ - 1) / mtu_bytes_));
-  messages_[slot] = Message{key, op, packets};
+  const uint32_t slot = messages_.acquire(Message{key, op, packets});
   const nic::MessageRequest request{p, to, NodeId(processes_[to].node), static_cast<uint32_t>(bytes), slot, true};
   sink_.on_handover(request, packets, now);
   cards_[processes_[p].node]->submit(request, now);
@@ -329,7 +312,7 @@ void TraceReplay::operation_done(uint32_t op, Tick now) {
     return;
   }
   const uint32_t p = o.process;
-  free_operations_.push_back(op);
+  operations_.release(op);
   Process& process = processes_[p];
   if (--process.blocked_on > 0) return;
   process.resume_pending = true;
@@ -341,7 +324,7 @@ void TraceReplay::on_message_sent(uint32_t message, Tick now) {
   Message& m = messages_[message];
   const uint32_t op = m.send_op;
   m.send_op = kNone;
-  if (m.packets_left == 0) free_messages_.push_back(message);
+  if (m.packets_left == 0) messages_.release(message);
   operation_done(op, now);
 }
 
@@ -350,7 +333,7 @@ void TraceReplay::on_packet_delivered(const network::Packet& packet, Tick now) {
   Message& m = messages_[packet.message];
   if (--m.packets_left > 0) return;
   const ChannelKey key = m.key;
-  if (m.send_op == kNone) free_messages_.push_back(packet.message);
+  if (m.send_op == kNone) messages_.release(packet.message);
   scheduler_->message_arrived(key.destination, now);
   const auto found = channels_.find(key);
   if (found == channels_.end() || found->second.posted.empty()) {

@@ -22,6 +22,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/slot_pool.h"
 #include "nic/cic.h"
 #include "schedulers/scheduler.h"
 #include "traces/collectives.h"
@@ -34,7 +35,7 @@ namespace ibsec::traces {
 class TraceReplay final : public HostModel, private schedulers::SchedulerHost {
  public:
   // Each reader (one job) must be freshly opened on a trace that passed TraceChecker.
-  TraceReplay(const sc_core::sc_module_name& name, sim::KernelCounters& counters,
+  TraceReplay(const sc_core::sc_module_name& name, KernelCounters& counters,
               std::vector<std::unique_ptr<TraceReader>> jobs, std::vector<nic::Cic*> cards, uint32_t mtu_bytes,
               const schedulers::SchedulerParams& scheduling, DeliverySink& sink);
   ~TraceReplay() override;
@@ -124,7 +125,7 @@ class TraceReplay final : public HostModel, private schedulers::SchedulerHost {
   };
 
   void start_of_simulation() override;
-  void handle(const sim::ModuleEvent& event) override;
+  void handle(const ModuleEvent& event) override;
 
   // SchedulerHost.
   void dispatch(uint32_t process, Tick at) override;
@@ -156,10 +157,8 @@ class TraceReplay final : public HostModel, private schedulers::SchedulerHost {
   std::vector<Process> processes_;
   std::unique_ptr<schedulers::Scheduler> scheduler_;
   size_t processes_done_ = 0;
-  std::vector<Operation> operations_;
-  std::vector<uint32_t> free_operations_;
-  std::vector<Message> messages_;
-  std::vector<uint32_t> free_messages_;
+  SlotPool<Operation> operations_;
+  SlotPool<Message> messages_;
   std::unordered_map<ChannelKey, Channel, ChannelKeyHash> channels_;
   uint64_t messages_sent_ = 0;
   uint64_t collective_messages_ = 0;

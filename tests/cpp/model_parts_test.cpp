@@ -13,7 +13,7 @@
 #include "nic/key_memory.h"
 #include "nic/security_mode.h"
 #include "sim/config.h"
-#include "sim/latency_histogram.h"
+#include "core/latency_histogram.h"
 
 namespace ibsec {
 namespace {
@@ -86,7 +86,7 @@ TEST(SecurityMode, PaperNamesRoundTrip) {
 TEST(LatencyHistogram, QuantilesWithinTheStatedPrecision) {
   Rng rng(3);
   std::vector<Tick> samples;
-  sim::LatencyHistogram h;
+  LatencyHistogram h;
   for (int i = 0; i < 100000; ++i) {
     const auto v = static_cast<Tick>(rng.exponential(500'000.0)) + 100'000;
     samples.push_back(v);
@@ -111,7 +111,7 @@ TEST(LatencyHistogram, QuantilesWithinTheStatedPrecision) {
 }
 
 TEST(LatencyHistogram, SmallValuesAreExact) {
-  sim::LatencyHistogram h;
+  LatencyHistogram h;
   for (Tick v : {5, 5, 7, 100, 127}) h.add(v);
   EXPECT_EQ(h.quantile(0.4), 5U);
   EXPECT_EQ(h.quantile(0.6), 7U);

@@ -13,7 +13,7 @@
 
 #include "core/time.h"
 
-namespace ibsec::sim {
+namespace ibsec {
 
 class LatencyHistogram {
  public:
@@ -90,4 +90,4 @@ class LatencyHistogram {
   Tick max_ = 0;
 };
 
-}  // namespace ibsec::sim
+}  // namespace ibsec

@@ -1,6 +1,6 @@
-#include "sim/event_module.h"
+#include "core/event_module.h"
 
-namespace ibsec::sim {
+namespace ibsec {
 
 EventDrivenModule::EventDrivenModule(const sc_core::sc_module_name& name, KernelCounters& counters)
     : sc_core::sc_module(name), counters_(counters) {
@@ -37,4 +37,4 @@ void EventDrivenModule::wake() {
   if (!queue_.empty()) arm(queue_.top().event.at);
 }
 
-}  // namespace ibsec::sim
+}  // namespace ibsec

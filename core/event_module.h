@@ -14,7 +14,7 @@
 
 #include "core/time.h"
 
-namespace ibsec::sim {
+namespace ibsec {
 
 inline constexpr Tick kNever = std::numeric_limits<Tick>::max();
 
@@ -69,4 +69,4 @@ class EventDrivenModule : public sc_core::sc_module {
   bool waking_ = false;
 };
 
-}  // namespace ibsec::sim
+}  // namespace ibsec
