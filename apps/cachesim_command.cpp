@@ -14,14 +14,14 @@
 #include "core/errors.h"
 #include "core/size_parse.h"
 #include "core/statistics.h"
-#include "traces/onoff_cachesim.h"
+#include "cachesim/onoff_cachesim.h"
 
 namespace ibsec::apps {
 
 namespace {
 
 struct CachesimOptions {
-  traces::CacheSimConfig sim;
+  cachesim::CacheSimConfig sim;
   std::optional<uint32_t> entries;  // overrides size when given
   std::string size = "16KB";
   uint32_t entry_bytes = 16;
@@ -30,7 +30,7 @@ struct CachesimOptions {
   bool quiet = false;
 };
 
-nlohmann::ordered_json result_json(const CachesimOptions& o, const traces::CacheSimResult& r) {
+nlohmann::ordered_json result_json(const CachesimOptions& o, const cachesim::CacheSimResult& r) {
   const auto& c = o.sim;
   nlohmann::ordered_json out;
   out["ibsec_version"] = IBSEC_VERSION;
@@ -58,7 +58,7 @@ nlohmann::ordered_json result_json(const CachesimOptions& o, const traces::Cache
   return out;
 }
 
-void print_text(const CachesimOptions& o, const traces::CacheSimResult& r) {
+void print_text(const CachesimOptions& o, const cachesim::CacheSimResult& r) {
   const auto& c = o.sim;
   std::printf("cachesim: %llu keys, %u entries (%s, %s), ON %.6g / OFF %.6g, %llu look-ups\n",
               static_cast<unsigned long long>(c.workload.keys), c.cache.entries,
@@ -75,7 +75,7 @@ void run(CachesimOptions& o) {
   c.cache.entries = o.entries ? *o.entries : nic::entries_for_capacity(parse_size_bytes(o.size, "size"), o.entry_bytes);
   c.cache.seed = c.workload.seed;
   c.warmup = o.warmup >= 0 ? static_cast<uint64_t>(o.warmup) : c.accesses / 10;
-  traces::ProgressFn progress;
+  cachesim::ProgressFn progress;
   const auto start = std::chrono::steady_clock::now();
   if (!o.quiet && isatty(STDERR_FILENO)) {
     progress = [](uint64_t done, uint64_t total) {
@@ -83,7 +83,7 @@ void run(CachesimOptions& o) {
                    100.0 * static_cast<double>(done) / static_cast<double>(total));
     };
   }
-  const auto result = traces::run_cachesim(c, progress);
+  const auto result = cachesim::run_cachesim(c, progress);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (progress) std::fprintf(stderr, "\n");
   if (!o.quiet) {

@@ -6,8 +6,8 @@
 
 #include "core/random.h"
 #include "nic/key_cache.h"
-#include "traces/onoff_cachesim.h"
-#include "traces/onoff_generator.h"
+#include "cachesim/onoff_cachesim.h"
+#include "cachesim/onoff_generator.h"
 
 namespace {
 
@@ -17,7 +17,7 @@ using ibsec::SessionKeyId;
 // cycle), pre-generated so that only the cache is timed.
 const std::vector<SessionKeyId>& onoff_keys() {
   static const std::vector<SessionKeyId> keys = [] {
-    ibsec::traces::OnOffGenerator gen({10000, 2.0, 16.0, 100.0, 1});
+    ibsec::cachesim::OnOffGenerator gen({10000, 2.0, 16.0, 100.0, 1});
     std::vector<SessionKeyId> v(1 << 22);
     for (auto& k : v) k = gen.next();
     return v;
@@ -60,7 +60,7 @@ BENCHMARK_CAPTURE(BM_KeyCacheLookup, random, onoff_keys, "random")->Name("BM_Key
 BENCHMARK_CAPTURE(BM_KeyCacheLookup, lfu, onoff_keys, "lfu")->Name("BM_KeyCachePolicy/lfu")->Args({512, 16});
 
 void BM_OnOffGenerator(benchmark::State& state) {
-  ibsec::traces::OnOffGenerator gen({10000, 2.0, 16.0, 100.0, 1});
+  ibsec::cachesim::OnOffGenerator gen({10000, 2.0, 16.0, 100.0, 1});
   for (auto _ : state) benchmark::DoNotOptimize(gen.next());
   state.SetItemsProcessed(state.iterations());
 }
@@ -68,12 +68,12 @@ BENCHMARK(BM_OnOffGenerator);
 
 void BM_CacheSimEndToEnd(benchmark::State& state) {
   for (auto _ : state) {
-    ibsec::traces::CacheSimConfig c;
+    ibsec::cachesim::CacheSimConfig c;
     c.workload = {10000, 2.0, 16.0, 100.0, 1};
     c.cache = {1024, 0, "lru", 1};
     c.accesses = 10'000'000;
     c.warmup = 0;
-    benchmark::DoNotOptimize(ibsec::traces::run_cachesim(c));
+    benchmark::DoNotOptimize(ibsec::cachesim::run_cachesim(c));
   }
   state.SetItemsProcessed(state.iterations() * 10'000'000);
 }

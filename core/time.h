@@ -23,11 +23,17 @@ constexpr double ns_from_ticks(Tick t) { return static_cast<double>(t) / static_
 class Clock {
  public:
   constexpr Clock() = default;
-  constexpr explicit Clock(Tick period) : period_(period) {}
-  // The clock whose period is the given frequency rounded to whole ticks.
-  static constexpr Clock from_mhz(double mhz) { return Clock(static_cast<Tick>(1.0e6 / mhz + 0.5)); }
+  constexpr explicit Clock(Tick period) : period_(period), mhz_(1.0e6 / static_cast<double>(period)) {}
+  // The clock whose period is the given frequency rounded to whole ticks; it
+  // remembers the frequency as given, for echoing a configuration.
+  static constexpr Clock from_mhz(double mhz) {
+    Clock clock(static_cast<Tick>(1.0e6 / mhz + 0.5));
+    clock.mhz_ = mhz;
+    return clock;
+  }
 
   [[nodiscard]] constexpr Tick period() const { return period_; }
+  [[nodiscard]] constexpr double mhz() const { return mhz_; }
   [[nodiscard]] constexpr Tick ticks(Cycles c) const { return c.count() * period_; }
   // The first edge at or after t.
   [[nodiscard]] constexpr Tick next_edge(Tick t) const { return (t + period_ - 1) / period_ * period_; }
@@ -39,6 +45,7 @@ class Clock {
 
  private:
   Tick period_ = 1;
+  double mhz_ = 1.0e6;
 };
 
 }  // namespace ibsec

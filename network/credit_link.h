@@ -59,7 +59,7 @@ class CreditLink {
   // told through on_credits_returned once some come back.
   bool can_send(VirtualLane lane, uint32_t wire_bytes, Tick now);
   // Takes the credits for a packet that enters the link without its sender
-  // (an attacker's, network/attacker.h), so that the receiver's buffer is
+  // (an attacker's, attack/attacker.h), so that the receiver's buffer is
   // never overrun; false, taking nothing, when they are not there at `now`.
   bool take_credits(VirtualLane lane, uint32_t wire_bytes, Tick now);
   // Starts sending at `now` (can_send must hold); returns when the tail has

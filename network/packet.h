@@ -14,7 +14,7 @@ namespace ibsec::network {
 
 using PacketHandle = StrongId<struct PacketHandleTag, uint32_t>;
 
-// What an attacker on a link did to a packet (network/attacker.h). The cards
+// What an attacker on a link did to a packet (attack/attacker.h). The cards
 // never read it: it is the simulator's ground truth, so that a run can count
 // which attacked packets were stopped and which genuine ones were lost.
 enum class AttackKind : uint8_t { kNone, kTamper, kInject, kReplay, kSpoof };

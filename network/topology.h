@@ -4,7 +4,9 @@
 // tests all read the same description. See docs/topology.md.
 //
 // A topology is chosen by name (network.topology). Adding one means writing
-// a builder function and registering it with IBSEC_REGISTER_TOPOLOGY.
+// one file under network/topologies/ with a builder function, registered with
+// IBSEC_REGISTER_TOPOLOGY together with the topology's own parameters
+// (network.<topology>.*), and adding it to network/CMakeLists.txt.
 #pragma once
 
 #include <cstdint>
@@ -13,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/parameters.h"
 #include "core/registry.h"
 #include "core/types.h"
 
@@ -35,11 +38,13 @@ struct SwitchSpec {
 };
 
 struct TopologyParams {
-  std::string name = "single-switch";  // config key network.topology
-  uint32_t nodes = 16;                 // network.nodes (for fat-tree: 0 means k^n; otherwise must equal k^n)
+  std::string name = "single-switch";  // network.topology
+  uint32_t nodes = 0;                  // network.nodes; 0 = the topology's own size
   uint32_t switch_ports = 0;           // network.switch_ports; 0 = smallest that fits
-  uint32_t fat_tree_k = 4;             // network.fat_tree.k
-  uint32_t fat_tree_n = 2;             // network.fat_tree.n
+  ParameterValues own;                 // the topology's own parameters (network.<topology>.*)
+
+  // The named topology with its own parameters at their defaults, then `own` over them.
+  static TopologyParams of(std::string name, uint32_t nodes = 0, const ParameterTable& own = {});
 };
 
 struct Topology {
@@ -66,6 +71,7 @@ struct TopologyEntry {
   using Builder = std::function<Topology(const TopologyParams&)>;
   std::string name;
   std::string description;
+  std::vector<ParameterInfo> parameters;  // its own, read from TopologyParams::own
   Builder build;
 };
 
@@ -75,10 +81,13 @@ class TopologyRegistry : public Registry<TopologyEntry> {
   static const Entry& get(const std::string& name) { return Registry::get(name, "network.topology", "topology"); }
 };
 
-#define IBSEC_REGISTER_TOPOLOGY(NAME, DESCRIPTION, BUILDER_FN)                               \
+// Every topology's own parameters, topologies in name order.
+std::vector<ParameterInfo> topology_parameters();
+
+#define IBSEC_REGISTER_TOPOLOGY(NAME, DESCRIPTION, PARAMETERS, BUILDER_FN)                   \
   namespace {                                                                                \
   [[maybe_unused]] const bool registered_##BUILDER_FN =                                      \
-      ::ibsec::network::TopologyRegistry::add({NAME, DESCRIPTION, BUILDER_FN});              \
+      ::ibsec::network::TopologyRegistry::add({NAME, DESCRIPTION, PARAMETERS, BUILDER_FN});  \
   }
 
 }  // namespace ibsec::network

@@ -23,7 +23,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "network/attack.h"
+#include "nic/attack_outcomes.h"
 #include "network/credit_link.h"
 #include "network/packet.h"
 #include "network/packet_payloads.h"
@@ -35,14 +35,32 @@
 #include "nic/key_memory.h"
 #include "nic/security_mode.h"
 #include "core/event_module.h"
+#include "core/parameters.h"
 
 namespace ibsec::nic {
 
+// The SKC access time used and where it came from, for the result file.
+struct SkcAccessOrigin {
+  double ns = 3.0;
+  std::string source = "nic.skc.access_ns";  // or the CACTI table row it was read from
+};
+
+// The SKC geometry CACTI is asked about with nic.skc.access_ns = "cacti".
+struct CactiChoice {
+  uint32_t block_bytes = 32;  // one line per session key entry (key, identifier, state)
+  uint32_t tech_nm = 45;
+  std::string table;          // empty: the shipped table
+};
+
+// The card's parameters; their keys, units and checks are declared in
+// card_parameters.cpp, with these initial values as the defaults.
 struct CicParams {
-  SecurityMode security;
+  SecurityMode security = SecurityMode::skc(6);
   KeyCacheConfig skc;              // entries are taken from `security`
   Clock clock = Clock::from_mhz(270.0);
   Tick skc_access = 3 * kTicksPerNs;
+  SkcAccessOrigin skc_access_origin;
+  CactiChoice cacti;
   Tick key_memory_access = 2500 * kTicksPerNs;
   GcmTiming gcm;
   bool gcm_pipelined = false;
@@ -59,6 +77,9 @@ struct CicParams {
   uint32_t session_key_bytes = 16;
   uint64_t key_seed = 1;
 };
+
+// nic.* : the card's parameters (card_parameters.cpp).
+const ParameterSet<CicParams>& card_parameters();
 
 class CardCrypto;
 
@@ -108,8 +129,8 @@ class Cic final : public EventDrivenModule, public network::PacketReceiver, publ
   // Null in timing mode.
   [[nodiscard]] const CardCryptoStats* crypto_stats() const;
   [[nodiscard]] CardCrypto* crypto() { return crypto_.get(); }
-  // What became of attacked packets this card received (network/attacker.h).
-  [[nodiscard]] const network::AttackOutcomes& attack_outcomes() const { return attack_outcomes_; }
+  // What became of attacked packets this card received (attack/attacker.h).
+  [[nodiscard]] const AttackOutcomes& attack_outcomes() const { return attack_outcomes_; }
 
  private:
   enum EventKind : uint32_t { kAdvanceSend, kAdvanceReceive, kTailArrived, kPrefetchPump, kPrefetchLoaded };
@@ -175,7 +196,7 @@ class Cic final : public EventDrivenModule, public network::PacketReceiver, publ
   std::unordered_map<uint64_t, uint32_t> expected_sequence_;
   std::unique_ptr<CardCrypto> crypto_;  // functional mode only
   CicStats stats_;
-  network::AttackOutcomes attack_outcomes_;
+  AttackOutcomes attack_outcomes_;
 };
 
 }  // namespace ibsec::nic

@@ -19,6 +19,9 @@ struct SecurityMode {
   uint32_t skc_entries = 0;
   uint32_t prefetch_entries = 0;
 
+  // An n-entry SKC without a prefetch buffer (SKC-n).
+  static constexpr SecurityMode skc(uint32_t entries) { return {KeyPath::kCache, entries, 0}; }
+
   [[nodiscard]] bool encrypts() const { return path != KeyPath::kNone; }
   [[nodiscard]] std::string name() const;
 };

@@ -14,6 +14,58 @@ WaitMode parse_wait_mode(const std::string& text, const std::string& field) {
   throw ConfigError(field, "unknown wait mode '" + text + "'; known: auto, block, spin, spin-block");
 }
 
+namespace {
+
+void read_policy(const ParameterValues& v, const std::string& key, SchedulerParams& s) {
+  s.policy = v.text(key);
+  SchedulerRegistry::get(s.policy, key);  // rejects unknown names
+}
+
+void read_wait(const ParameterValues& v, const std::string& key, SchedulerParams& s) {
+  s.wait = parse_wait_mode(v.text(key), key);
+}
+
+void read_start_order(const ParameterValues& v, const std::string& key, SchedulerParams& s) {
+  const std::string order = v.text(key);
+  if (order != "random" && order != "job") throw ConfigError(key, "expected random or job, got '" + order + "'");
+  s.random_start_order = order == "random";
+}
+
+ParameterSet<SchedulerParams> declare() {
+  const SchedulerParams d;
+  ParameterSet<SchedulerParams> set(d);
+  set.custom("scheduler.policy", d.policy, "",
+             "CPU scheduling of replayed processes: batch (a CPU each), local, sb, dcs-sb, pb or gang "
+             "(`ibsec-engine registries`; docs/schedulers.md)",
+             read_policy)
+      .count("scheduler.cpus_per_node", &SchedulerParams::cpus_per_node, "CPUs",
+             "CPUs per node shared by the processes placed on it", 0, 1024)
+      .duration("scheduler.context_switch_us", &SchedulerParams::context_switch, TimeUnit::kUs,
+                "CPU time lost when a CPU switches to another process (direct cost ~4 us on Linux 2.6, Li et al. "
+                "2007, plus some cache refill)")
+      .custom("scheduler.wait", wait_mode_name(d.wait), "",
+              "how a process waits for communication: auto (the policy's), spin, block or spin-block", read_wait)
+      .custom("scheduler.start_order", d.random_start_order ? "random" : "job", "",
+              "order in which a node's run queue first holds its processes: random (per node, seeded) or job",
+              read_start_order)
+      .duration("scheduler.spin_us", &SchedulerParams::spin, TimeUnit::kUs, "spin time before blocking, SB and DCS-SB (§4.1)")
+      .duration("scheduler.boost_period_ms", &SchedulerParams::boost_period, TimeUnit::kMs,
+                "PB: period of the priority boost (§4.1)", Bound::kPositive)
+      .duration("scheduler.gang_slot_ms", &SchedulerParams::gang_slot, TimeUnit::kMs,
+                "gang: length of a time slot (§4.1)", Bound::kPositive)
+      .check([](const ParameterValues&, SchedulerParams& s) {
+        if (s.cpus_per_node == 0) throw ConfigError("scheduler.cpus_per_node", "a node needs at least one CPU");
+      });
+  return set;
+}
+
+}  // namespace
+
+const ParameterSet<SchedulerParams>& scheduler_parameters() {
+  static const ParameterSet<SchedulerParams> set = declare();
+  return set;
+}
+
 const char* wait_mode_name(WaitMode mode) {
   switch (mode) {
     case WaitMode::kSpin:

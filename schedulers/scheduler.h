@@ -19,6 +19,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/parameters.h"
 #include "core/registry.h"
 #include "core/slot_pool.h"
 #include "core/time.h"
@@ -39,6 +40,7 @@ enum class WaitMode : uint8_t {
 WaitMode parse_wait_mode(const std::string& text, const std::string& field);
 const char* wait_mode_name(WaitMode mode);
 
+// The node scheduler's parameters.
 struct SchedulerParams {
   std::string policy = "batch";
   uint32_t cpus_per_node = 1;
@@ -53,6 +55,9 @@ struct SchedulerParams {
   bool random_start_order = true;
   uint64_t seed = 1;
 };
+
+// scheduler.* : declared in scheduler.cpp with the initial values above as the defaults.
+const ParameterSet<SchedulerParams>& scheduler_parameters();
 
 struct ProcessPlacement {
   uint32_t node = 0;

@@ -6,7 +6,7 @@
 #include "core/errors.h"
 #include "network/link_rate.h"
 #include "traces/trace_checker.h"
-#include "traces/trace_replay.h"
+#include "hosts/trace_replay.h"
 
 namespace ibsec::sim {
 namespace {
@@ -14,9 +14,6 @@ namespace {
 // Simulated time per kernel hand-back while running: short enough to notice a
 // drain that never ends, long enough to cost nothing.
 constexpr Tick kRunSlice = 100 * kTicksPerUs;
-
-// Each input buffer (switch port or card) holds this many 64-byte credits per lane.
-uint32_t credits_per_lane(const NetworkConfig& net) { return net.vl_buffer_bytes / network::kCreditBytes; }
 
 // The whole trace is checked before the replay starts, so that a bad trace
 // fails before elaboration with its file, line and field; the replay then
@@ -30,13 +27,18 @@ std::unique_ptr<traces::TraceReader> open_checked_trace(const std::string& path,
   return std::make_unique<traces::TraceReader>(path);
 }
 
+// The topology the configuration was checked with, or built now for one made by hand.
+network::Topology topology_of(const SimConfig& config) {
+  return config.topology ? *config.topology : network::build_topology(config.network.topology);
+}
+
 }  // namespace
 
-Cluster::Cluster(const SimConfig& config) : config_(config), topology_(network::build_topology(config.network.topology)) {
+Cluster::Cluster(const SimConfig& config) : config_(config), topology_(topology_of(config)) {
   build_switches();
   if (!config_.trace.replays()) {
     build_cards(topology_.nodes * config_.traffic.processes_per_node);
-    host_ = std::make_unique<traces::SyntheticTraffic>(
+    host_ = std::make_unique<hosts::SyntheticTraffic>(
         "traffic", kernel_, config_.traffic, card_pointers(),
         network::link_rate(config_.network.link_rate).ticks_per_byte, config_.nic.mtu_bytes, config_.seed, statistics_);
   } else {
@@ -48,17 +50,17 @@ Cluster::Cluster(const SimConfig& config) : config_(config), topology_(network::
       processes += jobs.back()->header().processes;
     }
     build_cards(processes);
-    host_ = std::make_unique<traces::TraceReplay>("replay", kernel_, std::move(jobs), card_pointers(),
+    host_ = std::make_unique<hosts::TraceReplay>("replay", kernel_, std::move(jobs), card_pointers(),
                                                   config_.nic.mtu_bytes, config_.scheduling, statistics_);
   }
   wire();
 }
 
-Cluster::Cluster(const SimConfig& config, std::vector<traces::ScriptedMessage> script)
-    : config_(config), topology_(network::build_topology(config.network.topology)) {
+Cluster::Cluster(const SimConfig& config, std::vector<hosts::ScriptedMessage> script)
+    : config_(config), topology_(topology_of(config)) {
   build_switches();
   build_cards(topology_.nodes * config_.traffic.processes_per_node);
-  auto host = std::make_unique<traces::ScriptedTraffic>("script", kernel_, std::move(script), card_pointers(),
+  auto host = std::make_unique<hosts::ScriptedTraffic>("script", kernel_, std::move(script), card_pointers(),
                                                         config_.nic.mtu_bytes, statistics_);
   scripted_ = host.get();
   host_ = std::move(host);
@@ -68,8 +70,7 @@ Cluster::Cluster(const SimConfig& config, std::vector<traces::ScriptedMessage> s
 Cluster::~Cluster() = default;
 
 void Cluster::build_switches() {
-  const network::SwitchParams params{config_.network.switch_latency, config_.network.virtual_lanes,
-                                     credits_per_lane(config_.network)};
+  const network::SwitchParams params = config_.network.switches();
   for (size_t s = 0; s < topology_.switches.size(); ++s) {
     const auto& spec = topology_.switches[s];
     const std::string name = "switch_" + std::to_string(s);
@@ -107,16 +108,16 @@ network::PacketReceiver& Cluster::receiver_at(const network::Endpoint& end) {
 
 void Cluster::build_attacker() {
   if (!config_.attack) return;
-  capture_ = std::make_unique<SnoopCapture>(config_.attack->capture_file);
-  const network::AttackerContext context{pool_, *payloads_, next_packet_id_, cards_.front()->total_processes(),
+  capture_ = std::make_unique<attack::SnoopCapture>(config_.attack->capture_file);
+  const attack::AttackerContext context{pool_, *payloads_, next_packet_id_, cards_.front()->total_processes(),
                                          config_.nic.security.encrypts()};
-  attacker_ = std::make_unique<network::Attacker>("attacker", kernel_, *config_.attack, context, capture_.get());
+  attacker_ = std::make_unique<attack::Attacker>("attacker", kernel_, *config_.attack, context, capture_.get());
 }
 
-bool Cluster::attacked(network::AttackSite::Kind kind, uint32_t index, uint16_t port) const {
+bool Cluster::attacked(attack::AttackSite::Kind kind, uint32_t index, uint16_t port) const {
   if (!attacker_) return false;
-  const network::AttackSite& site = config_.attack->site;
-  return site.kind == kind && site.index == index && (kind != network::AttackSite::Kind::kSwitchPort || site.port == port);
+  const attack::AttackSite& site = config_.attack->site;
+  return site.kind == kind && site.index == index && (kind != attack::AttackSite::Kind::kSwitchPort || site.port == port);
 }
 
 network::CreditLink& Cluster::add_link_via(bool attacked, const network::LinkParams& params,
@@ -130,11 +131,9 @@ network::CreditLink& Cluster::add_link_via(bool attacked, const network::LinkPar
 }
 
 void Cluster::wire() {
-  using Site = network::AttackSite::Kind;
+  using Site = attack::AttackSite::Kind;
   build_attacker();
-  const network::LinkParams params{network::link_rate(config_.network.link_rate).ticks_per_byte,
-                                   config_.network.link_delay, config_.network.virtual_lanes,
-                                   credits_per_lane(config_.network)};
+  const network::LinkParams params = config_.network.link();
   std::vector<network::CreditLink*> card_out(cards_.size());
   std::vector<network::CreditLink*> card_in(cards_.size());
   for (uint32_t n = 0; n < cards_.size(); ++n) {

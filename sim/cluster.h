@@ -12,7 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "network/attacker.h"
+#include "attack/attacker.h"
 #include "network/credit_link.h"
 #include "network/packet_payloads.h"
 #include "network/switch.h"
@@ -21,10 +21,10 @@
 #include "sim/config.h"
 #include "core/event_module.h"
 #include "sim/run_statistics.h"
-#include "sim/snoop_capture.h"
-#include "traces/host_model.h"
-#include "traces/scripted_traffic.h"
-#include "traces/synthetic_traffic.h"
+#include "attack/snoop_capture.h"
+#include "hosts/host_model.h"
+#include "hosts/scripted_traffic.h"
+#include "hosts/synthetic_traffic.h"
 
 namespace ibsec::sim {
 
@@ -40,7 +40,7 @@ class Cluster {
   // trace.file when it is set.
   explicit Cluster(const SimConfig& config);
   // Hosts hand over exactly the scripted messages (traffic.* is ignored).
-  Cluster(const SimConfig& config, std::vector<traces::ScriptedMessage> script);
+  Cluster(const SimConfig& config, std::vector<hosts::ScriptedMessage> script);
   ~Cluster();
   Cluster(const Cluster&) = delete;
   Cluster& operator=(const Cluster&) = delete;
@@ -60,12 +60,12 @@ class Cluster {
   [[nodiscard]] const std::deque<network::CreditLink>& links() const { return links_; }
   [[nodiscard]] uint64_t credits_missing() const;  // credits not back at their sender
   [[nodiscard]] size_t packets_inside() const;
-  [[nodiscard]] const traces::HostModel& host() const { return *host_; }
+  [[nodiscard]] const hosts::HostModel& host() const { return *host_; }
   // Null without attack.link.
-  [[nodiscard]] const network::Attacker* attacker() const { return attacker_.get(); }
-  [[nodiscard]] const SnoopCapture* capture() const { return capture_.get(); }
+  [[nodiscard]] const attack::Attacker* attacker() const { return attacker_.get(); }
+  [[nodiscard]] const attack::SnoopCapture* capture() const { return capture_.get(); }
   // The scripted host, if the cluster was built with a script.
-  [[nodiscard]] const traces::ScriptedTraffic* scripted() const { return scripted_; }
+  [[nodiscard]] const hosts::ScriptedTraffic* scripted() const { return scripted_; }
 
  private:
   void build_switches();
@@ -80,7 +80,7 @@ class Cluster {
   // Links `from` to `to`, through the attacker when `attacked`.
   network::CreditLink& add_link_via(bool attacked, const network::LinkParams& params, network::LinkSender& from,
                                     PortId from_port, network::PacketReceiver& to, PortId to_port);
-  [[nodiscard]] bool attacked(network::AttackSite::Kind kind, uint32_t index, uint16_t port = 0) const;
+  [[nodiscard]] bool attacked(attack::AttackSite::Kind kind, uint32_t index, uint16_t port = 0) const;
   [[nodiscard]] nlohmann::ordered_json attack_report() const;
 
   SimConfig config_;
@@ -94,11 +94,11 @@ class Cluster {
   std::deque<network::CreditLink> links_;
   RunStatistics statistics_;
   std::unique_ptr<PacketLog> packet_log_;
-  std::unique_ptr<traces::HostModel> host_;
-  std::unique_ptr<SnoopCapture> capture_;
-  std::unique_ptr<network::Attacker> attacker_;
+  std::unique_ptr<hosts::HostModel> host_;
+  std::unique_ptr<attack::SnoopCapture> capture_;
+  std::unique_ptr<attack::Attacker> attacker_;
   bool attacker_tapped_ = false;
-  const traces::ScriptedTraffic* scripted_ = nullptr;
+  const hosts::ScriptedTraffic* scripted_ = nullptr;
 };
 
 }  // namespace ibsec::sim

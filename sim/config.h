@@ -1,36 +1,31 @@
-// A run's configuration. Every parameter is declared once in config.cpp with
-// its key, default, unit and description; a run is described by one JSON file
-// (nested objects, dotted keys on the command line) plus `--set key=value`
-// overrides. Reading goes raw -> checked: the file and overrides are merged
-// into a flat table of JSON values (unknown keys are errors), then each value
-// is converted and range-checked into SimConfig, naming the key on error.
+// A run's configuration: the assembly of every area's parameters. Each area
+// declares its own (network/, nic/, hosts/, schedulers/, attack/) as a
+// ParameterSet beside its component; the run's own keys (seed, trace.*,
+// sim.*) are declared in config.cpp. A run is described by one JSON file
+// (nested objects; dotted keys on the command line) plus `--set key=value`
+// overrides. Reading goes raw -> checked: the layers are merged into a flat
+// table of JSON values (unknown keys are errors), each area reads and checks
+// its part, then the checks that span areas run, naming the key on error.
 #pragma once
 
 #include <cstdint>
-#include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "attack/attack.h"
+#include "core/parameters.h"
 #include "core/time.h"
-#include "network/attack.h"
+#include "hosts/synthetic_traffic.h"
+#include "network/network_params.h"
 #include "network/topology.h"
 #include "nic/cic.h"
 #include "schedulers/scheduler.h"
-#include "traces/synthetic_traffic.h"
 
 namespace ibsec::sim {
-
-struct NetworkConfig {
-  network::TopologyParams topology;
-  std::string link_rate = "SDR";
-  Tick link_delay = 10 * kTicksPerNs;
-  Tick switch_latency = 200 * kTicksPerNs;
-  uint32_t virtual_lanes = 1;
-  uint32_t vl_buffer_bytes = 4096;
-};
 
 struct OutputConfig {
   std::string event_log;  // per-packet CSV, empty = off
@@ -46,34 +41,22 @@ struct TraceConfig {
   [[nodiscard]] std::vector<std::string> job_files() const { return file.empty() ? jobs : std::vector{file}; }
 };
 
-// The SKC access time used and where it came from, for the result file.
-struct SkcAccessOrigin {
-  double ns = 3.0;
-  std::string source = "nic.skc.access_ns";  // or the CACTI table row it was read from
-};
-
 struct SimConfig {
   uint64_t seed = 1;
-  NetworkConfig network;
+  network::NetworkParams network;
   nic::CicParams nic;
-  SkcAccessOrigin skc_access;
-  traces::TrafficParams traffic;
+  hosts::TrafficParams traffic;
   TraceConfig trace;
   schedulers::SchedulerParams scheduling;
   Tick drain_timeout = 10'000 * kTicksPerUs;
   OutputConfig output;
-  std::optional<network::AttackParams> attack;  // attack.link set: an attacker on that cable
+  std::optional<attack::AttackParams> attack;  // attack.link set: an attacker on that cable
+  // The topology, built once while the configuration is checked (null: the cluster builds it).
+  std::shared_ptr<const network::Topology> topology;
   nlohmann::ordered_json resolved;  // every key with the value used, for the result file
 };
 
-struct ParameterInfo {
-  std::string key;
-  nlohmann::json default_value;
-  std::string unit;
-  std::string description;
-};
-
-// All parameters, in the order they are documented.
+// All parameters, area by area, in the order they are documented.
 const std::vector<ParameterInfo>& parameters();
 
 // Merges defaults, the file (may be empty: defaults only) and overrides

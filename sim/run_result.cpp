@@ -90,15 +90,15 @@ std::vector<Statistic> crypto_statistics(const nic::CardCryptoStats& c) {
 // (docs/attacks.md). Attacked packets still in the network at the end are
 // neither detected nor delivered.
 nlohmann::ordered_json Cluster::attack_report() const {
-  network::AttackOutcomes outcomes;
+  nic::AttackOutcomes outcomes;
   for (const auto& card : cards_) outcomes += card->attack_outcomes();
-  const network::AttackerStats& a = attacker_->stats();
+  const attack::AttackerStats& a = attacker_->stats();
   nlohmann::ordered_json kinds = nlohmann::ordered_json::object();
   uint64_t attacked = 0;
   uint64_t detected = 0;
   uint64_t delivered = 0;
   for (size_t k = 1; k < network::kAttackKinds; ++k) {
-    kinds[network::attack_name(static_cast<network::AttackKind>(k))] = {
+    kinds[attack::attack_name(static_cast<network::AttackKind>(k))] = {
         {"attacked", a.attacked[k]}, {"detected", outcomes.detected[k]}, {"delivered", outcomes.delivered[k]}};
     attacked += a.attacked[k];
     detected += outcomes.detected[k];
@@ -225,9 +225,9 @@ nlohmann::ordered_json Cluster::result(const RunOutcome& outcome) const {
   doc["seed"] = config_.seed;
   doc["config"] = config_.resolved;
   // The SKC access time used: nic.skc.access_ns may say "cacti", and a hit costs it rounded up to card cycles.
-  doc["skc_access"] = {{"access_ns", config_.skc_access.ns},
+  doc["skc_access"] = {{"access_ns", config_.nic.skc_access_origin.ns},
                        {"cycles", config_.nic.clock.cycles_covering(config_.nic.skc_access).count()},
-                       {"source", config_.skc_access.source}};
+                       {"source", config_.nic.skc_access_origin.source}};
   doc["topology"] = {{"name", topology_.name}, {"nodes", topology_.nodes}, {"switches", topology_.switches.size()},
                      {"links", links_.size()}};
   nlohmann::ordered_json statistics = nlohmann::ordered_json::object();

@@ -9,7 +9,7 @@
 #include "core/time.h"
 #include "core/latency_histogram.h"
 #include "sim/packet_log.h"
-#include "traces/synthetic_traffic.h"
+#include "hosts/synthetic_traffic.h"
 
 namespace ibsec::sim {
 
@@ -20,7 +20,7 @@ struct Throughput {
   uint64_t accepted_bytes = 0;  // payload delivered in the window, any packet
 };
 
-class RunStatistics final : public traces::DeliverySink {
+class RunStatistics final : public hosts::DeliverySink {
  public:
   void on_handover(const nic::MessageRequest& message, uint32_t packets, Tick now) override;
   void on_offer_refused(uint32_t payload_bytes, bool measured, Tick now) override;

@@ -1,4 +1,4 @@
-// The attacker model (network/attacker.h, docs/attacks.md): every kind of
+// The attacker model (attack/attacker.h, docs/attacks.md): every kind of
 // active attack is stopped by the card with security on (all detected, none
 // delivered, no genuine packet lost) and gets through without it; a snooped
 // capture holds no plaintext of protected traffic; an attacker that does
@@ -14,7 +14,7 @@
 #include "core/errors.h"
 #include "hex.h"
 #include "model_support.h"
-#include "network/attack.h"
+#include "attack/attack.h"
 #include "nic/synthetic_payload.h"
 
 namespace ibsec {
@@ -214,13 +214,13 @@ TEST(Attack, SameSeedGivesByteIdenticalResults) {
 
 TEST(AttackSite, ReadsEveryFormAndWritesItBack) {
   for (const std::string text : {"node 3 out", "node 0 in", "switch 2 port 7"}) {
-    EXPECT_EQ(network::AttackSite::parse(text, "k").text(), text);
+    EXPECT_EQ(attack::AttackSite::parse(text, "k").text(), text);
   }
-  EXPECT_EQ(network::AttackSite::parse("switch 2 port 7", "k").port, 7);
+  EXPECT_EQ(attack::AttackSite::parse("switch 2 port 7", "k").port, 7);
   for (const std::string bad : {"", "node", "node 3", "node -1 out", "node 3 sideways", "switch 1 port",
                                 "switch 1 port 70000", "node 1 out extra", "link 1 out"}) {
     try {
-      network::AttackSite::parse(bad, "attack.link");
+      attack::AttackSite::parse(bad, "attack.link");
       ADD_FAILURE() << "accepted '" << bad << "'";
     } catch (const ConfigError& e) {
       EXPECT_NE(std::string(e.what()).find("attack.link"), std::string::npos) << e.what();

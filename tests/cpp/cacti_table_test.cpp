@@ -74,12 +74,12 @@ TEST_F(CactiTableTest, CactiGivesTheTablesAccessTimeForSkc512) {
   // SKC-512 at the default 32 B per entry is the 16 KB of the paper.
   const sim::SimConfig c = config_with({"nic.security=SKC-512", "nic.skc.access_ns=cacti"});
   EXPECT_EQ(c.nic.skc_access, ticks_from_ns(1.03481));
-  EXPECT_EQ(c.skc_access.ns, 1.03481);
-  EXPECT_NE(c.skc_access.source.find("16 KB fully associative"), std::string::npos) << c.skc_access.source;
-  EXPECT_NE(c.skc_access.source.find("cacti7_summary.csv"), std::string::npos) << c.skc_access.source;
+  EXPECT_EQ(c.nic.skc_access_origin.ns, 1.03481);
+  EXPECT_NE(c.nic.skc_access_origin.source.find("16 KB fully associative"), std::string::npos) << c.nic.skc_access_origin.source;
+  EXPECT_NE(c.nic.skc_access_origin.source.find("cacti7_summary.csv"), std::string::npos) << c.nic.skc_access_origin.source;
   // The geometry follows the keys: 8-way 16 KB, and 16 KB at 22 nm.
-  EXPECT_EQ(config_with({"nic.security=SKC-512", "nic.skc.ways=8", "nic.skc.access_ns=cacti"}).skc_access.ns, 0.573007);
-  EXPECT_EQ(config_with({"nic.security=SKC-512", "nic.tech_nm=22", "nic.skc.access_ns=cacti"}).skc_access.ns,
+  EXPECT_EQ(config_with({"nic.security=SKC-512", "nic.skc.ways=8", "nic.skc.access_ns=cacti"}).nic.skc_access_origin.ns, 0.573007);
+  EXPECT_EQ(config_with({"nic.security=SKC-512", "nic.tech_nm=22", "nic.skc.access_ns=cacti"}).nic.skc_access_origin.ns,
             0.508488);
   // 256 entries of 64 B are 16 KB too, but with 64 B blocks: not a row of the table.
   EXPECT_THROW(config_with({"nic.security=SKC-256", "nic.skc.block_bytes=64", "nic.skc.access_ns=cacti"}),
@@ -114,7 +114,7 @@ TEST_F(CactiTableTest, TheUsersCacheOfLiveRunsIsReadAfterTheTable) {
         "45,192,32,0,0.25,0.3,0.01,0.001,1.5,ok,SKC fully-assoc cache,0.002,0.003,cfg/a.cfg,raw/a.txt,0.02\r\n"
         "45,192,32,2,,,,,,\"rejected: Number of sets is too small: / Need to either increase cache size, or "
         "decrease associativity or block size\",SKC 2-way cache,,,cfg/b.cfg,raw/b.txt,0.01\r\n");
-  EXPECT_EQ(config_with({"nic.security=SKC-6", "nic.skc.access_ns=cacti"}).skc_access.ns, 0.25);
+  EXPECT_EQ(config_with({"nic.security=SKC-6", "nic.skc.access_ns=cacti"}).nic.skc_access_origin.ns, 0.25);
   const std::string message = config_error({"nic.security=SKC-6", "nic.skc.ways=2", "nic.skc.access_ns=cacti"});
   EXPECT_NE(message.find("Need to either increase cache size, or decrease associativity"), std::string::npos)
       << message;
@@ -122,7 +122,7 @@ TEST_F(CactiTableTest, TheUsersCacheOfLiveRunsIsReadAfterTheTable) {
 
 TEST_F(CactiTableTest, AnExplicitTableIsUsedAndABadOneIsNamed) {
   const std::string mine = write("mine.csv", "45,192,32,0,0.5,0.6,0.01,0.001,1.5,ok,SKC fully-assoc cache,,,,,\n");
-  EXPECT_EQ(config_with({"nic.security=SKC-6", "nic.skc.access_ns=cacti", "nic.cacti_table=" + mine}).skc_access.ns,
+  EXPECT_EQ(config_with({"nic.security=SKC-6", "nic.skc.access_ns=cacti", "nic.cacti_table=" + mine}).nic.skc_access_origin.ns,
             0.5);
   const std::string bad = write("bad.csv", "45,192,32,0,0.5,0.6,0.01,0.001,1.5,fine,SKC fully-assoc cache,,,,,\n");
   const std::string message = config_error({"nic.security=SKC-6", "nic.skc.access_ns=cacti", "nic.cacti_table=" + bad});
@@ -132,7 +132,7 @@ TEST_F(CactiTableTest, AnExplicitTableIsUsedAndABadOneIsNamed) {
 
 TEST_F(CactiTableTest, WithoutAnSkcCactiIsNotConsulted) {
   const sim::SimConfig c = config_with({"nic.security=NoSKC", "nic.skc.access_ns=cacti"});
-  EXPECT_NE(c.skc_access.source.find("not used"), std::string::npos);
+  EXPECT_NE(c.nic.skc_access_origin.source.find("not used"), std::string::npos);
 }
 
 // Latency of the second packet of a session, whose key look-ups hit at both

@@ -7,9 +7,9 @@
 #include <map>
 #include <tuple>
 
-#include "traces/collectives.h"
+#include "hosts/collectives.h"
 
-namespace ibsec::traces {
+namespace ibsec::hosts {
 namespace {
 
 using Rounds = std::vector<CollectiveRound>;
@@ -155,4 +155,4 @@ INSTANTIATE_TEST_SUITE_P(Collectives, EverySize, ::testing::ValuesIn(shapes()), 
 });
 
 }  // namespace
-}  // namespace ibsec::traces
+}  // namespace ibsec::hosts

@@ -19,10 +19,10 @@ using testing::message_at;
 constexpr uint32_t kNodes = 64;
 constexpr uint32_t kProcesses = 4;
 
-std::vector<traces::ScriptedMessage> burst(uint32_t messages, Tick spacing, uint64_t seed) {
+std::vector<hosts::ScriptedMessage> burst(uint32_t messages, Tick spacing, uint64_t seed) {
   Rng rng(seed);
   const uint32_t sizes[] = {1, 64, 256, 700, 2048};
-  std::vector<traces::ScriptedMessage> script;
+  std::vector<hosts::ScriptedMessage> script;
   for (uint32_t i = 0; i < messages; ++i) {
     const auto source = static_cast<uint32_t>(rng.below(kNodes));
     const auto destination = static_cast<uint32_t>(rng.below(kNodes));

@@ -30,10 +30,10 @@ inline sim::SimConfig config_with(const std::vector<std::string>& overrides) {
   return sim::load_config(nlohmann::json(), overrides);
 }
 
-inline traces::ScriptedMessage message_at(Tick at, uint32_t source, uint32_t destination, uint32_t bytes,
+inline hosts::ScriptedMessage message_at(Tick at, uint32_t source, uint32_t destination, uint32_t bytes,
                                           uint32_t id = 0, uint32_t processes_per_node = 1,
                                           uint32_t source_local = 0, uint32_t destination_local = 0) {
-  traces::ScriptedMessage m;
+  hosts::ScriptedMessage m;
   m.at = at;
   m.source = NodeId(source);
   m.message.source_process = source * processes_per_node + source_local;

@@ -4,10 +4,10 @@
 #include <vector>
 
 #include "core/errors.h"
-#include "traces/onoff_cachesim.h"
-#include "traces/onoff_generator.h"
+#include "cachesim/onoff_cachesim.h"
+#include "cachesim/onoff_generator.h"
 
-namespace ibsec::traces {
+namespace ibsec::cachesim {
 namespace {
 
 TEST(OnOffGenerator, SameSeedSameSequenceOtherSeedOther) {
@@ -119,9 +119,9 @@ TEST(CacheSim, OptBoundsLruOnOnOffTraffic) {
 }
 
 }  // namespace
-}  // namespace ibsec::traces
+}  // namespace ibsec::cachesim
 
-namespace ibsec::traces {
+namespace ibsec::cachesim {
 namespace {
 
 // Two regimes with closed forms (docs/markov-model.md):
@@ -150,4 +150,4 @@ TEST(CacheSimClosedForm, OverloadedCacheHitsEntriesOverActiveSessions) {
 }
 
 }  // namespace
-}  // namespace ibsec::traces
+}  // namespace ibsec::cachesim

@@ -1,8 +1,8 @@
-#include "traces/collectives.h"
+#include "hosts/collectives.h"
 
 #include <stdexcept>
 
-namespace ibsec::traces {
+namespace ibsec::hosts {
 namespace {
 
 using Rounds = std::vector<CollectiveRound>;
@@ -133,4 +133,4 @@ std::vector<CollectiveRound> expand_collective(TraceOp op, uint32_t size, uint32
   }
 }
 
-}  // namespace ibsec::traces
+}  // namespace ibsec::hosts

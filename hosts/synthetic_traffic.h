@@ -8,20 +8,23 @@
 #include <string>
 #include <vector>
 
+#include "core/parameters.h"
 #include "core/random.h"
 #include "core/time.h"
 #include "nic/cic.h"
 #include "nic/host_interface.h"
-#include "traces/host_model.h"
+#include "hosts/host_model.h"
 
-namespace ibsec::traces {
+namespace ibsec::hosts {
 
+// traffic.* : declared in synthetic_traffic.cpp with these initial values as
+// the defaults.
 struct TrafficParams {
   std::string pattern = "uniform";      // uniform, bit-complement, transpose, shift, hotspot
   std::string injection = "bernoulli";  // bernoulli | poisson
-  double load = 0.1;                    // offered payload bytes / link data rate, per node
+  double load = 0.05;                   // offered payload bytes / link data rate, per node
   std::vector<uint32_t> sizes_bytes{256};
-  std::vector<double> size_weights{1.0};
+  std::vector<double> size_weights;     // one per size; empty = equal weights
   uint32_t processes_per_node = 1;
   uint32_t sessions_per_node = 0;       // 0: a fresh (process, process) pair per message
   uint32_t shift = 1;                   // for the shift pattern
@@ -31,6 +34,8 @@ struct TrafficParams {
   uint64_t messages = 100000;           // to hand over, summed over nodes, after warm-up
   uint64_t warmup_messages = 10000;
 };
+
+const ParameterSet<TrafficParams>& traffic_parameters();
 
 // Checks the parameters against the node count; throws ConfigError("traffic.*").
 void validate(const TrafficParams& params, uint32_t nodes);
@@ -84,4 +89,4 @@ class SyntheticTraffic final : public HostModel {
   DeliverySink& sink_;
 };
 
-}  // namespace ibsec::traces
+}  // namespace ibsec::hosts

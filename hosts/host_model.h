@@ -10,7 +10,7 @@
 #include "nic/host_interface.h"
 #include "core/event_module.h"
 
-namespace ibsec::traces {
+namespace ibsec::hosts {
 
 class HostModel : public EventDrivenModule, public nic::HostInterface {
  public:
@@ -25,4 +25,4 @@ class HostModel : public EventDrivenModule, public nic::HostInterface {
   [[nodiscard]] virtual std::string stall_report() const { return {}; }
 };
 
-}  // namespace ibsec::traces
+}  // namespace ibsec::hosts

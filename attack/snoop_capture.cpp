@@ -1,8 +1,8 @@
-#include "sim/snoop_capture.h"
+#include "attack/snoop_capture.h"
 
 #include "nic/synthetic_payload.h"
 
-namespace ibsec::sim {
+namespace ibsec::attack {
 namespace {
 
 void write_hex(std::ostream& out, std::span<const uint8_t> bytes) {
@@ -40,4 +40,4 @@ void SnoopCapture::close() {
   if (file_) file_->commit();
 }
 
-}  // namespace ibsec::sim
+}  // namespace ibsec::attack

@@ -1,10 +1,10 @@
-#include "traces/onoff_cachesim.h"
+#include "cachesim/onoff_cachesim.h"
 
 #include <vector>
 
 #include "core/errors.h"
 
-namespace ibsec::traces {
+namespace ibsec::cachesim {
 
 namespace {
 
@@ -45,4 +45,4 @@ CacheSimResult run_cachesim(const CacheSimConfig& config, const ProgressFn& prog
   return result;
 }
 
-}  // namespace ibsec::traces
+}  // namespace ibsec::cachesim

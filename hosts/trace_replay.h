@@ -25,12 +25,17 @@
 #include "core/slot_pool.h"
 #include "nic/cic.h"
 #include "schedulers/scheduler.h"
-#include "traces/collectives.h"
-#include "traces/host_model.h"
-#include "traces/synthetic_traffic.h"
+#include "hosts/collectives.h"
+#include "hosts/host_model.h"
+#include "hosts/synthetic_traffic.h"
 #include "traces/trace_reader.h"
 
-namespace ibsec::traces {
+namespace ibsec::hosts {
+
+// The replay reads the trace format's events, as the checker has passed them.
+using traces::Communicator;
+using traces::TraceEvent;
+using traces::TraceReader;
 
 class TraceReplay final : public HostModel, private schedulers::SchedulerHost {
  public:
@@ -164,4 +169,4 @@ class TraceReplay final : public HostModel, private schedulers::SchedulerHost {
   uint64_t collective_messages_ = 0;
 };
 
-}  // namespace ibsec::traces
+}  // namespace ibsec::hosts

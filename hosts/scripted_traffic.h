@@ -6,10 +6,10 @@
 #include <vector>
 
 #include "nic/cic.h"
-#include "traces/host_model.h"
-#include "traces/synthetic_traffic.h"
+#include "hosts/host_model.h"
+#include "hosts/synthetic_traffic.h"
 
-namespace ibsec::traces {
+namespace ibsec::hosts {
 
 struct ScriptedMessage {
   Tick at = 0;
@@ -39,4 +39,4 @@ class ScriptedTraffic final : public HostModel {
   std::vector<network::Packet> delivered_;
 };
 
-}  // namespace ibsec::traces
+}  // namespace ibsec::hosts

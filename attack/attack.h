@@ -9,10 +9,17 @@
 #include <string>
 #include <vector>
 
+#include "core/parameters.h"
 #include "core/time.h"
 #include "network/packet.h"
 
-namespace ibsec::network {
+namespace ibsec::attack {
+
+// The attacker works on the fabric's own packets.
+using network::AttackKind;
+using network::kAttackKinds;
+using network::Packet;
+using network::PacketHandle;
 
 // Which cable the attacker sits on, named by its sending end.
 struct AttackSite {
@@ -30,8 +37,10 @@ struct AttackSite {
 
 enum class TamperField { kAny, kHeader, kPayload, kTag };
 
+// attack.* : declared in attack.cpp with these initial values as the defaults.
 struct AttackParams {
-  AttackSite site;
+  std::string link;  // the cable as configured; empty = no attacker
+  AttackSite site;   // `link`, read
   // Per packet passing the attacker (to a victim), the probability of each action.
   double snoop = 0.0;   // copy what passes into the capture
   double tamper = 0.0;  // flip a bit of the packet in flight
@@ -43,9 +52,16 @@ struct AttackParams {
   std::vector<uint32_t> victims;  // destination nodes attacked; empty = every packet
   std::string capture_file;       // CSV of snooped packets; empty = none
   uint64_t seed = 1;
+
+  [[nodiscard]] bool present() const { return !link.empty(); }
 };
 
-// The attacker's own counts, by AttackKind.
+const ParameterSet<AttackParams>& attack_parameters();
+// The attacker's random stream for a run's seed: unlike any the traffic draws from.
+constexpr uint64_t attacker_seed(uint64_t run_seed) { return run_seed ^ 0xA77AC4ED5EEDULL; }
+
+// The attacker's own counts, by AttackKind (what the cards made of the
+// attacked packets is nic::AttackOutcomes).
 struct AttackerStats {
   uint64_t packets_seen = 0;
   uint64_t snooped = 0;
@@ -54,26 +70,10 @@ struct AttackerStats {
   uint64_t spoofs_without_identity = 0;           // no other process seen yet to claim to be
 };
 
-// What the receiving cards made of attacked packets, by AttackKind, and of
-// genuine ones. Counted at the card; the cards' logic never sees the kind.
-struct AttackOutcomes {
-  std::array<uint64_t, kAttackKinds> detected{};   // dropped by the card's checks
-  std::array<uint64_t, kAttackKinds> delivered{};  // passed every check: the attack succeeded
-  uint64_t false_drops = 0;                        // genuine, unaltered packets dropped
-
-  AttackOutcomes& operator+=(const AttackOutcomes& o) {
-    for (size_t k = 0; k < kAttackKinds; ++k) {
-      detected[k] += o.detected[k];
-      delivered[k] += o.delivered[k];
-    }
-    false_drops += o.false_drops;
-    return *this;
-  }
-};
 
 constexpr const char* attack_name(AttackKind kind) {
   constexpr std::array<const char*, kAttackKinds> kNames{"none", "tamper", "inject", "replay", "spoof"};
   return kNames[static_cast<size_t>(kind)];
 }
 
-}  // namespace ibsec::network
+}  // namespace ibsec::attack

@@ -1,4 +1,4 @@
-#include "traces/synthetic_traffic.h"
+#include "hosts/synthetic_traffic.h"
 
 #include <algorithm>
 #include <bit>
@@ -7,7 +7,7 @@
 
 #include "core/errors.h"
 
-namespace ibsec::traces {
+namespace ibsec::hosts {
 namespace {
 
 uint32_t uniform_other(uint32_t source, uint32_t nodes, Rng& rng) {
@@ -80,7 +80,37 @@ uint64_t mix_seed(uint64_t seed, uint64_t stream) {
   return z ^ (z >> 31);
 }
 
+ParameterSet<TrafficParams> declare() {
+  ParameterSet<TrafficParams> set;
+  set.text("traffic.pattern", &TrafficParams::pattern, "", "uniform, bit-complement, transpose, shift or hotspot")
+      .text("traffic.injection", &TrafficParams::injection, "", "bernoulli (slotted) or poisson")
+      .number("traffic.load", &TrafficParams::load, "fraction",
+              "offered payload per node as a fraction of the link data rate", Bound::kPositive)
+      .list("traffic.sizes_bytes", &TrafficParams::sizes_bytes, "bytes", "message sizes to draw from")
+      .list("traffic.size_weights", &TrafficParams::size_weights, "",
+            "relative weight of each message size; empty = equal weights")
+      .count("traffic.processes_per_node", &TrafficParams::processes_per_node, "processes",
+             "processes per node; a session is a pair of processes")
+      .count("traffic.sessions_per_node", &TrafficParams::sessions_per_node, "sessions",
+             "if > 0, each node draws this many sessions up front and reuses them")
+      .count("traffic.shift", &TrafficParams::shift, "nodes", "distance of the shift pattern")
+      .list("traffic.hotspot.nodes", &TrafficParams::hotspot_nodes, "", "hot nodes of the hotspot pattern")
+      .number("traffic.hotspot.fraction", &TrafficParams::hotspot_fraction, "fraction",
+              "share of messages sent to a hot node")
+      .count("traffic.max_backlog_packets", &TrafficParams::max_backlog_packets, "packets",
+             "a node whose send queue is this long refuses new offers")
+      .count("traffic.messages", &TrafficParams::messages, "messages", "messages offered (over all nodes) after warm-up")
+      .count("traffic.warmup_messages", &TrafficParams::warmup_messages, "messages",
+             "messages offered before measurement starts");
+  return set;
+}
+
 }  // namespace
+
+const ParameterSet<TrafficParams>& traffic_parameters() {
+  static const ParameterSet<TrafficParams> set = declare();
+  return set;
+}
 
 void validate(const TrafficParams& params, uint32_t nodes) {
   const PatternEntry& entry = pattern_entry(params.pattern);
@@ -100,7 +130,7 @@ void validate(const TrafficParams& params, uint32_t nodes) {
   if (params.sizes_bytes.empty() || std::ranges::any_of(params.sizes_bytes, [](uint32_t s) { return s == 0; })) {
     throw ConfigError("traffic.sizes_bytes", "needs at least one size, each > 0 bytes");
   }
-  if (params.size_weights.size() != params.sizes_bytes.size() ||
+  if ((!params.size_weights.empty() && params.size_weights.size() != params.sizes_bytes.size()) ||
       std::ranges::any_of(params.size_weights, [](double w) { return !(w > 0.0) || !std::isfinite(w); })) {
     throw ConfigError("traffic.size_weights", "needs one positive weight per entry of traffic.sizes_bytes");
   }
@@ -131,6 +161,7 @@ SyntheticTraffic::SyntheticTraffic(const sc_core::sc_module_name& name, KernelCo
       mtu_bytes_(mtu_bytes),
       sink_(sink) {
   validate(params_, static_cast<uint32_t>(cards_.size()));
+  if (params_.size_weights.empty()) params_.size_weights.assign(params_.sizes_bytes.size(), 1.0);
   const double total_weight = std::accumulate(params_.size_weights.begin(), params_.size_weights.end(), 0.0);
   double cumulative = 0.0;
   double mean_size = 0.0;
@@ -216,4 +247,4 @@ void SyntheticTraffic::inject(uint32_t node, Tick now) {
   card.submit(message, now);
 }
 
-}  // namespace ibsec::traces
+}  // namespace ibsec::hosts

@@ -20,7 +20,7 @@
 #include "core/random.h"
 #include "core/types.h"
 
-namespace ibsec::traces {
+namespace ibsec::cachesim {
 
 struct OnOffParams {
   uint64_t keys = 1000;       // number of sessions (session keys)
@@ -58,4 +58,4 @@ class OnOffGenerator {
   Rng rng_;
 };
 
-}  // namespace ibsec::traces
+}  // namespace ibsec::cachesim

@@ -1,9 +1,9 @@
-#include "traces/scripted_traffic.h"
+#include "hosts/scripted_traffic.h"
 
 #include <algorithm>
 #include <stdexcept>
 
-namespace ibsec::traces {
+namespace ibsec::hosts {
 
 ScriptedTraffic::ScriptedTraffic(const sc_core::sc_module_name& name, KernelCounters& counters,
                                  std::vector<ScriptedMessage> script, std::vector<nic::Cic*> cards,
@@ -41,4 +41,4 @@ void ScriptedTraffic::on_packet_delivered(const network::Packet& packet, Tick no
   sink_.on_delivered(packet, now);
 }
 
-}  // namespace ibsec::traces
+}  // namespace ibsec::hosts

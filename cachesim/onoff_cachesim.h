@@ -5,9 +5,9 @@
 #include <functional>
 
 #include "nic/key_cache.h"
-#include "traces/onoff_generator.h"
+#include "cachesim/onoff_generator.h"
 
-namespace ibsec::traces {
+namespace ibsec::cachesim {
 
 struct CacheSimConfig {
   OnOffParams workload;
@@ -27,4 +27,4 @@ using ProgressFn = std::function<void(uint64_t, uint64_t)>;
 // Validates both halves of the config (ConfigError naming the field).
 CacheSimResult run_cachesim(const CacheSimConfig& config, const ProgressFn& progress = {});
 
-}  // namespace ibsec::traces
+}  // namespace ibsec::cachesim

@@ -1,4 +1,4 @@
-#include "network/attacker.h"
+#include "attack/attacker.h"
 
 #include <algorithm>
 #include <array>
@@ -7,7 +7,7 @@
 
 #include "core/session_pairs.h"
 
-namespace ibsec::network {
+namespace ibsec::attack {
 namespace {
 
 enum EventKind : uint32_t { kReplaySend };
@@ -206,4 +206,4 @@ void Attacker::send_own(PacketHandle handle, Tick head_at) {
   receiver_->on_packet_head(receiver_port_, handle, head_at);
 }
 
-}  // namespace ibsec::network
+}  // namespace ibsec::attack

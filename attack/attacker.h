@@ -19,13 +19,19 @@
 #include <vector>
 
 #include "core/random.h"
-#include "network/attack.h"
+#include "attack/attack.h"
 #include "network/credit_link.h"
 #include "network/packet.h"
 #include "network/packet_payloads.h"
 #include "core/event_module.h"
 
-namespace ibsec::network {
+namespace ibsec::attack {
+
+// It sits on a link like a switch port or a card would.
+using network::CreditLink;
+using network::PacketPayloads;
+using network::PacketPool;
+using network::PacketReceiver;
 
 // Where snooped packets go (the run's capture): the header as it was on the
 // wire, the payload bytes and the tag (empty when the packet has none).
@@ -88,4 +94,4 @@ class Attacker final : public EventDrivenModule, public PacketReceiver {
   AttackerStats stats_;
 };
 
-}  // namespace ibsec::network
+}  // namespace ibsec::attack

@@ -19,7 +19,9 @@
 
 #include "traces/trace_event.h"
 
-namespace ibsec::traces {
+namespace ibsec::hosts {
+
+using traces::TraceOp;
 
 struct Transfer {
   uint32_t peer = 0;   // communicator rank
@@ -39,4 +41,4 @@ struct CollectiveRound {
 std::vector<CollectiveRound> expand_collective(TraceOp op, uint32_t size, uint32_t rank, uint32_t root,
                                                uint64_t bytes);
 
-}  // namespace ibsec::traces
+}  // namespace ibsec::hosts

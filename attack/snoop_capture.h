@@ -10,11 +10,11 @@
 #include <string>
 
 #include "core/atomic_file.h"
-#include "network/attacker.h"
+#include "attack/attacker.h"
 
-namespace ibsec::sim {
+namespace ibsec::attack {
 
-class SnoopCapture final : public network::SnoopSink {
+class SnoopCapture final : public attack::SnoopSink {
  public:
   // `path` empty: count only, write nothing.
   explicit SnoopCapture(const std::string& path);
@@ -33,4 +33,4 @@ class SnoopCapture final : public network::SnoopSink {
   uint64_t plaintext_exposed_ = 0;
 };
 
-}  // namespace ibsec::sim
+}  // namespace ibsec::attack

@@ -1,11 +1,11 @@
-#include "traces/trace_replay.h"
+#include "hosts/trace_replay.h"
 
 #include <algorithm>
 #include <stdexcept>
 
 #include "traces/trace_writer.h"
 
-namespace ibsec::traces {
+namespace ibsec::hosts {
 namespace {
 
 constexpr Tick ticks(uint64_t ns) { return ns * kTicksPerNs; }
@@ -428,4 +428,4 @@ std::string TraceReplay::stall_report() const {
   return text;
 }
 
-}  // namespace ibsec::traces
+}  // namespace ibsec::hosts

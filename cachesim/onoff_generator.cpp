@@ -1,4 +1,4 @@
-#include "traces/onoff_generator.h"
+#include "cachesim/onoff_generator.h"
 
 #include <cmath>
 #include <string>
@@ -6,7 +6,7 @@
 
 #include "core/errors.h"
 
-namespace ibsec::traces {
+namespace ibsec::cachesim {
 
 void validate(const OnOffParams& params) {
   if (params.keys == 0) throw ConfigError("keys", "at least one session key is needed");
@@ -70,4 +70,4 @@ SessionKeyId OnOffGenerator::next() {
   }
 }
 
-}  // namespace ibsec::traces
+}  // namespace ibsec::cachesim

@@ -1,0 +1,36 @@
+// What every topology builder uses to lay out switches and cables
+// (network/topologies/*.cpp): limits, endpoints and the one way to plug a
+// cable in at both ends.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <string>
+
+#include "network/topology.h"
+
+namespace ibsec::network::wiring {
+
+// Port numbers are 16-bit (PortId, SwitchSpec::ports).
+inline constexpr uint64_t kMaxSwitchPorts = std::numeric_limits<uint16_t>::max();
+// Beyond these, the tables alone (one uint16 per destination per switch)
+// would not fit in memory on a workstation; the first also keeps k^n from
+// overflowing while it is computed.
+inline constexpr uint64_t kMaxNodes = uint64_t{1} << 20;
+inline constexpr uint64_t kMaxForwardingEntries = uint64_t{1} << 27;  // 256 MiB
+
+
+// Throws ConfigError unless network.switch_ports fits a 16-bit port number.
+void check_switch_ports_limit(const TopologyParams& params);
+
+inline Endpoint switch_port(uint32_t index, uint32_t port) {
+  return {Endpoint::Kind::kSwitch, index, PortId(static_cast<uint16_t>(port))};
+}
+inline Endpoint node_card(uint32_t node) { return {Endpoint::Kind::kNode, node, PortId(0)}; }
+
+// Plugs one cable in at both ends, so the two sides cannot disagree.
+void connect(Topology& topology, Endpoint a, Endpoint b);
+// A switch of `ports` ports at `level` with a forwarding table for `nodes` destinations.
+SwitchSpec make_switch(uint32_t ports, uint32_t level, uint32_t nodes);
+
+}  // namespace ibsec::network::wiring

@@ -1,0 +1,99 @@
+// nic.* : the card's parameters, each bound to its CicParams field (whose
+// initial value is the default). Sources of the numbers: docs/cic.md.
+#include <string>
+
+#include "nic/cic.h"
+#include "nic/replacement_policy.h"
+#include "nic/skc_access.h"
+
+namespace ibsec::nic {
+namespace {
+
+void read_security(const ParameterValues& v, const std::string& key, CicParams& card) {
+  card.security = parse_security_mode(v.text(key), key);
+}
+
+void read_policy(const ParameterValues& v, const std::string& key, CicParams& card) {
+  card.skc.policy = v.text(key);
+  if (PolicyRegistry::get(card.skc.policy, key).needs_future) {
+    throw ConfigError(key, "'" + card.skc.policy + "' needs the future look-up sequence; it exists in cachesim only");
+  }
+}
+
+void read_clock(const ParameterValues& v, const std::string& key, CicParams& card) {
+  card.clock = Clock::from_mhz(v.positive(key));
+}
+
+void read_crypto_mode(const ParameterValues& v, const std::string& key, CicParams& card) {
+  const std::string mode = v.text(key);
+  if (mode != "timing" && mode != "functional") {
+    throw ConfigError(key, "expected timing or functional, got '" + mode + "'");
+  }
+  card.functional_crypto = mode == "functional";
+}
+
+void read_key_bits(const ParameterValues& v, const std::string& key, CicParams& card) {
+  const uint64_t bits = v.count(key);
+  if (bits != 128 && bits != 256) throw ConfigError(key, "expected 128 or 256, got " + std::to_string(bits));
+  card.session_key_bytes = static_cast<uint32_t>(bits / 8);
+}
+
+ParameterSet<CicParams> declare() {
+  const CicParams d;
+  ParameterSet<CicParams> set(d);
+  set.custom("nic.security", d.security.name(), "", "NoSecurity, NoSKC, SKC-<n> or SKC-<n>+Prefetch-<m>",
+             read_security)
+      .count("nic.skc.ways", [](CicParams& c) -> auto& { return c.skc.ways; }, "ways",
+             "SKC associativity; 0 = fully associative", 0, UINT32_MAX)
+      .custom("nic.skc.policy", d.skc.policy, "",
+              "SKC replacement policy (`ibsec-engine registries`; policies that need the future are for cachesim only)",
+              read_policy)
+      .custom("nic.skc.access_ns", d.skc_access_origin.ns, "ns",
+              "SKC (and prefetch buffer) access time, or \"cacti\": the CACTI 7 access time of the SKC's geometry "
+              "(SKC entries x nic.skc.block_bytes, nic.skc.ways, nic.tech_nm) from nic.cacti_table; 3.0 is the "
+              "paper's CACTI figure for 16 KB at 45 nm (docs/hardware-cost.md)",
+              [](const ParameterValues&, const std::string&, CicParams&) {})  // resolved by the check below
+      .count("nic.skc.block_bytes", [](CicParams& c) -> auto& { return c.cacti.block_bytes; }, "bytes",
+             "CACTI line per session key entry (key, identifier, state), for \"cacti\"", 1, 1U << 20)
+      .count("nic.tech_nm", [](CicParams& c) -> auto& { return c.cacti.tech_nm; }, "nm",
+             "technology node of the card, for nic.skc.access_ns = \"cacti\"", 1, 1000)
+      .text("nic.cacti_table", [](CicParams& c) -> auto& { return c.cacti.table; }, "path",
+            "CACTI table (CSV) for nic.skc.access_ns = \"cacti\"; empty = the shipped one. The cache of live CACTI "
+            "runs that `ibsec hwcost` keeps (~/.cache/ibsec/cacti/cacti_runs.csv) is read after it")
+      .count("nic.prefetch.list_entries", &CicParams::prefetch_list_entries, "keys",
+             "recently evicted keys the card remembers per process for prefetching; 0 = the prefetch buffer's size",
+             0, 1U << 16)
+      .custom("nic.clock_mhz", d.clock.mhz(), "MHz", "card clock; the GCM unit and key look-ups run on it",
+              read_clock)
+      .duration("nic.key_memory_ns", &CicParams::key_memory_access, TimeUnit::kNs,
+                "external key memory access per session key (one port, FIFO)")
+      .count("nic.gcm.first_block_cycles", [](CicParams& c) -> auto& { return c.gcm.first_block_cycles; }, "cycles",
+             "GCM latency of the first 128-bit block")
+      .count("nic.gcm.block_cycles", [](CicParams& c) -> auto& { return c.gcm.further_block_cycles; }, "cycles",
+             "GCM cycles per further block (the length block counts as one)")
+      .count("nic.gcm.tag_cycles", [](CicParams& c) -> auto& { return c.gcm.tag_cycles; }, "cycles",
+             "GCM cycles to produce or check the tag")
+      .flag("nic.gcm.pipelined", &CicParams::gcm_pipelined, "", "whether a GCM unit overlaps consecutive packets")
+      .count("nic.mtu_bytes", &CicParams::mtu_bytes, "bytes", "payload per packet; larger messages are segmented", 1)
+      .count("nic.header_bytes", &CicParams::header_bytes, "bytes",
+             "InfiniBand headers per packet: LRH 8 + BTH 12 + ICRC 4 + VCRC 2")
+      .count("nic.security_bytes", &CicParams::security_bytes, "bytes",
+             "added by security: key id 4 + sequence number 4 + GCM tag 16")
+      .custom("nic.crypto.mode", d.functional_crypto ? "functional" : "timing", "",
+              "timing (time only) or functional: real AES-GCM on synthetic payloads, keys wrapped in key memory, "
+              "replay window; same timing (docs/crypto.md, \"In the card\")",
+              read_crypto_mode)
+      .custom("nic.crypto.key_bits", d.session_key_bytes * 8, "bits",
+              "session key size in functional mode: 128 (AES-128) or 256 (AES-256)", read_key_bits)
+      .check(resolve_skc_access);
+  return set;
+}
+
+}  // namespace
+
+const ParameterSet<CicParams>& card_parameters() {
+  static const ParameterSet<CicParams> set = declare();
+  return set;
+}
+
+}  // namespace ibsec::nic
