@@ -323,8 +323,8 @@ TEST(TraceFormat, CorruptCompressedBinaryHeaderIsRefused) {
 
 TEST(TraceFormat, BinaryRejectsNonZeroUnusedFields) {
   std::string bytes = read_bytes(convert(write_sample("pad.trace"), "pad.ibtb"));
-  const size_t first_record = bytes.size() - (sample_events().size() + 1) * kBinaryRecordBytes;
-  bytes[first_record + 28] = 1;  // field a of a compute event
+  const size_t first_record = bytes.size() - (sample_events().size() + 1) * BinaryRecordLayout::size;
+  bytes[first_record + BinaryRecordLayout::a.offset] = 1;  // field a of a compute event
   const std::string path = write_file("pad-bad.ibtb", bytes);
   try {
     read_all(path);
