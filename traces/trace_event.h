@@ -12,6 +12,8 @@
 #include <span>
 #include <string_view>
 
+#include <nlohmann/json_fwd.hpp>
+
 namespace ibsec::traces {
 
 // An argument of an event line.
@@ -174,5 +176,9 @@ constexpr void set_argument(TraceEvent& event, TraceArg arg, uint64_t value) {
     case TraceArg::kNone: break;
   }
 }
+
+// The op table for `ibsec-engine registries --json`, in code order:
+// [{"name": "send", "code": 1, "arguments": ["peer", "bytes", "tag"], "collective": false}, ...].
+nlohmann::ordered_json trace_ops_json();
 
 }  // namespace ibsec::traces

@@ -4,6 +4,7 @@
 
 #include <boost/iostreams/filter/gzip.hpp>
 #include <boost/iostreams/filter/zstd.hpp>
+#include <nlohmann/json.hpp>
 
 #include "traces/trace_binary.h"
 
@@ -100,6 +101,16 @@ void TraceWriter::finish() {
   }
   out_.reset();  // flushes and closes the compressor before the file is committed
   file_.commit();
+}
+
+nlohmann::ordered_json trace_ops_json() {
+  auto ops = nlohmann::ordered_json::array();
+  for (const TraceOpInfo& op : kTraceOps) {
+    auto args = nlohmann::ordered_json::array();
+    for (const TraceArg arg : info(op.layout).args()) args.push_back(info(arg).name);
+    ops.push_back({{"name", op.name}, {"code", op.code}, {"arguments", args}, {"collective", op.collective}});
+  }
+  return ops;
 }
 
 }  // namespace ibsec::traces
