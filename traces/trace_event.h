@@ -1,68 +1,122 @@
 // One event of a process in an ibsec trace (docs/trace-format.md): what the
 // process did, with whom, and when it began and returned in the original run.
+// The ops, their arguments and argument layouts come from
+// traces/trace_ops.def, which the capture library (C) reads too.
 #pragma once
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <optional>
+#include <span>
 #include <string_view>
+
+#include <nlohmann/json_fwd.hpp>
 
 namespace ibsec::traces {
 
-// Values are the binary encoding's op byte; do not renumber.
-enum class TraceOp : uint8_t {
-  kCompute = 0,
-  kSend = 1,
-  kRecv = 2,
-  kIsend = 3,
-  kIrecv = 4,
-  kWait = 5,
-  kBarrier = 6,
-  kBcast = 7,
-  kReduce = 8,
-  kGather = 9,
-  kScatter = 10,
-  kAllreduce = 11,
-  kAllgather = 12,
-  kAlltoall = 13,
+// An argument of an event line.
+enum class TraceArg : uint8_t {
+#define TRACE_ARG(Id, text, slot, member, max) k##Id,
+#include "traces/trace_ops.def"
+  kNone,  // fills a layout's places after its last argument; not an argument
 };
-inline constexpr int kTraceOpCount = 14;
 
 // Which arguments an op's text line carries, in order.
 enum class ArgLayout : uint8_t {
-  kNone,            // compute
-  kPeerBytesTag,    // send, recv
-  kPeerBytesTagReq, // isend, irecv
-  kReq,             // wait
-  kComm,            // barrier
-  kCommRootBytes,   // bcast, reduce, gather, scatter
-  kCommBytes,       // allreduce, allgather, alltoall
+#define TRACE_LAYOUT(Id, arg1, arg2, arg3, arg4) k##Id,
+#include "traces/trace_ops.def"
 };
+
+// Values are the binary encoding's op byte; do not renumber.
+enum class TraceOp : uint8_t {
+#define TRACE_OP(Id, ID, text, code, layout, collective) k##Id = code,
+#include "traces/trace_ops.def"
+};
+
+struct TraceArgInfo {
+  std::string_view name;  // as the format's documentation and error messages call it
+  uint64_t max;           // the largest value a trace may give it
+};
+
+inline constexpr auto kTraceArgs = std::to_array<TraceArgInfo>({
+#define TRACE_ARG(Id, text, slot, member, max) {text, max},
+#include "traces/trace_ops.def"
+});
+inline constexpr size_t kTraceArgCount = kTraceArgs.size();
+
+inline constexpr size_t kMaxTraceArgs = 4;
+
+struct ArgLayoutInfo {
+  std::array<TraceArg, kMaxTraceArgs> places;  // TraceArg::kNone after the last argument
+  size_t count = 0;
+
+  [[nodiscard]] constexpr std::span<const TraceArg> args() const { return {places.data(), count}; }
+  [[nodiscard]] constexpr bool has(TraceArg arg) const {
+    for (TraceArg a : args()) {
+      if (a == arg) return true;
+    }
+    return false;
+  }
+};
+
+// Counts the arguments, which must all come before the first kNone.
+constexpr ArgLayoutInfo make_layout(std::array<TraceArg, kMaxTraceArgs> places) {
+  ArgLayoutInfo layout{places, 0};
+  while (layout.count < kMaxTraceArgs && places[layout.count] != TraceArg::kNone) ++layout.count;
+  for (size_t i = layout.count; i < kMaxTraceArgs; ++i) {
+    if (places[i] != TraceArg::kNone) throw "trace_ops.def: a layout has an argument after None";
+  }
+  return layout;
+}
+
+inline constexpr auto kArgLayouts = std::to_array<ArgLayoutInfo>({
+#define TRACE_LAYOUT(Id, arg1, arg2, arg3, arg4) \
+  make_layout({TraceArg::k##arg1, TraceArg::k##arg2, TraceArg::k##arg3, TraceArg::k##arg4}),
+#include "traces/trace_ops.def"
+});
 
 struct TraceOpInfo {
-  std::string_view name;
+  std::string_view name;  // its word in an event line
+  uint8_t code;           // its op byte in the binary encoding
   ArgLayout layout;
+  bool collective;        // called by every member of the communicator its first argument names
 };
 
-inline constexpr std::array<TraceOpInfo, kTraceOpCount> kTraceOps{{
-    {"compute", ArgLayout::kNone},
-    {"send", ArgLayout::kPeerBytesTag},
-    {"recv", ArgLayout::kPeerBytesTag},
-    {"isend", ArgLayout::kPeerBytesTagReq},
-    {"irecv", ArgLayout::kPeerBytesTagReq},
-    {"wait", ArgLayout::kReq},
-    {"barrier", ArgLayout::kComm},
-    {"bcast", ArgLayout::kCommRootBytes},
-    {"reduce", ArgLayout::kCommRootBytes},
-    {"gather", ArgLayout::kCommRootBytes},
-    {"scatter", ArgLayout::kCommRootBytes},
-    {"allreduce", ArgLayout::kCommBytes},
-    {"allgather", ArgLayout::kCommBytes},
-    {"alltoall", ArgLayout::kCommBytes},
-}};
+inline constexpr auto kTraceOps = std::to_array<TraceOpInfo>({
+#define TRACE_OP(Id, ID, text, code, layout, collective) {text, code, ArgLayout::k##layout, (collective) != 0},
+#include "traces/trace_ops.def"
+});
+inline constexpr int kTraceOpCount = static_cast<int>(kTraceOps.size());
 
+constexpr const TraceArgInfo& info(TraceArg arg) { return kTraceArgs[static_cast<size_t>(arg)]; }
+constexpr const ArgLayoutInfo& info(ArgLayout layout) { return kArgLayouts[static_cast<size_t>(layout)]; }
 constexpr const TraceOpInfo& info(TraceOp op) { return kTraceOps[static_cast<size_t>(op)]; }
 constexpr std::string_view name(TraceOp op) { return info(op).name; }
+// The arguments of the op's event line, in order.
+constexpr std::span<const TraceArg> arguments(TraceOp op) { return info(info(op).layout).args(); }
+constexpr bool has_argument(TraceOp op, TraceArg arg) { return info(info(op).layout).has(arg); }
+
+// Op codes index kTraceOps.
+constexpr bool trace_op_codes_dense() {
+  for (size_t i = 0; i < kTraceOps.size(); ++i) {
+    if (kTraceOps[i].code != i) return false;
+  }
+  return true;
+}
+static_assert(trace_op_codes_dense(), "trace_ops.def: ops must be listed with codes 0, 1, 2, ... in order");
+
+// A collective's first argument is its communicator, and only a collective has one.
+constexpr bool trace_op_collectives_name_comm() {
+  for (const TraceOpInfo& op : kTraceOps) {
+    const auto args = info(op.layout).args();
+    if (op.collective != (!args.empty() && args.front() == TraceArg::kComm)) return false;
+  }
+  return true;
+}
+static_assert(trace_op_collectives_name_comm(),
+              "trace_ops.def: an op is collective if and only if it starts with Comm");
 
 inline std::optional<TraceOp> trace_op_named(std::string_view text) {
   for (size_t i = 0; i < kTraceOps.size(); ++i) {
@@ -71,11 +125,11 @@ inline std::optional<TraceOp> trace_op_named(std::string_view text) {
   return std::nullopt;
 }
 
-constexpr bool is_collective(TraceOp op) { return op >= TraceOp::kBarrier; }
+constexpr bool is_collective(TraceOp op) { return info(op).collective; }
 constexpr bool is_send(TraceOp op) { return op == TraceOp::kSend || op == TraceOp::kIsend; }
 constexpr bool is_receive(TraceOp op) { return op == TraceOp::kRecv || op == TraceOp::kIrecv; }
 constexpr bool opens_request(TraceOp op) { return op == TraceOp::kIsend || op == TraceOp::kIrecv; }
-constexpr bool has_root(TraceOp op) { return info(op).layout == ArgLayout::kCommRootBytes; }
+constexpr bool has_root(TraceOp op) { return has_argument(op, TraceArg::kRoot); }
 
 // Fields an op does not use are zero, so that equal events compare equal.
 struct TraceEvent {
@@ -92,5 +146,39 @@ struct TraceEvent {
 
   bool operator==(const TraceEvent&) const = default;
 };
+
+// Each argument's member can hold every value the format allows it.
+#define TRACE_ARG(Id, text, slot, member, largest)                                   \
+  static_assert((largest) <= std::numeric_limits<decltype(TraceEvent::member)>::max(), \
+                "trace_ops.def: TraceEvent::" #member " cannot hold every value of " text);
+#include "traces/trace_ops.def"
+
+// The field of TraceEvent that holds an argument (TRACE_ARG's member).
+constexpr uint64_t argument(const TraceEvent& event, TraceArg arg) {
+  switch (arg) {
+#define TRACE_ARG(Id, text, slot, member, max) \
+  case TraceArg::k##Id:                         \
+    return event.member;
+#include "traces/trace_ops.def"
+    case TraceArg::kNone: break;
+  }
+  return 0;
+}
+
+// `value` must be at most the argument's max (the reader checks it first).
+constexpr void set_argument(TraceEvent& event, TraceArg arg, uint64_t value) {
+  switch (arg) {
+#define TRACE_ARG(Id, text, slot, member, max)                     \
+  case TraceArg::k##Id:                                             \
+    event.member = static_cast<decltype(TraceEvent::member)>(value); \
+    break;
+#include "traces/trace_ops.def"
+    case TraceArg::kNone: break;
+  }
+}
+
+// The op table for `ibsec-engine registries --json`, in code order:
+// [{"name": "send", "code": 1, "arguments": ["peer", "bytes", "tag"], "collective": false}, ...].
+nlohmann::ordered_json trace_ops_json();
 
 }  // namespace ibsec::traces

@@ -1,11 +1,11 @@
 #include "traces/trace_reader.h"
 
-#include <bit>
+#include <algorithm>
 #include <charconv>
-#include <cstring>
 #include <filesystem>
 #include <limits>
 #include <optional>
+#include <span>
 
 #include <boost/iostreams/filter/gzip.hpp>
 #include <boost/iostreams/filter/zstd.hpp>
@@ -13,21 +13,11 @@
 namespace ibsec::traces {
 namespace {
 
-static_assert(std::endian::native == std::endian::little, "the binary trace reader assumes a little-endian host");
-
 constexpr size_t kRecordsPerRead = 4096;
 constexpr uint32_t kMaxBinaryHeaderBytes = 64u << 20;
 constexpr size_t kMaxLineBytes = 1u << 20;
 constexpr size_t kMaxNotes = 1u << 16;
 constexpr uint64_t kMaxBytes = std::numeric_limits<uint32_t>::max();
-constexpr uint64_t kMaxTag = std::numeric_limits<int32_t>::max();
-
-template <typename T>
-T load(const unsigned char* at) {
-  T value;
-  std::memcpy(&value, at, sizeof value);
-  return value;
-}
 
 std::string quoted(std::string_view text) {
   constexpr size_t kShown = 40;
@@ -190,16 +180,16 @@ void TraceReader::read_binary_header() {
   } catch (const std::ios_base::failure&) {
     fail_at(TraceLocation::file(), "", "cannot be decompressed (corrupt or truncated compressed data)");
   }
-  records_.resize(kRecordsPerRead * kBinaryRecordBytes);
+  records_.resize(kRecordsPerRead * BinaryRecordLayout::size);
 }
 
 void TraceReader::read_binary_header_text() {
   in_.ignore(static_cast<std::streamsize>(kBinaryMagic.size()));
-  unsigned char sizes[8];
-  in_.read(reinterpret_cast<char*>(sizes), sizeof sizes);
-  if (in_.gcount() != sizeof sizes) fail_at(TraceLocation::file(), "", "truncated: binary header cut short");
-  const auto version = load<uint32_t>(sizes);
-  const auto length = load<uint32_t>(sizes + 4);
+  unsigned char preamble[BinaryPreamble::size];
+  in_.read(reinterpret_cast<char*>(preamble), sizeof preamble);
+  if (in_.gcount() != sizeof preamble) fail_at(TraceLocation::file(), "", "truncated: binary header cut short");
+  const auto version = static_cast<uint32_t>(load(preamble, BinaryPreamble::version));
+  const auto length = static_cast<uint32_t>(load(preamble, BinaryPreamble::header_length));
   if (version != kTraceFormatVersion) {
     fail_at(TraceLocation::file(), "version", "binary format version " + std::to_string(version) +
                                                   " is not supported (this reader knows version 1)");
@@ -355,13 +345,14 @@ void TraceReader::parse_event_line(std::string_view line, TraceEvent& event) {
     return value;
   };
   static constexpr std::string_view kLeading[] = {"rank", "start", "end", "op"};
+  constexpr size_t first = std::size(kLeading);  // arguments follow
   for (size_t i = 0; i < fields.size(); ++i) {
     if (fields[i].empty()) {
-      fail(i < 4 ? std::string(kLeading[i]) : "argument " + std::to_string(i - 3),
+      fail(i < first ? std::string(kLeading[i]) : "argument " + std::to_string(i - first + 1),
            "empty (fields are separated by single spaces)");
     }
   }
-  if (fields.size() < 4) fail("op", "an event line needs RANK START END OP, found " + quoted(line));
+  if (fields.size() < first) fail("op", "an event line needs RANK START END OP, found " + quoted(line));
   const auto op = trace_op_named(fields[3]);
   if (!op) fail("op", "unknown event " + quoted(fields[3]));
   event = TraceEvent{};
@@ -369,32 +360,15 @@ void TraceReader::parse_event_line(std::string_view line, TraceEvent& event) {
   event.rank = static_cast<uint32_t>(number(0, "rank", kMaxBytes));
   event.start_ns = number(1, "start", std::numeric_limits<uint64_t>::max());
   event.end_ns = number(2, "end", std::numeric_limits<uint64_t>::max());
-  static constexpr size_t kArgs[] = {0, 3, 4, 1, 1, 3, 2};
-  const ArgLayout layout = info(*op).layout;
-  const size_t wanted = 4 + kArgs[static_cast<size_t>(layout)];
-  if (fields.size() != wanted) {
-    fail(fields.size() > wanted ? "" : "op", std::string(name(*op)) + " takes " + std::to_string(wanted - 4) +
-                                                 " arguments, found " + std::to_string(fields.size() - 4));
+  const auto args = arguments(*op);
+  if (fields.size() != first + args.size()) {
+    fail(fields.size() > first + args.size() ? "" : "op",
+         std::string(name(*op)) + " takes " + std::to_string(args.size()) + " arguments, found " +
+             std::to_string(fields.size() - first));
   }
-  switch (layout) {
-    case ArgLayout::kNone: break;
-    case ArgLayout::kPeerBytesTagReq: event.request = static_cast<uint32_t>(number(7, "req", kMaxBytes)); [[fallthrough]];
-    case ArgLayout::kPeerBytesTag:
-      event.peer = static_cast<uint32_t>(number(4, "peer", kMaxBytes));
-      event.bytes = number(5, "bytes", kMaxBytes);
-      event.tag = static_cast<uint32_t>(number(6, "tag", kMaxTag));
-      break;
-    case ArgLayout::kReq: event.request = static_cast<uint32_t>(number(4, "req", kMaxBytes)); break;
-    case ArgLayout::kComm: event.comm = static_cast<uint32_t>(number(4, "comm", kMaxBytes)); break;
-    case ArgLayout::kCommRootBytes:
-      event.comm = static_cast<uint32_t>(number(4, "comm", kMaxBytes));
-      event.root = static_cast<uint32_t>(number(5, "root", kMaxBytes));
-      event.bytes = number(6, "bytes", kMaxBytes);
-      break;
-    case ArgLayout::kCommBytes:
-      event.comm = static_cast<uint32_t>(number(4, "comm", kMaxBytes));
-      event.bytes = number(5, "bytes", kMaxBytes);
-      break;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const TraceArgInfo& arg = info(args[i]);
+    set_argument(event, args[i], number(first + i, arg.name, arg.max));
   }
 }
 
@@ -406,25 +380,26 @@ bool TraceReader::next_binary(TraceEvent& event) {
       fail_at(TraceLocation::file(), "", "cannot be decompressed (corrupt or truncated compressed data)");
     }
     const auto got = static_cast<size_t>(in_.gcount());
-    if (got % kBinaryRecordBytes != 0) {
-      position_ += got / kBinaryRecordBytes + 1;
+    if (got % BinaryRecordLayout::size != 0) {
+      position_ += got / BinaryRecordLayout::size + 1;
       fail("", "truncated: the last record is cut short");
     }
-    records_held_ = got / kBinaryRecordBytes;
+    records_held_ = got / BinaryRecordLayout::size;
     record_at_ = 0;
     if (records_held_ == 0) {
       fail_at(TraceLocation::end(), "", "truncated: no trailer record after " + std::to_string(events_) + " events");
     }
   }
-  const unsigned char* record = records_.data() + record_at_ * kBinaryRecordBytes;
+  using R = BinaryRecordLayout;
+  const unsigned char* record = records_.data() + record_at_ * R::size;
   ++record_at_;
   ++position_;
-  if (record[40] == kBinaryTrailerOp) {
-    for (size_t i = 0; i < kBinaryRecordBytes; ++i) {
-      const bool count_or_op = (i >= 16 && i < 24) || i == 40;  // the u64 event count and the op byte
+  if (load(record, R::op) == kBinaryTrailerOp) {
+    for (size_t i = 0; i < R::size; ++i) {
+      const bool count_or_op = (i >= R::bytes.offset && i < R::bytes.end()) || i == R::op.offset;
       if (!count_or_op && record[i] != 0) fail("", "the trailer record has non-zero fields");
     }
-    check_trailer(load<uint64_t>(record + 16));
+    check_trailer(load(record, R::bytes));
     bool more = record_at_ != records_held_;
     try {
       more = more || in_.peek() != std::char_traits<char>::eof();
@@ -439,41 +414,55 @@ bool TraceReader::next_binary(TraceEvent& event) {
 }
 
 void TraceReader::decode_record(const unsigned char* record, TraceEvent& event) {
-  const uint8_t op = record[40];
+  using R = BinaryRecordLayout;
+  const uint64_t op = load(record, R::op);
   if (op >= kTraceOpCount) fail("op", "unknown event code " + std::to_string(op));
-  for (size_t i = 41; i < kBinaryRecordBytes; ++i) {
-    if (record[i] != 0) fail("", "padding bytes 41-47 must be zero");
+  for (size_t i = R::padding; i < R::size; ++i) {
+    if (record[i] != 0) {
+      fail("", "padding bytes " + std::to_string(R::padding) + "-" + std::to_string(R::size - 1) + " must be zero");
+    }
   }
   event = TraceEvent{};
   event.op = static_cast<TraceOp>(op);
-  event.start_ns = load<uint64_t>(record);
-  event.end_ns = load<uint64_t>(record + 8);
-  const auto bytes = load<uint64_t>(record + 16);
-  event.rank = load<uint32_t>(record + 24);
-  const auto a = load<uint32_t>(record + 28);
-  const auto b = load<uint32_t>(record + 32);
-  const auto c = load<uint32_t>(record + 36);
-  const ArgLayout layout = info(event.op).layout;
-  const bool p2p = layout == ArgLayout::kPeerBytesTag || layout == ArgLayout::kPeerBytesTagReq;
-  const bool collective = is_collective(event.op);
-  const bool uses_bytes = p2p || layout == ArgLayout::kCommRootBytes || layout == ArgLayout::kCommBytes;
-  const bool uses_b = p2p || layout == ArgLayout::kCommRootBytes;
-  const bool uses_c = layout == ArgLayout::kPeerBytesTagReq || layout == ArgLayout::kReq;
-  auto unused = [&](const char* field) { fail(field, "must be 0 for " + std::string(name(event.op))); };
-  if (!uses_bytes && bytes != 0) unused("bytes");
-  if (!(p2p || collective) && a != 0) unused("a");
-  if (!uses_b && b != 0) unused("b");
-  if (!uses_c && c != 0) unused("c");
-  if (bytes > kMaxBytes) fail("bytes", std::to_string(bytes) + " is out of range (at most " + std::to_string(kMaxBytes) + ")");
-  event.bytes = bytes;
-  event.request = c;
-  if (p2p) {
-    event.peer = a;
-    event.tag = b;
-    if (b > kMaxTag) fail("tag", std::to_string(b) + " is out of range (at most " + std::to_string(kMaxTag) + ")");
-  } else if (collective) {
-    event.comm = a;
-    event.root = b;
+  event.start_ns = load(record, R::start);
+  event.end_ns = load(record, R::end);
+  event.rank = static_cast<uint32_t>(load(record, R::rank));
+  switch (info(event.op).layout) {
+#define TRACE_LAYOUT(Id, arg1, arg2, arg3, arg4)       \
+  case ArgLayout::k##Id:                               \
+    decode_arguments<ArgLayout::k##Id>(record, event); \
+    break;
+#include "traces/trace_ops.def"
+  }
+}
+
+// One instance per layout, so that the loops unroll into loads of fields
+// known at compile time: binary traces are read for speed.
+template <ArgLayout kLayout>
+void TraceReader::decode_arguments(const unsigned char* record, TraceEvent& event) {
+  using R = BinaryRecordLayout;
+  static constexpr std::span<const TraceArg> kArgs = info(kLayout).args();
+  static constexpr auto kUsed = [] {
+    std::array<bool, R::argument_fields.size()> used{};
+    for (size_t i = 0; i < used.size(); ++i) {
+      for (const TraceArg arg : kArgs) used[i] = used[i] || field_of(arg) == R::argument_fields[i];
+    }
+    return used;
+  }();
+  for (size_t i = 0; i < R::argument_fields.size(); ++i) {
+    const BinaryField& field = R::argument_fields[i];
+    if (!kUsed[i] && load(record, field) != 0) {
+      fail(std::string(field.name), "must be 0 for " + std::string(name(event.op)));
+    }
+  }
+  for (const TraceArg arg : kArgs) {
+    const uint64_t value = load(record, field_of(arg));
+    const TraceArgInfo& about = info(arg);
+    if (value > about.max) {
+      fail(std::string(about.name),
+           std::to_string(value) + " is out of range (at most " + std::to_string(about.max) + ")");
+    }
+    set_argument(event, arg, value);
   }
 }
 
@@ -493,8 +482,7 @@ void TraceReader::check_event(const TraceEvent& e) {
     fail("start", std::to_string(e.start_ns) + " is before the previous event of rank " + std::to_string(e.rank) +
                       ", which ended at " + std::to_string(rank_free_at_[e.rank]));
   }
-  const ArgLayout layout = info(e.op).layout;
-  if (layout == ArgLayout::kPeerBytesTag || layout == ArgLayout::kPeerBytesTagReq) {
+  if (has_argument(e.op, TraceArg::kPeer)) {
     if (e.peer >= processes) {
       fail("peer", std::to_string(e.peer) + " is not a rank (the trace has " + std::to_string(processes) + " processes)");
     }

@@ -17,6 +17,7 @@
 
 #include <boost/iostreams/filtering_stream.hpp>
 
+#include "traces/trace_binary.h"
 #include "traces/trace_error.h"
 #include "traces/trace_event.h"
 #include "traces/trace_header.h"
@@ -25,10 +26,6 @@ namespace ibsec::traces {
 
 enum class TraceEncoding : uint8_t { kText, kBinary };
 enum class TraceCompression : uint8_t { kNone, kGzip, kZstd };
-
-inline constexpr std::string_view kBinaryMagic = "IBSECTRB";
-inline constexpr size_t kBinaryRecordBytes = 48;
-inline constexpr uint8_t kBinaryTrailerOp = 255;
 
 class TraceReader {
  public:
@@ -67,6 +64,8 @@ class TraceReader {
   bool next_binary(TraceEvent& event);
   void parse_event_line(std::string_view line, TraceEvent& event);
   void decode_record(const unsigned char* record, TraceEvent& event);
+  template <ArgLayout kLayout>
+  void decode_arguments(const unsigned char* record, TraceEvent& event);
   void check_event(const TraceEvent& event);
   void check_trailer(uint64_t declared);
   bool read_line(std::string& line);

@@ -1,18 +1,15 @@
 #include "traces/trace_writer.h"
 
 #include <charconv>
-#include <cstring>
 
 #include <boost/iostreams/filter/gzip.hpp>
 #include <boost/iostreams/filter/zstd.hpp>
+#include <nlohmann/json.hpp>
+
+#include "traces/trace_binary.h"
 
 namespace ibsec::traces {
 namespace {
-
-template <typename T>
-void store(unsigned char* at, T value) {
-  std::memcpy(at, &value, sizeof value);
-}
 
 // Appends " value" to a line being built in a fixed buffer.
 char* put(char* at, char* end, uint64_t value) {
@@ -27,17 +24,7 @@ char* format_into(char* at, char* end, const TraceEvent& e) {
   *at++ = ' ';
   const std::string_view op = name(e.op);
   at = std::copy(op.begin(), op.end(), at);
-  switch (info(e.op).layout) {
-    case ArgLayout::kNone: break;
-    case ArgLayout::kPeerBytesTag: at = put(put(put(at, end, e.peer), end, e.bytes), end, e.tag); break;
-    case ArgLayout::kPeerBytesTagReq:
-      at = put(put(put(put(at, end, e.peer), end, e.bytes), end, e.tag), end, e.request);
-      break;
-    case ArgLayout::kReq: at = put(at, end, e.request); break;
-    case ArgLayout::kComm: at = put(at, end, e.comm); break;
-    case ArgLayout::kCommRootBytes: at = put(put(put(at, end, e.comm), end, e.root), end, e.bytes); break;
-    case ArgLayout::kCommBytes: at = put(put(at, end, e.comm), end, e.bytes); break;
-  }
+  for (const TraceArg arg : arguments(e.op)) at = put(at, end, argument(e, arg));
   return at;
 }
 
@@ -62,11 +49,11 @@ TraceWriter::TraceWriter(const std::string& path, const TraceHeader& header, Tra
   out_.push(file_.stream());
   const std::string text = format_header(header);
   if (encoding_ == TraceEncoding::kBinary) {
-    unsigned char sizes[8];
-    store(sizes, kTraceFormatVersion);
-    store(sizes + 4, static_cast<uint32_t>(text.size()));
+    unsigned char preamble[BinaryPreamble::size] = {};
+    store(preamble, BinaryPreamble::version, kTraceFormatVersion);
+    store(preamble, BinaryPreamble::header_length, text.size());
     out_.write(kBinaryMagic.data(), static_cast<std::streamsize>(kBinaryMagic.size()));
-    out_.write(reinterpret_cast<const char*>(sizes), sizeof sizes);
+    out_.write(reinterpret_cast<const char*>(preamble), sizeof preamble);
   }
   out_.write(text.data(), static_cast<std::streamsize>(text.size()));
 }
@@ -89,25 +76,24 @@ void TraceWriter::write_text(const TraceEvent& event) {
   out_.write(buffer, end - buffer);
 }
 
+// Only the op's own arguments are stored: the fields it does not use stay zero.
 void TraceWriter::write_binary(const TraceEvent& e) {
-  unsigned char record[kBinaryRecordBytes] = {};
-  const bool collective = is_collective(e.op);
-  store(record, e.start_ns);
-  store(record + 8, e.end_ns);
-  store(record + 16, e.bytes);
-  store(record + 24, e.rank);
-  store(record + 28, collective ? e.comm : e.peer);
-  store(record + 32, collective ? e.root : e.tag);
-  store(record + 36, e.request);
-  record[40] = static_cast<uint8_t>(e.op);
+  using R = BinaryRecordLayout;
+  unsigned char record[R::size] = {};
+  store(record, R::start, e.start_ns);
+  store(record, R::end, e.end_ns);
+  store(record, R::rank, e.rank);
+  for (const TraceArg arg : arguments(e.op)) store(record, field_of(arg), argument(e, arg));
+  store(record, R::op, static_cast<uint8_t>(e.op));
   out_.write(reinterpret_cast<const char*>(record), sizeof record);
 }
 
 void TraceWriter::finish() {
   if (encoding_ == TraceEncoding::kBinary) {
-    unsigned char record[kBinaryRecordBytes] = {};
-    store(record + 16, events_);
-    record[40] = kBinaryTrailerOp;
+    using R = BinaryRecordLayout;
+    unsigned char record[R::size] = {};
+    store(record, R::bytes, events_);
+    store(record, R::op, kBinaryTrailerOp);
     out_.write(reinterpret_cast<const char*>(record), sizeof record);
   } else {
     const std::string trailer = "end " + std::to_string(events_) + "\n";
@@ -115,6 +101,16 @@ void TraceWriter::finish() {
   }
   out_.reset();  // flushes and closes the compressor before the file is committed
   file_.commit();
+}
+
+nlohmann::ordered_json trace_ops_json() {
+  auto ops = nlohmann::ordered_json::array();
+  for (const TraceOpInfo& op : kTraceOps) {
+    auto args = nlohmann::ordered_json::array();
+    for (const TraceArg arg : info(op.layout).args()) args.push_back(info(arg).name);
+    ops.push_back({{"name", op.name}, {"code", op.code}, {"arguments", args}, {"collective", op.collective}});
+  }
+  return ops;
 }
 
 }  // namespace ibsec::traces

@@ -5,8 +5,12 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 
+#include <nlohmann/json.hpp>
+
+#include "traces/trace_binary.h"
 #include "traces/trace_checker.h"
 #include "traces/trace_reader.h"
 #include "traces/trace_writer.h"
@@ -323,14 +327,256 @@ TEST(TraceFormat, CorruptCompressedBinaryHeaderIsRefused) {
 
 TEST(TraceFormat, BinaryRejectsNonZeroUnusedFields) {
   std::string bytes = read_bytes(convert(write_sample("pad.trace"), "pad.ibtb"));
-  const size_t first_record = bytes.size() - (sample_events().size() + 1) * kBinaryRecordBytes;
-  bytes[first_record + 28] = 1;  // field a of a compute event
+  const size_t first_record = bytes.size() - (sample_events().size() + 1) * BinaryRecordLayout::size;
+  bytes[first_record + BinaryRecordLayout::a.offset] = 1;  // field a of a compute event
   const std::string path = write_file("pad-bad.ibtb", bytes);
   try {
     read_all(path);
     FAIL();
   } catch (const TraceError& e) {
     EXPECT_EQ(std::string(e.what()), path + ": record 1: field 'a': must be 0 for compute");
+  }
+}
+
+// --- the op table (traces/trace_ops.def) ------------------------------------
+
+std::vector<TraceOp> all_ops() {
+  std::vector<TraceOp> ops;
+  for (int code = 0; code < kTraceOpCount; ++code) ops.push_back(static_cast<TraceOp>(code));
+  return ops;
+}
+
+std::vector<std::string> argument_names(TraceOp op) {
+  std::vector<std::string> names;
+  for (const TraceArg arg : arguments(op)) names.emplace_back(info(arg).name);
+  return names;
+}
+
+TEST(TraceOps, NamesParseBackAndCodesAreDense) {
+  ASSERT_EQ(kTraceOps.size(), 14u);
+  std::set<std::string_view> names;
+  for (int code = 0; code < kTraceOpCount; ++code) {
+    const TraceOpInfo& op = kTraceOps[static_cast<size_t>(code)];
+    EXPECT_EQ(op.code, code) << op.name;
+    EXPECT_EQ(trace_op_named(op.name), static_cast<TraceOp>(code)) << op.name;
+    EXPECT_TRUE(names.insert(op.name).second) << op.name << " listed twice";
+  }
+  EXPECT_FALSE(trace_op_named("Send").has_value());
+  EXPECT_FALSE(trace_op_named("").has_value());
+}
+
+// The codes are the binary encoding's op bytes, fixed by the documentation.
+TEST(TraceOps, CodesAreTheDocumentedOpBytes) {
+  const std::vector<std::string> documented = {"compute", "send",   "recv",   "isend",   "irecv",
+                                               "wait",    "barrier", "bcast", "reduce",  "gather",
+                                               "scatter", "allreduce", "allgather", "alltoall"};
+  ASSERT_EQ(documented.size(), static_cast<size_t>(kTraceOpCount));
+  for (size_t code = 0; code < documented.size(); ++code) EXPECT_EQ(kTraceOps[code].name, documented[code]);
+  EXPECT_EQ(static_cast<int>(TraceOp::kSend), 1);
+  EXPECT_EQ(static_cast<int>(TraceOp::kAlltoall), 13);
+  EXPECT_EQ(kBinaryTrailerOp, 255);
+}
+
+// As in docs/trace-format.md's table of events.
+TEST(TraceOps, ArgumentsAreTheDocumentedOnes) {
+  using Names = std::vector<std::string>;
+  const Names p2p = {"peer", "bytes", "tag"};
+  const Names p2p_req = {"peer", "bytes", "tag", "req"};
+  const Names rooted = {"comm", "root", "bytes"};
+  const Names flat = {"comm", "bytes"};
+  const std::vector<Names> documented = {{},     p2p,    p2p,    p2p_req, p2p_req, {"req"}, {"comm"},
+                                         rooted, rooted, rooted, rooted,  flat,    flat,    flat};
+  for (const TraceOp op : all_ops()) {
+    EXPECT_EQ(argument_names(op), documented[static_cast<size_t>(op)]) << name(op);
+  }
+}
+
+TEST(TraceOps, LayoutsCountTheirArguments) {
+  for (const ArgLayoutInfo& layout : kArgLayouts) {
+    size_t named = 0;
+    for (const TraceArg arg : layout.places) named += arg != TraceArg::kNone ? 1 : 0;
+    EXPECT_EQ(layout.count, named);
+    EXPECT_EQ(layout.args().size(), named);
+    for (const TraceArg arg : layout.args()) EXPECT_NE(arg, TraceArg::kNone);
+  }
+  for (const TraceOp op : all_ops()) {
+    EXPECT_EQ(is_collective(op), has_argument(op, TraceArg::kComm)) << name(op);
+    EXPECT_EQ(has_root(op), op == TraceOp::kBcast || op == TraceOp::kReduce || op == TraceOp::kGather ||
+                                op == TraceOp::kScatter)
+        << name(op);
+  }
+  EXPECT_EQ(is_collective(TraceOp::kBarrier), true);
+  EXPECT_EQ(is_collective(TraceOp::kWait), false);
+}
+
+TEST(TraceOps, JsonListsEveryOpInCodeOrder) {
+  const nlohmann::ordered_json ops = trace_ops_json();
+  ASSERT_TRUE(ops.is_array());
+  ASSERT_EQ(ops.size(), static_cast<size_t>(kTraceOpCount));
+  for (const TraceOp op : all_ops()) {
+    const auto& entry = ops[static_cast<size_t>(op)];
+    EXPECT_EQ(entry["name"], std::string(name(op)));
+    EXPECT_EQ(entry["code"], static_cast<int>(op));
+    EXPECT_EQ(entry["arguments"].get<std::vector<std::string>>(), argument_names(op));
+    EXPECT_EQ(entry["collective"], is_collective(op));
+  }
+  EXPECT_EQ(ops[1].dump(), R"({"name":"send","code":1,"arguments":["peer","bytes","tag"],"collective":false})");
+  EXPECT_EQ(ops[7].dump(), R"({"name":"bcast","code":7,"arguments":["comm","root","bytes"],"collective":true})");
+}
+
+// One event of `op` by rank 0 of sample_header() with every argument set:
+// the largest value the format allows where the header does not constrain it.
+TraceEvent one_event_of(TraceOp op) {
+  TraceEvent e;
+  e.op = op;
+  e.start_ns = 1000;
+  e.end_ns = 2000;
+  for (const TraceArg arg : arguments(op)) {
+    uint64_t value = info(arg).max;
+    if (arg == TraceArg::kPeer) value = 1;
+    if (arg == TraceArg::kComm) value = 4;  // members 2 and 0
+    if (arg == TraceArg::kRoot) value = 2;
+    set_argument(e, arg, value);
+    EXPECT_EQ(argument(e, arg), value) << name(op) << " " << info(arg).name;
+  }
+  return e;
+}
+
+// The reader's own checks only: one event alone does not match anything.
+TraceEvent write_and_read_one(const TraceEvent& event, const std::string& file_name) {
+  const std::string path = (scratch_dir() / file_name).string();
+  TraceWriter writer(path, sample_header());
+  writer.write(event);
+  writer.finish();
+  TraceReader reader(path);
+  TraceEvent back;
+  EXPECT_TRUE(reader.next(back)) << file_name;
+  TraceEvent none;
+  EXPECT_FALSE(reader.next(none)) << file_name;
+  return back;
+}
+
+TEST(TraceOps, EveryOpRoundTripsInTextAndBinary) {
+  for (const TraceOp op : all_ops()) {
+    const TraceEvent event = one_event_of(op);
+    const std::string stem = "one-" + std::string(name(op));
+    EXPECT_EQ(write_and_read_one(event, stem + ".trace"), event) << name(op);
+    EXPECT_EQ(write_and_read_one(event, stem + ".ibtb"), event) << name(op);
+    EXPECT_EQ(write_and_read_one(event, stem + ".ibtb.zst"), event) << name(op);
+
+    // The text line: RANK START END OP and the arguments in the table's order.
+    std::string expected = "0 1000 2000 " + std::string(name(op));
+    for (const TraceArg arg : arguments(op)) expected += " " + std::to_string(argument(event, arg));
+    EXPECT_EQ(format_event(event), expected);
+  }
+}
+
+// The record of one event: where each field is, as docs/trace-format.md's
+// table says; only the op's own arguments are non-zero.
+std::string binary_record_of(const TraceEvent& event, const std::string& file_name) {
+  const std::string path = (scratch_dir() / file_name).string();
+  TraceWriter writer(path, sample_header());
+  writer.write(event);
+  writer.finish();
+  const std::string bytes = read_bytes(path);
+  return bytes.substr(bytes.size() - 2 * BinaryRecordLayout::size, BinaryRecordLayout::size);
+}
+
+uint64_t little_endian(const std::string& record, size_t offset, size_t size) {
+  uint64_t value = 0;
+  for (size_t i = size; i-- > 0;) value = value << 8 | static_cast<unsigned char>(record[offset + i]);
+  return value;
+}
+
+TEST(TraceOps, BinaryRecordsAreLaidOutAsDocumented) {
+  using R = BinaryRecordLayout;
+  EXPECT_EQ(R::size, 48u);
+  EXPECT_EQ(R::padding, 41u);
+  const std::vector<std::pair<BinaryField, size_t>> documented = {
+      {R::start, 0}, {R::end, 8}, {R::bytes, 16}, {R::rank, 24}, {R::a, 28}, {R::b, 32}, {R::c, 36}, {R::op, 40}};
+  for (const auto& [field, offset] : documented) EXPECT_EQ(field.offset, offset) << field.name;
+  EXPECT_EQ(field_of(TraceArg::kPeer), R::a);
+  EXPECT_EQ(field_of(TraceArg::kComm), R::a);
+  EXPECT_EQ(field_of(TraceArg::kTag), R::b);
+  EXPECT_EQ(field_of(TraceArg::kRoot), R::b);
+  EXPECT_EQ(field_of(TraceArg::kReq), R::c);
+  EXPECT_EQ(field_of(TraceArg::kBytes), R::bytes);
+
+  for (const TraceOp op : all_ops()) {
+    TraceEvent event = one_event_of(op);
+    event.rank = 2;
+    if (has_argument(op, TraceArg::kPeer)) event.peer = 1;
+    const std::string record = binary_record_of(event, "layout-" + std::string(name(op)) + ".ibtb");
+    ASSERT_EQ(record.size(), 48u);
+    EXPECT_EQ(little_endian(record, 0, 8), 1000u);
+    EXPECT_EQ(little_endian(record, 8, 8), 2000u);
+    EXPECT_EQ(little_endian(record, 24, 4), 2u);
+    EXPECT_EQ(little_endian(record, 40, 1), static_cast<uint64_t>(op));
+    for (size_t i = 41; i < 48; ++i) EXPECT_EQ(record[i], '\0');
+    for (const BinaryField& field : R::argument_fields) {
+      uint64_t expected = 0;
+      for (const TraceArg arg : arguments(op)) {
+        if (field_of(arg) == field) expected = argument(event, arg);
+      }
+      EXPECT_EQ(little_endian(record, field.offset, field.size), expected) << name(op) << " field " << field.name;
+    }
+  }
+}
+
+// Every field an op does not use is refused when set, whatever the op.
+TEST(TraceOps, BinaryRefusesEveryUnusedFieldOfEveryOp) {
+  using R = BinaryRecordLayout;
+  for (const TraceOp op : all_ops()) {
+    const std::string path = (scratch_dir() / ("unused-" + std::string(name(op)) + ".ibtb")).string();
+    TraceWriter writer(path, sample_header());
+    writer.write(one_event_of(op));
+    writer.finish();
+    const std::string whole = read_bytes(path);
+    const size_t record = whole.size() - 2 * R::size;
+    for (const BinaryField& field : R::argument_fields) {
+      const bool used = std::ranges::any_of(arguments(op), [&](TraceArg arg) { return field_of(arg) == field; });
+      if (used) continue;
+      std::string bytes = whole;
+      bytes[record + field.offset] = 1;
+      const std::string bad = write_file("unused-bad.ibtb", bytes);
+      try {
+        read_all(bad);
+        ADD_FAILURE() << name(op) << " accepted a non-zero " << field.name;
+      } catch (const TraceError& e) {
+        EXPECT_EQ(std::string(e.what()),
+                  bad + ": record 1: field '" + std::string(field.name) + "': must be 0 for " + std::string(name(op)));
+      }
+    }
+  }
+}
+
+TEST(TraceOps, BinaryRefusesArgumentsOutOfRange) {
+  using R = BinaryRecordLayout;
+  const std::string path = (scratch_dir() / "range.ibtb").string();
+  TraceWriter writer(path, sample_header());
+  writer.write(one_event_of(TraceOp::kSend));
+  writer.finish();
+  const std::string whole = read_bytes(path);
+  const size_t record = whole.size() - 2 * R::size;
+  struct Case {
+    BinaryField field;
+    uint64_t too_big;
+    std::string message;
+  };
+  const std::vector<Case> cases = {
+      {R::b, 2147483648u, "field 'tag': 2147483648 is out of range (at most 2147483647)"},
+      {R::bytes, 4294967296u, "field 'bytes': 4294967296 is out of range (at most 4294967295)"},
+  };
+  for (const auto& [field, too_big, message] : cases) {
+    std::string bytes = whole;
+    for (size_t i = 0; i < field.size; ++i) bytes[record + field.offset + i] = static_cast<char>(too_big >> (8 * i));
+    const std::string bad = write_file("range-bad.ibtb", bytes);
+    try {
+      read_all(bad);
+      ADD_FAILURE() << "accepted " << message;
+    } catch (const TraceError& e) {
+      EXPECT_EQ(std::string(e.what()), bad + ": record 1: " + message);
+    }
   }
 }
 

@@ -164,11 +164,11 @@ void note_coll(size_t index, enum op op, uint64_t t0, uint64_t t1, int root, uin
     lock();
     if (!S.failed) {
         uint32_t world_root = 0;
-        if (op == OP_BCAST || op == OP_REDUCE || op == OP_GATHER || op == OP_SCATTER) {
+        if (op_has_arg(op, ARG_Root)) {
             int64_t w = world_rank_locked(index, root);
             world_root = w < 0 ? 0 : (uint32_t)w;
         }
-        if (op == OP_BARRIER) bytes = 0;
+        if (!op_has_arg(op, ARG_Bytes)) bytes = 0;
         if (append_locked(t0, t1, op, bytes, S.comms[index].id, world_root, 0, NULL)) S.comms[index].used = 1;
     }
     unlock();

@@ -6,11 +6,6 @@
  * ints, and records can add up to more than 2 GiB. */
 #define CHUNK_BYTES ((size_t)1 << 26)
 
-static const char *const OP_NAME[OP_COUNT] = {
-    "compute", "send",   "recv",    "isend",     "irecv",     "wait",      "barrier",
-    "bcast",   "reduce", "gather",  "scatter",   "allreduce", "allgather", "alltoall",
-};
-
 static const char *const COUNTER_NOTE[C_COUNT] = {
     "messages between a process and itself were not recorded",
     "collectives on intercommunicators were not recorded",
@@ -108,30 +103,15 @@ static void heap_down(struct cursor *h, size_t n, size_t i)
  * (rank, agreed id) to the id in the trace. */
 static int write_event(FILE *f, int rank, const struct record *r, const struct map *comms)
 {
-    fprintf(f, "%d %" PRIu64 " %" PRIu64 " %s", rank, r->start, r->end, OP_NAME[r->op]);
-    uint32_t comm = 0;
-    if (r->op >= OP_BARRIER && r->a != 0) {
-        const struct map_slot *hit = map_find(comms, ((uint64_t)(uint32_t)rank << 32) | r->a);
-        comm = hit ? (uint32_t)hit->value : 0;
-    }
-    switch ((enum op)r->op) {
-    case OP_COMPUTE: break;
-    case OP_SEND:
-    case OP_RECV: fprintf(f, " %" PRIu32 " %" PRIu32 " %" PRIu32, r->a, r->bytes, r->b); break;
-    case OP_ISEND:
-    case OP_IRECV:
-        fprintf(f, " %" PRIu32 " %" PRIu32 " %" PRIu32 " %" PRIu32, r->a, r->bytes, r->b, r->c);
-        break;
-    case OP_WAIT: fprintf(f, " %" PRIu32, r->c); break;
-    case OP_BARRIER: fprintf(f, " %" PRIu32, comm); break;
-    case OP_BCAST:
-    case OP_REDUCE:
-    case OP_GATHER:
-    case OP_SCATTER: fprintf(f, " %" PRIu32 " %" PRIu32 " %" PRIu32, comm, r->b, r->bytes); break;
-    case OP_ALLREDUCE:
-    case OP_ALLGATHER:
-    case OP_ALLTOALL: fprintf(f, " %" PRIu32 " %" PRIu32, comm, r->bytes); break;
-    case OP_COUNT: break;
+    fprintf(f, "%d %" PRIu64 " %" PRIu64 " %s", rank, r->start, r->end, OP_INFO[r->op].text);
+    const enum arg *args = LAYOUT_ARGS[OP_INFO[r->op].layout];
+    for (int i = 0; i < MAX_ARGS && args[i] != ARG_None; ++i) {
+        uint32_t value = record_arg(r, args[i]);
+        if (args[i] == ARG_Comm && value != 0) { /* 0 is the world */
+            const struct map_slot *hit = map_find(comms, ((uint64_t)(uint32_t)rank << 32) | value);
+            value = hit ? (uint32_t)hit->value : 0;
+        }
+        fprintf(f, " %" PRIu32, value);
     }
     fputc('\n', f);
     return !ferror(f);

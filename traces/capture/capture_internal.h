@@ -41,7 +41,7 @@
 
 /*
  * This header declares what the files of libibsec_capture share:
- *   capture_state.c    the state, the hash map, the record buffer
+ *   capture_state.c    the state, the hash map, the record buffer, the op table
  *   capture_clock.c    this process's clock and the common one
  *   capture_start.c    MPI_Init: start of the capture, the trace's origin
  *   capture_p2p.c      point-to-point recording and C wrappers
@@ -80,30 +80,43 @@ _Static_assert(sizeof(MPI_Comm) <= sizeof(uint64_t), "MPI_Comm wider than 64 bit
 #pragma GCC visibility push(hidden)
 
 /* ------------------------------------------------------------------------ */
-/* Events                                                                   */
+/* Events: the ops of the trace format, the arguments of their lines and    */
+/* the layouts of those, from the table the engine reads too               */
+/* (traces/trace_ops.def).                                                  */
 /* ------------------------------------------------------------------------ */
 
 enum op {
-    OP_COMPUTE,
-    OP_SEND,
-    OP_RECV,
-    OP_ISEND,
-    OP_IRECV,
-    OP_WAIT,
-    OP_BARRIER,
-    OP_BCAST,
-    OP_REDUCE,
-    OP_GATHER,
-    OP_SCATTER,
-    OP_ALLREDUCE,
-    OP_ALLGATHER,
-    OP_ALLTOALL,
-    OP_COUNT
+#define TRACE_OP(Id, ID, text, code, layout, collective) OP_##ID = code,
+#include "../trace_ops.def"
+};
+enum {
+    OP_COUNT = 0
+#define TRACE_OP(Id, ID, text, code, layout, collective) +1
+#include "../trace_ops.def"
+};
+
+enum arg {
+#define TRACE_ARG(Id, text, slot, member, max) ARG_##Id,
+#include "../trace_ops.def"
+    ARG_None /* fills a layout's places after its last argument */
+};
+
+enum layout {
+#define TRACE_LAYOUT(Id, arg1, arg2, arg3, arg4) LAYOUT_##Id,
+#include "../trace_ops.def"
+};
+#define MAX_ARGS 4
+
+/* An op's word in an event line and which arguments follow it. */
+struct op_info {
+    const char *text;
+    enum layout layout;
 };
 
 /* One event of this process. Sent to rank 0 as raw bytes at the end (all
  * processes run the same library on the same kind of machine), hence the
- * explicit padding: no uninitialised bytes go over the wire. */
+ * explicit padding: no uninitialised bytes go over the wire. Its fields a, b,
+ * c and bytes carry the arguments as TRACE_ARG's slot says. */
 struct record {
     uint64_t start; /* ns since the origin */
     uint64_t end;
@@ -223,6 +236,10 @@ struct span {
 /* ------------------------------------------------------------------------ */
 
 /* capture_state.c */
+extern const struct op_info OP_INFO[OP_COUNT];
+extern const enum arg LAYOUT_ARGS[][MAX_ARGS]; /* in line order, ARG_None after the last */
+int op_has_arg(enum op op, enum arg arg);
+uint32_t record_arg(const struct record *r, enum arg arg);
 struct map_slot *map_find(const struct map *m, uint64_t key);
 int map_put(struct map *m, uint64_t key, uint64_t value);
 int map_take(struct map *m, uint64_t key, uint64_t *value);

@@ -182,6 +182,40 @@ static int push_locked(struct record r, size_t *index)
     return 1;
 }
 
+/* ------------------------------------------------------------------------ */
+/* The op table (traces/trace_ops.def)                                      */
+/* ------------------------------------------------------------------------ */
+
+const struct op_info OP_INFO[OP_COUNT] = {
+#define TRACE_OP(Id, ID, text, code, layout, collective) [OP_##ID] = {text, LAYOUT_##layout},
+#include "../trace_ops.def"
+};
+
+const enum arg LAYOUT_ARGS[][MAX_ARGS] = {
+#define TRACE_LAYOUT(Id, arg1, arg2, arg3, arg4) [LAYOUT_##Id] = {ARG_##arg1, ARG_##arg2, ARG_##arg3, ARG_##arg4},
+#include "../trace_ops.def"
+};
+
+int op_has_arg(enum op op, enum arg arg)
+{
+    const enum arg *args = LAYOUT_ARGS[OP_INFO[op].layout];
+    for (int i = 0; i < MAX_ARGS && args[i] != ARG_None; ++i)
+        if (args[i] == arg) return 1;
+    return 0;
+}
+
+/* The value of argument ARG in R: the field TRACE_ARG's slot names. */
+uint32_t record_arg(const struct record *r, enum arg arg)
+{
+    switch (arg) {
+#define TRACE_ARG(Id, text, slot, member, max) \
+    case ARG_##Id: return r->slot;
+#include "../trace_ops.def"
+    case ARG_None: break;
+    }
+    return 0;
+}
+
 /* Appends one event of this process, preceded by a `compute` event for the
  * time since its previous event. Returns 0 if nothing could be recorded. */
 int append_locked(uint64_t start, uint64_t end, enum op op, uint64_t bytes, uint32_t a,
