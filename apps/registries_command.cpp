@@ -38,7 +38,13 @@ json registries() {
   out["replacement_policies"] = listed<nic::PolicyRegistry>(
       [](const nic::PolicyEntry& e, json& item) { item["cycle_model"] = !e.needs_future; });
   out["schedulers"] = listed<schedulers::SchedulerRegistry>([](const auto&, json&) {});
-  out["topologies"] = listed<network::TopologyRegistry>([](const auto&, json& item) { item["parameters"] = json::array(); });
+  out["topologies"] = listed<network::TopologyRegistry>([](const network::TopologyEntry& e, json& item) {
+    item["parameters"] = json::array();
+    for (const ParameterInfo& p : e.parameters) {
+      item["parameters"].push_back(
+          {{"key", p.key}, {"default", p.default_value}, {"unit", p.unit}, {"description", p.description}});
+    }
+  });
   out["security_modes"] = json::array();
   for (const auto& form : nic::security_mode_forms()) {
     out["security_modes"].push_back({{"name", form.name}, {"description", form.description}});
@@ -48,6 +54,7 @@ json registries() {
     out["link_rates"].push_back(
         {{"name", rate.name}, {"signal_gbps", rate.signal_gbps}, {"data_gbps", rate.data_gbps}});
   }
+  out["trace_ops"] = traces::trace_ops_json();
   return out;
 }
 
@@ -56,7 +63,16 @@ void print_text(const json& all) {
     std::cout << registry << ":\n";
     for (const auto& entry : entries) {
       const std::string name = entry["name"].get<std::string>();
-      const std::string about = entry.contains("description") ? entry["description"].get<std::string>() : "";
+      std::string about = entry.contains("description") ? entry["description"].get<std::string>() : "";
+      if (entry.contains("arguments")) {
+        for (const auto& argument : entry["arguments"]) about += (about.empty() ? "" : " ") + argument.get<std::string>();
+      }
+      if (entry.contains("data_gbps")) {
+        char rate[64];
+        std::snprintf(rate, sizeof rate, "4x: %g Gb/s signalling, %g Gb/s data", entry["signal_gbps"].get<double>(),
+                      entry["data_gbps"].get<double>());
+        about = rate;
+      }
       std::printf("  %-22s %s\n", name.c_str(), about.c_str());
     }
   }

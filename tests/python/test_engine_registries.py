@@ -1,0 +1,42 @@
+"""`ibsec-engine registries --json`: every name a configuration can choose, from the engine's own tables."""
+
+import json
+import subprocess
+
+import pytest
+
+pytestmark = pytest.mark.unit
+
+
+def registries(engine):
+    return json.loads(subprocess.run([engine, "registries", "--json"], capture_output=True, text=True,
+                                     check=True).stdout)
+
+
+def test_lists_every_registry_with_descriptions(engine):
+    r = registries(engine)
+    assert set(r) == {"replacement_policies", "schedulers", "topologies", "security_modes", "link_rates", "trace_ops"}
+    assert {p["name"] for p in r["replacement_policies"]} >= {"lru", "fifo", "random", "lfu", "opt"}
+    assert [p["cycle_model"] for p in r["replacement_policies"] if p["name"] == "opt"] == [False]
+    assert {s["name"] for s in r["schedulers"]} == {"batch", "local", "sb", "dcs-sb", "pb", "gang"}
+    assert all(entry["description"] for key in ("replacement_policies", "schedulers", "topologies", "security_modes")
+               for entry in r[key])
+    assert [rate["name"] for rate in r["link_rates"]] == ["SDR", "DDR", "QDR"]
+
+
+def test_topology_parameters_are_run_parameters(engine):
+    r = registries(engine)
+    params = {p["key"]: p for p in json.loads(subprocess.run([engine, "params", "--json"], capture_output=True,
+                                                             text=True, check=True).stdout)}
+    fat_tree = next(t for t in r["topologies"] if t["name"] == "fat-tree")
+    assert [p["key"] for p in fat_tree["parameters"]] == ["network.fat_tree.k", "network.fat_tree.n"]
+    for p in fat_tree["parameters"]:
+        assert params[p["key"]]["default"] == p["default"]
+
+
+def test_trace_ops_are_the_binary_op_bytes_in_order(engine):
+    ops = registries(engine)["trace_ops"]
+    assert [op["code"] for op in ops] == list(range(len(ops)))
+    send = next(op for op in ops if op["name"] == "send")
+    assert send == {"name": "send", "code": 1, "arguments": ["peer", "bytes", "tag"], "collective": False}
+    assert all(op["collective"] == (op["arguments"][:1] == ["comm"]) for op in ops)
