@@ -206,4 +206,32 @@ void Attacker::send_own(PacketHandle handle, Tick head_at) {
   receiver_->on_packet_head(receiver_port_, handle, head_at);
 }
 
+nlohmann::ordered_json Attacker::report(const nic::AttackOutcomes& outcomes, const std::string& security,
+                                        uint64_t snooped_plaintext) const {
+  nlohmann::ordered_json kinds = nlohmann::ordered_json::object();
+  uint64_t attacked = 0;
+  uint64_t detected = 0;
+  uint64_t delivered = 0;
+  for (size_t k = 1; k < kAttackKinds; ++k) {
+    kinds[attack_name(static_cast<AttackKind>(k))] = {
+        {"attacked", stats_.attacked[k]}, {"detected", outcomes.detected[k]}, {"delivered", outcomes.delivered[k]}};
+    attacked += stats_.attacked[k];
+    detected += outcomes.detected[k];
+    delivered += outcomes.delivered[k];
+  }
+  return {{"link", params_.site.text()},
+          {"security", security},
+          {"packets_seen", stats_.packets_seen},
+          {"kinds", kinds},
+          {"attacked", attacked},
+          {"detected", detected},
+          {"delivered_despite_attack", delivered},
+          {"false_drops", outcomes.false_drops},
+          {"snooped", stats_.snooped},
+          {"snooped_plaintext", snooped_plaintext},
+          {"not_sent_no_credits", stats_.not_sent_no_credits},
+          {"spoofs_without_identity", stats_.spoofs_without_identity},
+          {"capture_file", params_.capture_file}};
+}
+
 }  // namespace ibsec::attack

@@ -18,11 +18,14 @@
 #include <unordered_map>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "core/random.h"
 #include "attack/attack.h"
 #include "network/credit_link.h"
 #include "network/packet.h"
 #include "network/packet_payloads.h"
+#include "nic/attack_outcomes.h"
 #include "core/event_module.h"
 
 namespace ibsec::attack {
@@ -63,6 +66,12 @@ class Attacker final : public EventDrivenModule, public PacketReceiver {
   void on_packet_head(PortId port, PacketHandle packet, Tick head_at) override;
 
   [[nodiscard]] const AttackerStats& stats() const { return stats_; }
+  // The result's "attack" section: what the attacker did, and what the
+  // receiving cards made of it (`outcomes`, summed over the cards) under the
+  // card configuration `security`. Attacked packets still in the network at
+  // the end are neither detected nor delivered.
+  [[nodiscard]] nlohmann::ordered_json report(const nic::AttackOutcomes& outcomes, const std::string& security,
+                                              uint64_t snooped_plaintext) const;
 
  private:
   void handle(const ModuleEvent& event) override;

@@ -1,15 +1,33 @@
-// Statistics are declared once, with name, unit and description, and written
-// as JSON: values flat under their names (easy for pandas and jq) and the
-// units and descriptions beside them under "statistics_meta".
+// Statistics. A component keeps its counts in a statistics group of its own:
+// a struct deriving StatGroup whose members are Counters, each declared with
+// its name, unit, description, how the counts of many instances (every card,
+// every link) combine, and whether the run's result reports it. The group
+// type may also list derived statistics (rates, means) computed from the
+// combined counts. The assembly walks the groups of the cluster into the
+// result; a counter added to a group is combined and reported without
+// further code.
+//
+// Statistics are written as JSON: values flat under their names (easy for
+// pandas and jq), units and descriptions beside them under "statistics_meta".
 #pragma once
 
+#include <algorithm>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <ostream>
+#include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "core/time.h"
+
 namespace ibsec {
 
+// One line of a result's statistics.
 struct Statistic {
   std::string name;
   std::string unit;
@@ -24,6 +42,187 @@ inline void write_statistics(nlohmann::ordered_json& out, const std::vector<Stat
     meta[s.name] = {{"unit", s.unit}, {"description", s.description}};
   }
   out["statistics_meta"] = meta;
+}
+
+// How a counter of many instances becomes one figure.
+enum class Merge : uint8_t { kSum, kMax };
+// Whether the result lists a counter, or only derived statistics use it.
+enum class Shown : uint8_t { kReported, kInternal };
+
+struct CounterInfo {
+  const char* name;
+  const char* unit;
+  const char* description;
+  Merge merge = Merge::kSum;
+  Shown shown = Shown::kReported;
+};
+
+class StatGroup;
+
+// A count kept by a component. Costs what a plain uint64_t costs.
+class Counter {
+ public:
+  Counter(StatGroup& group, const CounterInfo& info);
+  Counter(const Counter&) = delete;
+  Counter& operator=(const Counter&) = delete;
+
+  Counter& operator++() {
+    ++value_;
+    return *this;
+  }
+  Counter& operator+=(uint64_t n) {
+    value_ += n;
+    return *this;
+  }
+  // For counters that keep a maximum (Merge::kMax).
+  void raise_to(uint64_t v) { value_ = std::max(value_, v); }
+  void reset() { value_ = 0; }
+
+  [[nodiscard]] uint64_t value() const { return value_; }
+  operator uint64_t() const { return value_; }  // NOLINT(google-explicit-constructor): reads like the count it is
+  // The count itself, for tracing it over time (sc_trace samples a reference).
+  [[nodiscard]] const uint64_t& sampled() const { return value_; }
+
+ private:
+  uint64_t value_ = 0;
+};
+
+inline std::ostream& operator<<(std::ostream& out, const Counter& c) { return out << c.value(); }
+template <typename BasicJson>
+void to_json(BasicJson& j, const Counter& c) {
+  j = c.value();
+}
+
+// The base of a component's statistics struct. Not copyable: its counters
+// register themselves with it where they are constructed.
+class StatGroup {
+ public:
+  StatGroup() = default;
+  StatGroup(const StatGroup&) = delete;
+  StatGroup& operator=(const StatGroup&) = delete;
+
+  struct Entry {
+    const Counter* counter;               // a count kept as the run goes, or
+    std::function<uint64_t()> const* read;  // a gauge: a value read from the component when reported
+    CounterInfo info;
+    [[nodiscard]] uint64_t value() const { return counter != nullptr ? counter->value() : (*read)(); }
+  };
+  [[nodiscard]] const std::vector<Entry>& entries() const { return entries_; }
+  // A group type without derived statistics; types that have some hide this.
+  static const std::vector<struct DerivedStatistic>& derived();
+  // Every counter's value by name, to keep after the component is gone.
+  [[nodiscard]] std::map<std::string, uint64_t> snapshot() const {
+    std::map<std::string, uint64_t> values;
+    for (const Entry& e : entries_) values[e.info.name] = e.value();
+    return values;
+  }
+  // Zeroes every counter (a cache simulation's warm-up ends).
+  void reset() {
+    for (const Entry& e : entries_) {
+      if (e.counter != nullptr) const_cast<Counter*>(e.counter)->reset();
+    }
+  }
+
+ private:
+  friend class Counter;
+  friend class Gauge;
+  std::vector<Entry> entries_;
+};
+
+inline Counter::Counter(StatGroup& group, const CounterInfo& info) { group.entries_.push_back({this, nullptr, info}); }
+
+// A figure read from the component's state when the result is written (what
+// is still in a buffer at the end, say), not counted as the run goes. The
+// component binds the reading once it is built.
+class Gauge {
+ public:
+  Gauge(StatGroup& group, const CounterInfo& info) { group.entries_.push_back({nullptr, &read_, info}); }
+  Gauge(const Gauge&) = delete;
+  Gauge& operator=(const Gauge&) = delete;
+  void read_from(std::function<uint64_t()> read) { read_ = std::move(read); }
+
+ private:
+  std::function<uint64_t()> read_ = [] { return uint64_t{0}; };
+};
+
+// The counters of every instance of one group type, combined: what derived
+// statistics are computed from.
+class StatTotals {
+ public:
+  // `prototype` gives the counters' names when there are no instances.
+  StatTotals(std::span<const StatGroup* const> instances, const StatGroup& prototype, Tick elapsed)
+      : instances_(instances.size()), elapsed_(elapsed) {
+    for (const auto& entry : prototype.entries()) totals_.push_back({entry.info, 0, 0});
+    for (const StatGroup* group : instances) {
+      for (size_t i = 0; i < totals_.size(); ++i) {
+        const uint64_t v = group->entries()[i].value();
+        totals_[i].sum += v;
+        totals_[i].max = std::max(totals_[i].max, v);
+      }
+    }
+  }
+
+  [[nodiscard]] uint64_t sum(std::string_view counter) const { return find(counter).sum; }
+  [[nodiscard]] uint64_t max(std::string_view counter) const { return find(counter).max; }
+  [[nodiscard]] size_t instances() const { return instances_; }
+  // Simulated time of the run.
+  [[nodiscard]] Tick elapsed() const { return elapsed_; }
+
+  // The reported counters, combined as each declares.
+  [[nodiscard]] std::vector<Statistic> reported() const {
+    std::vector<Statistic> out;
+    for (const Total& t : totals_) {
+      if (t.info.shown == Shown::kInternal) continue;
+      out.push_back({t.info.name, t.info.unit, t.info.description, t.info.merge == Merge::kMax ? t.max : t.sum});
+    }
+    return out;
+  }
+
+ private:
+  struct Total {
+    CounterInfo info;
+    uint64_t sum;
+    uint64_t max;
+  };
+  [[nodiscard]] const Total& find(std::string_view counter) const {
+    for (const Total& t : totals_) {
+      if (counter == t.info.name) return t;
+    }
+    throw std::logic_error("no counter named " + std::string(counter));
+  }
+
+  std::vector<Total> totals_;
+  size_t instances_;
+  Tick elapsed_;
+};
+
+// A statistic computed from a group's combined counters.
+struct DerivedStatistic {
+  const char* name;
+  const char* unit;
+  const char* description;
+  std::function<nlohmann::json(const StatTotals&)> value;
+};
+
+inline const std::vector<DerivedStatistic>& StatGroup::derived() {
+  static const std::vector<DerivedStatistic> none;
+  return none;
+}
+
+inline double ratio(double num, double den) { return den > 0.0 ? num / den : 0.0; }
+
+// The result lines of a group type G (deriving StatGroup, with a static
+// `derived()` list): its reported counters, then its derived statistics.
+// With no instances the counters report 0 (a card without a prefetch
+// buffer still has "prefetches_used": 0).
+template <typename G>
+std::vector<Statistic> report(std::span<const G* const> instances, Tick elapsed) {
+  const G prototype;
+  std::vector<const StatGroup*> groups(instances.begin(), instances.end());
+  const StatTotals totals(groups, prototype, elapsed);
+  std::vector<Statistic> out = totals.reported();
+  for (const DerivedStatistic& d : G::derived()) out.push_back({d.name, d.unit, d.description, d.value(totals)});
+  return out;
 }
 
 }  // namespace ibsec

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "nic/host_interface.h"
+#include "schedulers/scheduler.h"
 #include "core/event_module.h"
 
 namespace ibsec::hosts {
@@ -19,8 +20,10 @@ class HostModel : public EventDrivenModule, public nic::HostInterface {
   [[nodiscard]] virtual bool finished() const = 0;
   // The host model's own results for the result file (null: none).
   [[nodiscard]] virtual nlohmann::ordered_json report() const { return nullptr; }
-  // The node scheduler's statistics (null: the hosts do not model CPUs).
+  // The node scheduler's section of the result (null: the hosts do not model CPUs).
   [[nodiscard]] virtual nlohmann::ordered_json scheduler_report() const { return nullptr; }
+  // Its statistics group (null: no CPUs modelled).
+  [[nodiscard]] virtual const schedulers::SchedulerStats* scheduler_stats() const { return nullptr; }
   // What the hosts still wait for when a run ends unfinished (empty: nothing).
   [[nodiscard]] virtual std::string stall_report() const { return {}; }
 };

@@ -58,6 +58,7 @@ class TraceReplay final : public HostModel, private schedulers::SchedulerHost {
   [[nodiscard]] nlohmann::ordered_json report() const override;
   [[nodiscard]] std::string stall_report() const override;
   [[nodiscard]] nlohmann::ordered_json scheduler_report() const override { return scheduler_->report(); }
+  [[nodiscard]] const schedulers::SchedulerStats* scheduler_stats() const override { return &scheduler_->stats(); }
 
  private:
   // Event kinds; the bits above kKindBits carry the process's dispatch

@@ -11,7 +11,17 @@ CreditLink::CreditLink(const LinkParams& params, LinkSender& sender, PortId send
       sender_port_(sender_port),
       receiver_(receiver),
       receiver_port_(receiver_port),
-      credits_(params.lanes, params.credits_per_lane) {}
+      credits_(params.lanes, params.credits_per_lane) {
+  stats_.credits_missing.read_from([this] { return credits_missing(); });
+}
+
+uint64_t CreditLink::credits_missing() const {
+  uint64_t missing = 0;
+  for (uint32_t lane = 0; lane < params_.lanes; ++lane) {
+    missing += credit_limit() - credits_when_drained(VirtualLane(static_cast<uint8_t>(lane)));
+  }
+  return missing;
+}
 
 void CreditLink::absorb_returns(Tick now) {
   while (!in_flight_.empty() && in_flight_.front().at <= now) {

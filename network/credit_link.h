@@ -10,6 +10,7 @@
 #include <deque>
 #include <vector>
 
+#include "core/statistics.h"
 #include "core/time.h"
 #include "core/types.h"
 #include "network/packet.h"
@@ -39,11 +40,29 @@ struct LinkParams {
   uint32_t credits_per_lane = 64;  // receiver buffer per lane, in 64-byte credits
 };
 
-struct LinkStats {
-  uint64_t packets = 0;
-  uint64_t bytes = 0;
-  Tick busy = 0;  // total serialization time
-  uint64_t credit_stalls = 0;
+struct LinkStats : StatGroup {
+  Counter packets{*this, {"link_packets", "packets", "packets sent on a link", Merge::kSum, Shown::kInternal}};
+  Counter bytes{*this, {"link_bytes", "bytes", "bytes sent on a link", Merge::kSum, Shown::kInternal}};
+  Counter busy{*this, {"link_busy", "ps", "serialization time of a link", Merge::kSum, Shown::kInternal}};
+  Counter credit_stalls{*this, {"credit_stalls", "packets", "times a sender waited for credits", Merge::kSum,
+                                Shown::kInternal}};
+  Gauge credits_missing{*this, {"credits_missing_at_end", "credits",
+                                "64-byte credits not back at their sender after the run"}};
+
+  static const std::vector<DerivedStatistic>& derived() {
+    static const std::vector<DerivedStatistic> list{
+        {"link_utilization_mean", "fraction", "serialization time / simulated time, mean over links",
+         [](const StatTotals& t) {
+           return ratio(static_cast<double>(t.sum("link_busy")),
+                        static_cast<double>(std::max<Tick>(t.elapsed(), 1)) * static_cast<double>(t.instances()));
+         }},
+        {"link_utilization_max", "fraction", "serialization time / simulated time, busiest link",
+         [](const StatTotals& t) {
+           return ratio(static_cast<double>(t.max("link_busy")), static_cast<double>(std::max<Tick>(t.elapsed(), 1)));
+         }},
+    };
+    return list;
+  }
 };
 
 class CreditLink {
@@ -73,6 +92,8 @@ class CreditLink {
   // Credits the sender can use once every return sent so far has arrived.
   [[nodiscard]] uint32_t credits_when_drained(VirtualLane lane) const;
   [[nodiscard]] uint32_t credit_limit() const { return params_.credits_per_lane; }
+  // Credits, over all lanes, that will not be back even once every return has arrived.
+  [[nodiscard]] uint64_t credits_missing() const;
   [[nodiscard]] const LinkStats& stats() const { return stats_; }
 
  private:

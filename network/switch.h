@@ -27,8 +27,8 @@ struct SwitchParams {
   uint32_t credits_per_lane = 64;  // input buffer per lane; bounds the packets it can hold
 };
 
-struct SwitchStats {
-  uint64_t packets_forwarded = 0;
+struct SwitchStats : StatGroup {
+  Counter packets_forwarded{*this, {"switch_hops_total", "packets", "packets forwarded by all switches"}};
 };
 
 class Switch final : public EventDrivenModule, public PacketReceiver, public LinkSender {

@@ -1,33 +1,29 @@
 // What a card's functional cryptography counted (nic.crypto.mode =
 // functional; docs/crypto.md, "In the card"). Without an attacker every drop
-// and mismatch count stays 0.
+// and mismatch count stays 0. Only runs with functional crypto report these,
+// so that a timing run's result stays what it was.
 #pragma once
 
-#include <cstdint>
+#include "core/statistics.h"
 
 namespace ibsec::nic {
 
-struct CardCryptoStats {
-  uint64_t packets_sealed = 0;          // encrypted and tagged by this card
-  uint64_t packets_opened = 0;          // verified and decrypted by this card
-  uint64_t packets_dropped_auth = 0;    // tag (ciphertext, tag or header) or key id did not verify
-  uint64_t packets_dropped_replay = 0;  // sequence number duplicate or below the replay window
-  uint64_t packets_dropped_key = 0;     // their session key failed to unwrap, so there was none to use
-  uint64_t key_unwraps = 0;             // key memory records unwrapped and verified
-  uint64_t key_unwrap_failures = 0;     // records whose unwrap failed (tampered, relocated, rolled back)
-  uint64_t payload_mismatches = 0;      // delivered payloads unlike what was sent
-
-  CardCryptoStats& operator+=(const CardCryptoStats& o) {
-    packets_sealed += o.packets_sealed;
-    packets_opened += o.packets_opened;
-    packets_dropped_auth += o.packets_dropped_auth;
-    packets_dropped_replay += o.packets_dropped_replay;
-    packets_dropped_key += o.packets_dropped_key;
-    key_unwraps += o.key_unwraps;
-    key_unwrap_failures += o.key_unwrap_failures;
-    payload_mismatches += o.payload_mismatches;
-    return *this;
-  }
+struct CardCryptoStats : StatGroup {
+  Counter packets_sealed{*this, {"packets_sealed", "packets",
+                                 "packets encrypted and tagged by their sending card (functional crypto)"}};
+  Counter packets_opened{*this, {"packets_opened", "packets",
+                                 "packets whose tag verified and that were decrypted at the receiving card"}};
+  Counter packets_dropped_auth{*this, {"packets_dropped_auth", "packets",
+                                       "received packets dropped: tag, ciphertext, header or key id did not verify"}};
+  Counter packets_dropped_replay{*this, {"packets_dropped_replay", "packets",
+                                         "received packets dropped: sequence number duplicate or below the window"}};
+  Counter packets_dropped_key{*this, {"packets_dropped_key", "packets",
+                                      "packets dropped because their session key failed to unwrap"}};
+  Counter key_unwraps{*this, {"key_unwraps", "keys", "key memory records unwrapped and verified on a read"}};
+  Counter key_unwrap_failures{*this, {"key_unwrap_failures", "keys",
+                                      "key memory records that failed to unwrap (tampered, moved or rolled back)"}};
+  Counter payload_mismatches{*this, {"payload_mismatches", "packets",
+                                     "delivered payloads unlike what was sent (must be 0 with security)"}};
 };
 
 }  // namespace ibsec::nic

@@ -19,6 +19,18 @@ uint64_t session_direction(uint32_t source_process, uint32_t destination_process
 
 }  // namespace
 
+const std::vector<DerivedStatistic>& CicStats::derived() {
+  static const std::vector<DerivedStatistic> list{
+      {"skc_hit_rate", "fraction", "(SKC hits + prefetch-buffer hits) / look-ups (the paper's definition)",
+       [](const StatTotals& t) { return ratio(t.sum("skc_hits") + t.sum("buffer_hits"), t.sum("key_lookups")); }},
+      {"skc_only_hit_rate", "fraction", "SKC hits / look-ups",
+       [](const StatTotals& t) { return ratio(t.sum("skc_hits"), t.sum("key_lookups")); }},
+      {"prefetch_buffer_hit_rate", "fraction", "prefetch-buffer hits / look-ups",
+       [](const StatTotals& t) { return ratio(t.sum("buffer_hits"), t.sum("key_lookups")); }},
+  };
+  return list;
+}
+
 Cic::Cic(const sc_core::sc_module_name& name, KernelCounters& counters, network::PacketPool& pool,
          uint64_t& next_packet_id, NodeId node, const CicParams& params, network::PacketPayloads* payloads)
     : EventDrivenModule(name, counters),
@@ -27,8 +39,8 @@ Cic::Cic(const sc_core::sc_module_name& name, KernelCounters& counters, network:
       node_(node),
       params_(params),
       memory_(params.key_memory_access),
-      tx_(GcmUnit(params.gcm, params.clock, params.gcm_pipelined)),
-      rx_(GcmUnit(params.gcm, params.clock, params.gcm_pipelined)) {
+      tx_(params),
+      rx_(params) {
   if (params_.security.path == KeyPath::kCache) {
     KeyCacheConfig skc = params_.skc;
     skc.entries = params_.security.skc_entries;
@@ -89,7 +101,7 @@ void Cic::submit(const MessageRequest& message, Tick now) {
     if (crypto_) crypto_->write_payload(p, handle);
     tx_.waiting.push_back(handle);
   }
-  stats_.max_send_backlog = std::max<uint64_t>(stats_.max_send_backlog, tx_.waiting.size());
+  stats_.max_send_backlog.raise_to(tx_.waiting.size());
   wake_later(tx_, kAdvanceSend, params_.clock.next_edge(now));
 }
 

@@ -16,6 +16,7 @@
 // needs it.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <deque>
 #include <memory>
@@ -36,6 +37,7 @@
 #include "nic/security_mode.h"
 #include "core/event_module.h"
 #include "core/parameters.h"
+#include "core/statistics.h"
 
 namespace ibsec::nic {
 
@@ -83,19 +85,28 @@ const ParameterSet<CicParams>& card_parameters();
 
 class CardCrypto;
 
-struct CicStats {
-  uint64_t packets_sent = 0;
-  uint64_t packets_received = 0;
-  uint64_t lookups = 0;
-  uint64_t skc_hits = 0;
-  uint64_t buffer_hits = 0;
-  uint64_t misses = 0;
-  uint64_t merged_misses = 0;      // found their key already on its way from memory
-  uint64_t out_of_order = 0;       // a session's sequence number skipped or repeated
-  uint64_t max_send_backlog = 0;
-  uint64_t prefetch_triggers = 0;  // arrivals for a process taken to be off its CPU
-  uint64_t prefetches_issued = 0;  // key memory reads started for the buffer
-  uint64_t prefetches_cancelled = 0;  // queued keys a look-up needed first
+// What a card counts; hit rates are derived over all cards (cic.cpp).
+struct CicStats : StatGroup {
+  Counter packets_sent{*this, {"packets_sent", "packets", "packets the card put on its link", Merge::kSum,
+                               Shown::kInternal}};
+  Counter packets_received{*this, {"packets_received", "packets", "packets the card took off its link",
+                                   Merge::kSum, Shown::kInternal}};
+  Counter lookups{*this, {"key_lookups", "lookups", "session-key look-ups at senders and receivers"}};
+  Counter skc_hits{*this, {"skc_hits", "lookups", "look-ups found in the SKC", Merge::kSum, Shown::kInternal}};
+  Counter buffer_hits{*this, {"buffer_hits", "lookups", "look-ups found in the prefetch buffer", Merge::kSum,
+                              Shown::kInternal}};
+  Counter misses{*this, {"key_misses", "lookups", "look-ups that waited for the external key memory"}};
+  Counter merged_misses{*this, {"key_misses_merged", "lookups", "misses whose key was already being fetched"}};
+  Counter prefetch_triggers{*this, {"prefetch_triggers", "arrivals",
+                                    "packets for a process the card took to be off its CPU (prefetch hint)"}};
+  Counter prefetches_issued{*this, {"prefetches_issued", "keys", "key memory reads started to fill prefetch buffers"}};
+  Counter prefetches_cancelled{*this, {"prefetches_cancelled", "keys",
+                                       "queued prefetches a look-up needed first (fetched on demand)"}};
+  Counter out_of_order{*this, {"out_of_order_packets", "packets",
+                               "deliveries whose session sequence number was not the next one"}};
+  Counter max_send_backlog{*this, {"max_send_backlog", "packets", "longest send queue at any card", Merge::kMax}};
+
+  static const std::vector<DerivedStatistic>& derived();
 };
 
 class Cic final : public EventDrivenModule, public network::PacketReceiver, public network::LinkSender {
@@ -118,14 +129,12 @@ class Cic final : public EventDrivenModule, public network::PacketReceiver, publ
   [[nodiscard]] const CicStats& stats() const { return stats_; }
   [[nodiscard]] uint32_t total_processes() const { return params_.total_processes; }
   [[nodiscard]] const KeyMemoryStats& key_memory_stats() const { return memory_.stats(); }
-  [[nodiscard]] uint32_t prefetch_buffer_size() const {
-    return lookup_ && lookup_->buffer() ? lookup_->buffer()->size() : 0;
-  }
   // Null without a prefetch buffer.
   [[nodiscard]] const PrefetchBufferStats* prefetch_stats() const {
     return lookup_ && lookup_->buffer() ? &lookup_->buffer()->stats() : nullptr;
   }
-  [[nodiscard]] Tick gcm_busy() const { return tx_.gcm.busy() + rx_.gcm.busy(); }
+  // The send and the receive direction's units.
+  [[nodiscard]] std::array<const GcmUnitStats*, 2> gcm_stats() const { return {&tx_.gcm.stats(), &rx_.gcm.stats()}; }
   // Null in timing mode.
   [[nodiscard]] const CardCryptoStats* crypto_stats() const;
   [[nodiscard]] CardCrypto* crypto() { return crypto_.get(); }
@@ -140,7 +149,7 @@ class Cic final : public EventDrivenModule, public network::PacketReceiver, publ
     Tick done;
   };
   struct Pipeline {
-    explicit Pipeline(GcmUnit unit) : gcm(unit) {}
+    explicit Pipeline(const CicParams& params) : gcm(params.gcm, params.clock, params.gcm_pipelined) {}
     std::deque<network::PacketHandle> waiting;
     std::optional<network::PacketHandle> in_lookup;
     Tick key_ready = 0;

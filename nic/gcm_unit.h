@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "core/statistics.h"
 #include "core/time.h"
 
 namespace ibsec::nic {
@@ -36,6 +37,22 @@ struct GcmTiming {
   }
 };
 
+struct GcmUnitStats : StatGroup {
+  Counter packets{*this, {"gcm_packets", "packets", "packets through a GCM unit", Merge::kSum, Shown::kInternal}};
+  Counter busy{*this, {"gcm_busy", "ps", "time a unit's input was occupied", Merge::kSum, Shown::kInternal}};
+
+  static const std::vector<DerivedStatistic>& derived() {
+    static const std::vector<DerivedStatistic> list{
+        {"gcm_busy_fraction", "fraction", "GCM units' input busy time / (2 units x cards x simulated time)",
+         [](const StatTotals& t) {
+           return ratio(static_cast<double>(t.sum("gcm_busy")),
+                        static_cast<double>(t.instances()) * static_cast<double>(std::max<Tick>(t.elapsed(), 1)));
+         }},
+    };
+    return list;
+  }
+};
+
 // One direction's unit: when it can take the next packet, and how busy it was.
 class GcmUnit {
  public:
@@ -47,20 +64,18 @@ class GcmUnit {
   Tick start(uint32_t payload_bytes, Tick now) {
     const Tick occupied = clock_.ticks(timing_.occupancy(payload_bytes, pipelined_));
     accepts_from_ = now + occupied;
-    busy_ += occupied;
-    ++packets_;
+    stats_.busy += occupied;
+    ++stats_.packets;
     return now + clock_.ticks(timing_.latency(payload_bytes));
   }
-  [[nodiscard]] Tick busy() const { return busy_; }
-  [[nodiscard]] uint64_t packets() const { return packets_; }
+  [[nodiscard]] const GcmUnitStats& stats() const { return stats_; }
 
  private:
   GcmTiming timing_;
   Clock clock_;
   bool pipelined_;
   Tick accepts_from_ = 0;
-  Tick busy_ = 0;
-  uint64_t packets_ = 0;
+  GcmUnitStats stats_;
 };
 
 }  // namespace ibsec::nic

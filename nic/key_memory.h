@@ -6,16 +6,34 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "core/statistics.h"
 #include "core/time.h"
 
 namespace ibsec::nic {
 
-struct KeyMemoryStats {
-  uint64_t accesses = 0;
-  uint64_t queued = 0;     // accesses that found the port busy
-  Tick total_wait = 0;     // time spent queued, summed
-  Tick max_wait = 0;
-  Tick busy = 0;
+struct KeyMemoryStats : StatGroup {
+  Counter accesses{*this, {"key_memory_accesses", "accesses", "external key memory accesses"}};
+  Counter queued{*this, {"queued", "accesses", "accesses that found the port busy", Merge::kSum, Shown::kInternal}};
+  Counter total_wait{*this, {"total_wait", "ps", "time accesses spent queued, summed", Merge::kSum, Shown::kInternal}};
+  Counter max_wait{*this, {"max_wait", "ps", "longest time an access spent queued", Merge::kMax, Shown::kInternal}};
+  Counter busy{*this, {"busy", "ps", "time the port was busy", Merge::kSum, Shown::kInternal}};
+
+  static const std::vector<DerivedStatistic>& derived() {
+    static const std::vector<DerivedStatistic> list{
+        {"key_memory_queued_fraction", "fraction", "accesses that found the memory port busy",
+         [](const StatTotals& t) { return ratio(t.sum("queued"), t.sum("key_memory_accesses")); }},
+        {"key_memory_wait_mean_ns", "ns", "queueing before an access starts, mean over accesses",
+         [](const StatTotals& t) { return ratio(ns_from_ticks(t.sum("total_wait")), t.sum("key_memory_accesses")); }},
+        {"key_memory_wait_max_ns", "ns", "longest queueing before an access",
+         [](const StatTotals& t) { return ns_from_ticks(t.max("max_wait")); }},
+        {"key_memory_utilization", "fraction", "memory port busy time / (cards x simulated time)",
+         [](const StatTotals& t) {
+           return ratio(static_cast<double>(t.sum("busy")),
+                        static_cast<double>(t.instances()) * static_cast<double>(std::max<Tick>(t.elapsed(), 1)));
+         }},
+    };
+    return list;
+  }
 };
 
 class KeyMemory {
@@ -30,7 +48,7 @@ class KeyMemory {
     ++stats_.accesses;
     if (wait > 0) ++stats_.queued;
     stats_.total_wait += wait;
-    stats_.max_wait = std::max(stats_.max_wait, wait);
+    stats_.max_wait.raise_to(wait);
     stats_.busy += access_time_;
     return free_at_;
   }

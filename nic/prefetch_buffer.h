@@ -8,15 +8,28 @@
 #include <cstdint>
 #include <vector>
 
+#include "core/statistics.h"
 #include "core/types.h"
 
 namespace ibsec::nic {
 
-struct PrefetchBufferStats {
-  uint64_t prefetches = 0;  // keys loaded into the buffer
-  uint64_t duplicates = 0;  // prefetch requests for a key already buffered
-  uint64_t hits = 0;        // look-ups served by the buffer (prefetches used)
-  uint64_t wasted = 0;      // keys dropped, unused, to make room
+struct PrefetchBufferStats : StatGroup {
+  Counter prefetches{*this, {"prefetches_loaded", "keys", "prefetched keys placed in a buffer (not already in the SKC)"}};
+  Counter duplicates{*this, {"prefetch_duplicates", "keys", "prefetch requests for a key already buffered",
+                             Merge::kSum, Shown::kInternal}};
+  Counter hits{*this, {"prefetches_used", "keys", "prefetched keys a look-up found in the buffer"}};
+  Counter wasted{*this, {"prefetches_wasted", "keys", "prefetched keys dropped unused to make room"}};
+
+  static const std::vector<DerivedStatistic>& derived() {
+    static const std::vector<DerivedStatistic> list{
+        // Every loaded key is used, dropped or still there.
+        {"prefetches_unused_at_end", "keys", "prefetched keys still in the buffers, unused, at the end",
+         [](const StatTotals& t) {
+           return t.sum("prefetches_loaded") - t.sum("prefetches_used") - t.sum("prefetches_wasted");
+         }},
+    };
+    return list;
+  }
 };
 
 class PrefetchBuffer {
@@ -33,7 +46,7 @@ class PrefetchBuffer {
   [[nodiscard]] uint32_t capacity() const { return static_cast<uint32_t>(keys_.size()); }
   [[nodiscard]] uint32_t size() const { return count_; }
   [[nodiscard]] const PrefetchBufferStats& stats() const { return stats_; }
-  void reset_stats() { stats_ = {}; }
+  void reset_stats() { stats_.reset(); }
 
  private:
   static constexpr uint32_t kNotFound = UINT32_MAX;

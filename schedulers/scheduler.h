@@ -22,6 +22,7 @@
 #include "core/parameters.h"
 #include "core/registry.h"
 #include "core/slot_pool.h"
+#include "core/statistics.h"
 #include "core/time.h"
 
 namespace ibsec::schedulers {
@@ -77,16 +78,20 @@ class SchedulerHost {
   virtual void set_timer(Tick at, uint32_t token) = 0;
 };
 
-struct SchedulerStats {
-  uint64_t dispatches = 0;
-  uint64_t context_switches = 0;  // a CPU starts a process other than the last one it ran
-  uint64_t preemptions = 0;
-  uint64_t blocks = 0;
-  uint64_t wakeups = 0;
-  uint64_t boosts = 0;             // DCS-SB and PB priority raises
-  Tick on_cpu = 0;                 // summed over processes: holding a CPU
-  Tick spinning = 0;               // part of on_cpu spent waiting for communication
-  Tick switching = 0;              // context-switch time
+// The result reports context switches; the rest is in its "scheduler" section.
+struct SchedulerStats : StatGroup {
+  static constexpr Shown kSection = Shown::kInternal;
+  Counter dispatches{*this, {"dispatches", "dispatches", "processes started on a CPU", Merge::kSum, kSection}};
+  Counter context_switches{*this, {"context_switches", "switches",
+                                   "times a CPU started a process other than the one it ran last"}};
+  Counter preemptions{*this, {"preemptions", "preemptions", "processes taken off a CPU", Merge::kSum, kSection}};
+  Counter blocks{*this, {"blocks", "blocks", "processes that gave their CPU up to wait", Merge::kSum, kSection}};
+  Counter wakeups{*this, {"wakeups", "wake-ups", "blocked processes made ready", Merge::kSum, kSection}};
+  Counter boosts{*this, {"boosts", "boosts", "DCS-SB and PB priority raises", Merge::kSum, kSection}};
+  Counter on_cpu{*this, {"on_cpu", "ps", "summed over processes: time holding a CPU", Merge::kSum, kSection}};
+  Counter spinning{*this, {"spinning", "ps", "part of on_cpu spent waiting for communication", Merge::kSum,
+                           kSection}};
+  Counter switching{*this, {"switching", "ps", "context-switch time", Merge::kSum, kSection}};
 };
 
 class Scheduler {

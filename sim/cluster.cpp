@@ -169,17 +169,15 @@ void Cluster::wire() {
   }
 }
 
-// Card counters over time, for looking at a small run in a waveform viewer.
-// sc_trace samples plain members, so the model pays nothing when it is off.
+// Every card counter over time, for looking at a small run in a waveform
+// viewer. sc_trace samples the counters in place, so the model pays nothing
+// when it is off.
 void Cluster::trace_cards(sc_core::sc_trace_file* file) const {
   for (const auto& card : cards_) {
     const std::string prefix = card->basename();
-    const nic::CicStats& s = card->stats();
-    sc_core::sc_trace(file, s.packets_sent, prefix + ".packets_sent");
-    sc_core::sc_trace(file, s.packets_received, prefix + ".packets_received");
-    sc_core::sc_trace(file, s.lookups, prefix + ".key_lookups");
-    sc_core::sc_trace(file, s.misses, prefix + ".key_misses");
-    sc_core::sc_trace(file, s.max_send_backlog, prefix + ".max_send_backlog");
+    for (const StatGroup::Entry& e : card->stats().entries()) {
+      sc_core::sc_trace(file, e.counter->sampled(), prefix + "." + e.info.name);
+    }
   }
 }
 
@@ -226,11 +224,7 @@ size_t Cluster::packets_inside() const { return pool_.in_use(); }
 
 uint64_t Cluster::credits_missing() const {
   uint64_t missing = 0;
-  for (const auto& link : links_) {
-    for (uint32_t lane = 0; lane < config_.network.virtual_lanes; ++lane) {
-      missing += link.credit_limit() - link.credits_when_drained(VirtualLane(static_cast<uint8_t>(lane)));
-    }
-  }
+  for (const auto& link : links_) missing += link.credits_missing();
   return missing;
 }
 

@@ -81,7 +81,8 @@ class Cluster {
   network::CreditLink& add_link_via(bool attacked, const network::LinkParams& params, network::LinkSender& from,
                                     PortId from_port, network::PacketReceiver& to, PortId to_port);
   [[nodiscard]] bool attacked(attack::AttackSite::Kind kind, uint32_t index, uint16_t port = 0) const;
-  [[nodiscard]] nlohmann::ordered_json attack_report() const;
+  // Every component's statistics group, combined over its instances.
+  [[nodiscard]] std::vector<Statistic> component_statistics(Tick elapsed) const;
 
   SimConfig config_;
   network::Topology topology_;

@@ -1,6 +1,15 @@
 #include "sim/run_statistics.h"
 
 namespace ibsec::sim {
+namespace {
+
+double ns(Tick t) { return ns_from_ticks(t); }
+// A latency figure, or null when no packet was measured (not a false 0 ns).
+nlohmann::json latency_ns(const LatencyHistogram& h, double value_ns) {
+  return h.count() == 0 ? nlohmann::json() : nlohmann::json(value_ns);
+}
+
+}  // namespace
 
 void RunStatistics::open_window(Tick now) {
   if (window_open_) return;
@@ -36,6 +45,37 @@ void RunStatistics::on_delivered(const network::Packet& packet, Tick now) {
   if (in_window()) throughput_.accepted_bytes += packet.payload_bytes;
   if (packet.measured) latency_.add(now - packet.handover);
   if (log_ != nullptr) log_->record(packet);
+}
+
+
+std::vector<Statistic> RunStatistics::report(uint32_t nodes, Tick ticks_per_byte, uint64_t stuck, bool drained) const {
+  const LatencyHistogram& lat = latency_;
+  // Throughput as a fraction of what the nodes' links could carry in the window.
+  const Throughput& tp = throughput_;
+  const double window = static_cast<double>(tp.window_end - tp.window_start);
+  const double capacity_bytes = window / static_cast<double>(ticks_per_byte) * nodes;
+  return {
+      {"packets_handed_over", "packets", "packets the hosts gave their cards", packets_handed_over_},
+      {"packets_delivered", "packets", "packets verified and handed to the destination host", packets_delivered_},
+      {"packets_measured", "packets", "delivered packets offered after warm-up (latency sample)", lat.count()},
+      {"packets_in_network_at_end", "packets", "handed over but not delivered when the run stopped", stuck},
+      {"drained", "", "every packet handed over was delivered", drained},
+      {"offers_refused", "messages", "measured offers refused because the send queue was full", offers_refused_},
+      {"latency_mean_ns", "ns", "hand-over at the sender to verified at the receiver, mean",
+       latency_ns(lat, lat.mean() / 1000.0)},
+      {"latency_min_ns", "ns", "minimum latency", latency_ns(lat, ns(lat.min()))},
+      {"latency_p50_ns", "ns", "median latency (histogram, within 0.8 %)", latency_ns(lat, ns(lat.quantile(0.50)))},
+      {"latency_p95_ns", "ns", "95th percentile latency", latency_ns(lat, ns(lat.quantile(0.95)))},
+      {"latency_p99_ns", "ns", "99th percentile latency", latency_ns(lat, ns(lat.quantile(0.99)))},
+      {"latency_max_ns", "ns", "maximum latency", latency_ns(lat, ns(lat.max()))},
+      {"offered_throughput", "fraction", "offered payload per node / link data rate, in the window",
+       ratio(static_cast<double>(tp.offered_bytes), capacity_bytes)},
+      {"accepted_throughput", "fraction", "delivered payload per node / link data rate, in the window",
+       ratio(static_cast<double>(tp.accepted_bytes), capacity_bytes)},
+      {"accepted_gbps_per_node", "Gb/s", "delivered payload per node in the window",
+       ratio(static_cast<double>(tp.accepted_bytes) * 8.0, window / 1000.0 * nodes)},
+      {"measurement_window_us", "us", "from the first to the last measured offer", window / 1.0e6},
+  };
 }
 
 }  // namespace ibsec::sim

@@ -6,6 +6,9 @@
 
 #include <cstdint>
 
+#include <vector>
+
+#include "core/statistics.h"
 #include "core/time.h"
 #include "core/latency_histogram.h"
 #include "sim/packet_log.h"
@@ -36,6 +39,11 @@ class RunStatistics final : public hosts::DeliverySink {
   [[nodiscard]] uint64_t measured_packets_handed_over() const { return measured_handed_over_; }
   [[nodiscard]] uint64_t offers_refused() const { return offers_refused_; }
   [[nodiscard]] Tick last_delivery() const { return last_delivery_; }
+
+  // The run-level lines of the result: hand-overs and deliveries, latency,
+  // throughput per node as a fraction of the link data rate. `stuck` packets
+  // were still inside at the end; `drained`: every packet was delivered.
+  [[nodiscard]] std::vector<Statistic> report(uint32_t nodes, Tick ticks_per_byte, uint64_t stuck, bool drained) const;
 
  private:
   void open_window(Tick now);
