@@ -15,8 +15,8 @@ import pytest
 
 from conftest import REPO, run_engine, run_ibsec
 from ibsec.errors import ConfigError
-from ibsec.sweep import load_store, point_key, run_points
-from ibsec.sweep_spec import load_spec
+from ibsec.runs.store import load_store, point_key, run_points
+from ibsec.runs.spec import load_spec
 
 PAPER_16 = REPO / "configs" / "paper-16.json"
 # About 0.4 s per engine run: long enough to kill a sweep between two points, short for a test.

@@ -8,8 +8,8 @@ import sys
 import pytest
 
 from conftest import run_engine, run_ibsec
-from ibsec import hwcost
-from ibsec.cacti_table import shipped_table_path
+from ibsec.models import hwcost
+from ibsec.models.cacti.table import shipped_table_path
 from ibsec.errors import ConfigError
 
 

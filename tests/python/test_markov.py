@@ -5,7 +5,7 @@ from math import comb
 
 import pytest
 
-from ibsec import markov
+from ibsec.models import markov
 from ibsec.errors import ConfigError
 
 

@@ -2,7 +2,7 @@
 
 import pytest
 
-from ibsec import markov, presets
+from ibsec.models import markov, presets
 from ibsec.errors import ConfigError, IbsecError
 
 # Fig. 8 / 4.4: capacity at 16 KB below 10 000 keys for exactly these.

@@ -71,7 +71,7 @@ def test_replay_that_cannot_finish_exits_3_and_says_why(tmp_path, engine):
 
 
 def test_workload_comparison_table_has_security_costs_in_the_expected_order(tmp_path, engine):
-    from ibsec.workload_study import _with_overheads, replay_points, summary_tables
+    from ibsec.paper.workload_study import _with_overheads, replay_points, summary_tables
 
     traces = {"RING": ring(tmp_path / "ring.trace", processes=8, rounds=10)}
     points = [{"bench": b, "trace": str(p), "digest": "x", "configuration": c, "overrides": [f"nic.security={c}"]}

@@ -11,10 +11,10 @@ import re
 import pandas as pd
 import pytest
 
-import ibsec.reproduce as reproduce_module
-from ibsec import report
-from ibsec.cli import main
-from ibsec.reproduce import FULL, QUICK, Context
+import ibsec.paper.reproduce as reproduce_module
+from ibsec.paper import report
+from ibsec.cli.main import main
+from ibsec.paper.reproduce import FULL, QUICK, Context
 
 
 def write(out, name, rows):
@@ -98,8 +98,8 @@ class Recorder:
     """Replaces the figure functions: records each call and writes a one-row table."""
 
     def __init__(self, monkeypatch, fail_on: str | None = None):
-        import ibsec.figures as figures
-        import ibsec.workload_study as study
+        import ibsec.paper.figures as figures
+        import ibsec.paper.workload_study as study
 
         self.calls = []
         self.fail_on = fail_on
@@ -157,8 +157,8 @@ def test_zero_workers_is_refused_before_any_step(tmp_path, monkeypatch, capsys):
 def test_points_of_every_step_run_on_the_dask_cluster(tmp_path, monkeypatch):
     import threading
 
-    import ibsec.figures as figures
-    from ibsec.sweep import run_points
+    import ibsec.paper.figures as figures
+    from ibsec.runs.store import run_points
 
     recorder = Recorder(monkeypatch)
     threads = []

@@ -362,7 +362,7 @@ def test_sweep_needs_out(engine):
 
 def test_security_figure_orders_the_card_configurations(tmp_path):
     """The study's cycle-level table: security costs latency, a cache that holds every key costs least."""
-    from ibsec.figures import security
+    from ibsec.paper.figures import security
 
     table = security(tmp_path, messages=3000).set_index("configuration")
     mean = table["latency_mean_ns"]

@@ -1,6 +1,6 @@
 """The coscheduling study (paper 4.3): mixes, compare-schedulers and prefetch-sweep.
 
-Most tests replace the engine run (ibsec.engine.run_simulation) by a fake
+Most tests replace the engine run (ibsec.engine.binary.run_simulation) by a fake
 that writes a result with known numbers, so the tables can be checked
 exactly; the last one runs the real engine when it supports schedulers.
 """
@@ -11,12 +11,12 @@ import subprocess
 import pandas as pd
 import pytest
 
-import ibsec.coschedule as coschedule
-import ibsec.engine as engine_module
-from ibsec.coschedule import SCHEDULERS
-from ibsec.cli import main
+import ibsec.paper.coschedule as coschedule
+import ibsec.engine.binary as engine_module
+from ibsec.paper.coschedule import SCHEDULERS
+from ibsec.cli.main import main
 from ibsec.errors import ConfigError
-from ibsec.mixes import BUILTIN_MIXES, MIX_TRACES, MixError, read_mix_file
+from ibsec.paper.mixes import BUILTIN_MIXES, MIX_TRACES, MixError, read_mix_file
 
 # ---- a fake engine with known answers ------------------------------------------------
 

@@ -7,7 +7,8 @@ import pytest
 
 from conftest import run_ibsec
 from ibsec.errors import ConfigError, IbsecError
-from ibsec.sweep import parse_sweep, run_points
+from ibsec.runs.ranges import parse_sweep
+from ibsec.runs.store import run_points
 
 
 def test_parse_sweep_forms():

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from ..files import write_text_atomically
+from ..output.files import write_text_atomically
 from . import GenerationResult, generate, make_params
 
 PROCS = 16

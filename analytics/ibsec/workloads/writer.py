@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Iterable, Mapping, Sequence
 
 from ..errors import ConfigError
-from ..files import write_atomically
+from ..output.files import write_atomically
 
 FORMAT_LINE = "ibsec-trace 1"
 BATCH_LINES = 8192

@@ -1,0 +1,156 @@
+"""Finding and calling ibsec-engine, the C++ simulator."""
+
+from __future__ import annotations
+
+import json
+import functools
+import hashlib
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+from ..errors import IbsecError
+
+ENGINE_ENV = "IBSEC_ENGINE"
+
+
+def engine_path() -> str:
+    """$IBSEC_ENGINE, else ibsec-engine on PATH, else the build tree of a source checkout."""
+    explicit = os.environ.get(ENGINE_ENV)
+    if explicit:
+        if not (os.path.isfile(explicit) and os.access(explicit, os.X_OK)):
+            raise IbsecError(f"{ENGINE_ENV}={explicit} is not an executable file")
+        return explicit
+    on_path = shutil.which("ibsec-engine")
+    if on_path:
+        return on_path
+    checkout_build = Path(__file__).resolve().parents[2] / "build" / "ibsec-engine"
+    if checkout_build.is_file():
+        return str(checkout_build)
+    raise IbsecError(
+        "ibsec-engine not found: run ./setup.sh (or build with CMake) or point "
+        f"{ENGINE_ENV} at the binary"
+    )
+
+
+def run_engine(arguments: list[str]) -> dict:
+    """Run one engine command with --json and return its parsed result."""
+    command = [engine_path(), *arguments, "--json", "--quiet"]
+    completed = subprocess.run(command, capture_output=True, text=True, check=False)
+    if completed.returncode != 0:
+        message = completed.stderr.strip() or f"exit code {completed.returncode}"
+        raise IbsecError(message.removeprefix("ibsec-engine: error: "))
+    try:
+        return json.loads(completed.stdout)
+    except json.JSONDecodeError as error:
+        raise IbsecError(f"ibsec-engine printed unreadable JSON ({error})") from None
+
+
+# ---- `ibsec-engine run`: one cycle-level simulation -------------------------
+
+# Exit codes of `ibsec-engine run`.
+EXIT_OK = 0
+EXIT_FAILED = 1
+EXIT_BAD_CONFIG = 2
+EXIT_NOT_DRAINED = 3  # the result is still written
+
+
+class EngineError(IbsecError):
+    """ibsec-engine failed; `exit_code` is the code to leave with."""
+
+    def __init__(self, message: str, exit_code: int = EXIT_FAILED):
+        super().__init__(message)
+        self.exit_code = exit_code
+
+    def __reduce__(self):  # crosses from Dask workers with its exit code
+        return EngineError, (str(self), self.exit_code)
+
+
+def exit_code_of(returncode: int) -> int:
+    """A child's return code as a shell reports it (killed by signal N -> 128 + N)."""
+    return 128 - returncode if returncode < 0 else returncode
+
+
+def engine_message(stderr: str, returncode: int) -> str:
+    """The engine's error message without its 'ibsec-engine: error: ' prefix."""
+    lines = [line for line in stderr.strip().splitlines() if line.strip()]
+    errors = [line for line in lines if line.startswith("ibsec-engine: error: ")]
+    if errors:
+        return errors[-1].removeprefix("ibsec-engine: error: ")
+    if lines:
+        return lines[-1]
+    return f"ibsec-engine exited with code {exit_code_of(returncode)}"
+
+
+def run_arguments(config: str | Path | None, overrides: list[str], out: str | Path | None = None,
+                  quiet: bool = False, perf_json: str | Path | None = None,
+                  attack: str | Path | None = None) -> list[str]:
+    """Arguments of `ibsec-engine run` (without the binary)."""
+    arguments = ["run"]
+    if config is not None:
+        arguments.append(str(config))
+    if attack is not None:
+        arguments += ["--attack", str(attack)]
+    for override in overrides:
+        arguments += ["--set", override]
+    if out is not None:
+        arguments += ["--out", str(out)]
+    if perf_json is not None:
+        arguments += ["--perf-json", str(perf_json)]
+    if quiet:
+        arguments.append("--quiet")
+    return arguments
+
+
+@functools.lru_cache(maxsize=None)
+def _file_digest(path: str, size: int, mtime_ns: int) -> str:
+    digest = hashlib.sha1()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()[:16]
+
+
+def engine_digest() -> str:
+    """A digest of the engine binary: resumable stores key runs on it, so a rebuilt engine runs them again."""
+    path = os.path.realpath(engine_path())
+    stat = os.stat(path)
+    return _file_digest(path, stat.st_size, stat.st_mtime_ns)
+
+
+def run_simulation_streaming(arguments: list[str]) -> int:
+    """Run `ibsec-engine run ...` with the terminal's stdout/stderr; return its exit code.
+
+    The engine prints its own progress and errors, so nothing is captured.
+    """
+    completed = subprocess.run([engine_path(), *arguments], check=False)
+    return exit_code_of(completed.returncode)
+
+
+def run_simulation(arguments: list[str]) -> int:
+    """Run `ibsec-engine run ...` quietly; return 0 or 3 (not drained), raise EngineError otherwise."""
+    completed = subprocess.run([engine_path(), *arguments], capture_output=True, text=True, check=False)
+    if completed.returncode in (EXIT_OK, EXIT_NOT_DRAINED):
+        return completed.returncode
+    raise EngineError(engine_message(completed.stderr, completed.returncode), exit_code_of(completed.returncode))
+
+
+def run_to_result(arguments: list[str], result_file: Path) -> tuple[int, dict]:
+    """Run `ibsec-engine run ...` writing `result_file`; return (exit code 0 or 3, the result it wrote)."""
+    code = run_simulation(arguments)
+    try:
+        return code, json.loads(result_file.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as error:
+        raise IbsecError(f"cannot read the engine's result {result_file} ({error})") from None
+
+
+def parameters() -> list[dict]:
+    """`ibsec-engine params --json`: every `run` key with default, unit and description."""
+    completed = subprocess.run([engine_path(), "params", "--json"], capture_output=True, text=True, check=False)
+    if completed.returncode != 0:
+        raise EngineError(engine_message(completed.stderr, completed.returncode), exit_code_of(completed.returncode))
+    try:
+        return json.loads(completed.stdout)
+    except json.JSONDecodeError as error:
+        raise IbsecError(f"ibsec-engine params printed unreadable JSON ({error})") from None
