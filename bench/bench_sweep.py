@@ -54,7 +54,7 @@ def bare_commands(spec_path: Path, engine: str, scratch: Path) -> list[list[str]
     """The engine commands the sweep makes for the points of a spec."""
     from ibsec.engine.binary import run_arguments
     from ibsec.models.cachesim import engine_arguments
-    from ibsec.runs.spec_sweep import with_preset
+    from ibsec.models.presets import with_preset
     from ibsec.runs.spec import load_spec
 
     spec = load_spec(spec_path)

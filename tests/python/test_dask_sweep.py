@@ -255,14 +255,14 @@ def test_failed_point_is_recorded_and_retried_alone(tmp_path, engine):
     second = run_ibsec("sweep", str(spec), "--out", str(out), "--quiet")
     assert second.returncode == 1
     records = store_records(store)
-    assert len(records) == 4 and records[3]["point"]["parameters"]["nic.security"] == "SKC-many"
+    assert len(records) == 4 and 'nic.security="SKC-many"' in records[3]["point"]["overrides"]
 
     write_spec(tmp_path, {**base, "points": [{"nic.security": "SKC-2"}, {"nic.security": "SKC-4"},
                                              {"nic.security": "NoSKC"}]})
     fixed = run_ibsec("sweep", str(spec), "--out", str(out), "--quiet")
     assert fixed.returncode == 0, fixed.stderr
     records = store_records(store)
-    assert len(records) == 5 and records[4]["point"]["parameters"]["nic.security"] == "SKC-4"
+    assert len(records) == 5 and 'nic.security="SKC-4"' in records[4]["point"]["overrides"]
     assert pd.read_csv(out / "sweep.csv")["status"].tolist() == ["ok", "ok", "ok"]
 
 

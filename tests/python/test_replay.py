@@ -74,7 +74,7 @@ def test_workload_comparison_table_has_security_costs_in_the_expected_order(tmp_
     from ibsec.paper.workload_study import _with_overheads, replay_points, summary_tables
 
     traces = {"RING": ring(tmp_path / "ring.trace", processes=8, rounds=10)}
-    points = [{"bench": b, "trace": str(p), "digest": "x", "configuration": c, "overrides": [f"nic.security={c}"]}
+    points = [{"bench": b, "trace": str(p), "configuration": c, "overrides": [f"nic.security={c}"]}
               for b, p in traces.items() for c in ("NoSecurity", "NoSKC", "SKC-1", "SKC-4")]
     df = _with_overheads(replay_points(points, tmp_path / "runs", jobs=2, quiet=True, label="t"), ["bench"])
     by = df.set_index("configuration")

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import json
-import functools
-import hashlib
 import os
 import shutil
 import subprocess
 from pathlib import Path
 
 from ..errors import IbsecError
+from .digests import file_digest
 
 ENGINE_ENV = "IBSEC_ENGINE"
 
@@ -103,20 +102,9 @@ def run_arguments(config: str | Path | None, overrides: list[str], out: str | Pa
     return arguments
 
 
-@functools.lru_cache(maxsize=None)
-def _file_digest(path: str, size: int, mtime_ns: int) -> str:
-    digest = hashlib.sha1()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()[:16]
-
-
 def engine_digest() -> str:
-    """A digest of the engine binary: resumable stores key runs on it, so a rebuilt engine runs them again."""
-    path = os.path.realpath(engine_path())
-    stat = os.stat(path)
-    return _file_digest(path, stat.st_size, stat.st_mtime_ns)
+    """A digest of the engine binary: every point's identity holds it, so a rebuilt engine runs the points again."""
+    return file_digest(engine_path())
 
 
 def run_simulation_streaming(arguments: list[str]) -> int:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..engine.binary import run_engine
+from ..engine.binary import engine_digest, run_engine
 from ..errors import ConfigError
 
 # Parameters of one cachesim point, with their defaults. Times in ms.
@@ -42,3 +42,8 @@ def run_point(point: dict) -> dict:
     row = dict(result["config"])
     row.update({name: result[name] for name in STATISTICS})
     return row
+
+
+def identity(point: dict) -> dict:
+    """What decides a point's result, as a resumable store keys it: the engine binary and the parameters."""
+    return {"engine": engine_digest(), "cachesim": point}

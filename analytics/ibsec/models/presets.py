@@ -85,3 +85,16 @@ def get(benchmark: str, machine: str = "origin2000", path: str | Path | None = N
             return preset
     known = sorted({p.benchmark for p in table})
     raise ConfigError("preset", f"no preset {benchmark!r} on {machine_key} (known benchmarks: {', '.join(known)})")
+
+
+def with_preset(parameters: dict) -> dict:
+    """preset/machine replaced by the preset's ON/OFF means (explicit on_mean/off_mean win)."""
+    parameters = dict(parameters)
+    if "preset" not in parameters:
+        if "machine" in parameters:
+            raise ConfigError("machine", "a machine goes with a preset")
+        return parameters
+    preset = get(str(parameters.pop("preset")), str(parameters.pop("machine", "origin2000")))
+    parameters.setdefault("on_mean", preset.on_mean_ms)
+    parameters.setdefault("off_mean", preset.off_mean_ms)
+    return parameters

@@ -19,7 +19,7 @@ scheduler, the card's security mode and the extra overrides, so a re-run
 
 from __future__ import annotations
 
-import hashlib
+import functools
 import json
 from dataclasses import dataclass
 from functools import cached_property
@@ -31,14 +31,14 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from ..engine.binary import EngineError, engine_digest, parameters, run_arguments, run_to_result  # noqa: E402
+from ..engine.binary import EngineError, parameters  # noqa: E402
 from ..engine.config import parse_override  # noqa: E402
+from ..engine.point import EnginePoint, EngineRun, point_identity  # noqa: E402
 from ..errors import ConfigError  # noqa: E402
 from ..output.figures import save_figure  # noqa: E402
 from ..output.files import write_atomically  # noqa: E402
 from ..runs.store import load_store, point_key, run_points  # noqa: E402
 from .mixes import Mix  # noqa: E402
-from .workload_study import _digest  # noqa: E402
 
 SCHEDULERS = ("batch", "local", "sb", "dcs-sb", "pb", "gang")
 CONFIGS = ("NoSecurity", "NoSKC", "SKC", "Prefetch")
@@ -101,38 +101,32 @@ class Study:
     def runs(self) -> Path:
         return self.out / f"{self.mix.name}.runs"
 
-    def point(self, scheduler: str, security: str) -> dict:
-        """Everything that determines one engine run; its JSON is the store's key."""
-        return {"mix": self.mix.name, "traces": self.digests, "scheduler": scheduler, "security": security,
-                "overrides": self.overrides, "engine": self.engine}
+    def point(self, scheduler: str, security: str) -> EnginePoint:
+        """One engine run of the study: the mix's traces under a scheduler and a card configuration.
+
+        Its identity holds the traces' contents, not their paths: a regenerated trace is run again,
+        a moved one is not; and the engine's digest: a rebuilt engine runs it again."""
+        overrides = (f"trace.jobs={json.dumps(self.traces)}", f"scheduler.policy={scheduler}",
+                     f"nic.security={security}", *self.overrides)
+        return EnginePoint(overrides=overrides, label=f"{scheduler}_{security}")
 
     @cached_property
-    def engine(self) -> str:
-        return engine_digest()
-
-    @cached_property
-    def digests(self) -> list[str]:
-        """Contents, not paths: a regenerated trace is run again, a moved one is not."""
-        by_path = {path: _digest(path) for path in dict.fromkeys(self.mix.traces)}  # shared traces read once
-        return [by_path[path] for path in self.mix.traces]
+    def traces(self) -> list[str]:
+        return [str(path.resolve()) for path in self.mix.traces]
 
 
 # ---- running -------------------------------------------------------------------
 
-def run_study_points(study: Study, points: list[dict], label: str) -> dict[str, dict]:
-    """Run the points not yet in the store; {point key: row} for every point."""
-    points = list({point_key(p): p for p in points}.values())  # a run asked twice is run once
+def run_study_points(study: Study, points: list[EnginePoint], label: str) -> dict[str, dict]:
+    """Run the points not yet in the store; {point key: row} for every point (a point asked twice runs once)."""
     store = study.runs / "points.jsonl"
-    if any(point_key(p) not in load_store(store) for p in points):
+    done = load_store(store)
+    if any(point_key(p.identity) not in done for p in points):
         require_engine_support()
     study.runs.mkdir(parents=True, exist_ok=True)
-    traces = [str(p.resolve()) for p in study.mix.traces]
-
-    def run_point(point: dict) -> dict:
-        return run_one(study.runs, point, traces)
-
-    rows = run_points(points, run_point, store=store, jobs=study.jobs, quiet=study.quiet, label=label)
-    return {point_key(p): row for p, row in zip(points, rows)}
+    rows = run_points(points, functools.partial(run_one, str(study.runs)), store=store, jobs=study.jobs,
+                      quiet=study.quiet, label=label, key=point_identity)
+    return {p.key: row for p, row in zip(points, rows)}
 
 
 def require_engine_support() -> None:
@@ -143,37 +137,27 @@ def require_engine_support() -> None:
         raise EngineError(f"this ibsec-engine has no {', '.join(missing)}: rebuild it with scheduler support")
 
 
-def run_one(runs: Path, point: dict, traces: list[str]) -> dict:
-    name = hashlib.sha1(point_key(point).encode()).hexdigest()[:10]
-    result_file = runs / f"{point['scheduler']}_{point['security']}_{name}.json"
-    overrides = [f"trace.jobs={json.dumps(traces)}", f"scheduler.policy={point['scheduler']}",
-                 f"nic.security={point['security']}", *point["overrides"]]
-    code, result = run_to_result(run_arguments(None, overrides, out=result_file, quiet=True), result_file)
-    return {**result_row(result, result_file), "exit_code": code, "result_file": result_file.name}
+def run_one(runs: str, point: EnginePoint) -> dict:
+    run = point.run(Path(runs))
+    return {**result_row(run), "exit_code": run.exit_code, "result_file": run.result_file.name}
 
 
 STATISTICS = ("latency_mean_ns", "skc_hit_rate", "skc_only_hit_rate", "prefetch_buffer_hit_rate", "key_misses",
               "packets_delivered", "prefetches_issued", "prefetches_used", "prefetches_wasted", "context_switches")
 
 
-def result_row(result: dict, result_file: Path) -> dict:
+def result_row(run: EngineRun) -> dict:
     """The numbers the study shows, from one engine result; a missing key names itself and the file."""
-    def get(*keys: str):
-        value = result
-        for depth, key in enumerate(keys):
-            if not isinstance(value, dict) or key not in value:
-                raise EngineError(f"{result_file}: the result has no '{'.'.join(keys[:depth + 1])}' "
-                                 "(an ibsec-engine without the coscheduling statistics?)")
-            value = value[key]
-        return value
-
-    jobs = get("replay", "jobs")
-    row = {name: get("statistics", name) for name in STATISTICS}
-    row["mean_job_completion_time_ns"] = get("replay", "mean_job_completion_time_ns")
-    row["jobs"] = len(jobs)
-    row["jobs_completed"] = sum(1 for job in jobs if job.get("completed"))
-    row["last_job_completion_time_ns"] = max((job.get("completion_time_ns") or 0 for job in jobs), default=0)
-    return row
+    row = run.row()
+    jobs = run.value("replay", "jobs")
+    for name in STATISTICS:
+        run.value("statistics", name)
+    study_row = {name: row[name] for name in STATISTICS}
+    study_row["mean_job_completion_time_ns"] = run.value("replay", "mean_job_completion_time_ns")
+    study_row["jobs"] = len(jobs)
+    study_row["jobs_completed"] = sum(1 for job in jobs if job.get("completed"))
+    study_row["last_job_completion_time_ns"] = max((job.get("completion_time_ns") or 0 for job in jobs), default=0)
+    return study_row
 
 
 # ---- Fig. 6: schedulers x configurations ------------------------------------------
@@ -182,9 +166,10 @@ def compare_schedulers(study: Study, schedulers: list[str], configs: list[str], 
                        argv: list[str] | None = None) -> pd.DataFrame:
     """Every scheduler under every configuration; writes fig6_<mix>.csv/.png and returns the table."""
     plan = [(s, c, security_mode(c, skc, pb)) for s in schedulers for c in configs]
-    rows = run_study_points(study, [study.point(s, mode) for s, _, mode in plan], "scheduler runs")
-    df = pd.DataFrame([{"mix": study.mix.name, "scheduler": s, "configuration": c, "security": mode,
-                        **rows[point_key(study.point(s, mode))]} for s, c, mode in plan])
+    points = [study.point(s, mode) for s, _, mode in plan]
+    rows = run_study_points(study, points, "scheduler runs")
+    df = pd.DataFrame([{"mix": study.mix.name, "scheduler": s, "configuration": c, "security": mode, **rows[p.key]}
+                       for (s, c, mode), p in zip(plan, points)])
     fig = fig6_plot(df, study.mix.name)
     save_table(df, fig, study.out, f"fig6_{study.mix.name}",
                {"mix": study.mix.name, "jobs": [j.label for j in study.mix.jobs], "schedulers": schedulers,
@@ -282,9 +267,9 @@ def prefetch_sweep(study: Study, schedulers: list[str], skc_sizes: list[int], pb
                    skc_fixed: list[int], argv: list[str] | None = None) -> pd.DataFrame:
     """Fig. 7 for each scheduler; writes fig7_<mix>.csv/.png and returns the table."""
     plan = fig7_plan(schedulers, skc_sizes, pb_fixed, pb_sizes, skc_fixed)
-    rows = run_study_points(study, [study.point(p["scheduler"], p["security"]) for p in plan], "prefetch-sweep runs")
-    df = pd.DataFrame([{"mix": study.mix.name, **p, **rows[point_key(study.point(p["scheduler"], p["security"]))]}
-                       for p in plan])
+    points = [study.point(p["scheduler"], p["security"]) for p in plan]
+    rows = run_study_points(study, points, "prefetch-sweep runs")
+    df = pd.DataFrame([{"mix": study.mix.name, **p, **rows[point.key]} for p, point in zip(plan, points)])
     save_table(df, fig7_plot(df, schedulers, study.mix.name), study.out, f"fig7_{study.mix.name}",
                {"mix": study.mix.name, "schedulers": schedulers, "skc_sizes": skc_sizes, "pb_fixed": pb_fixed,
                 "pb_sizes": pb_sizes, "skc_fixed": skc_fixed, "overrides": study.overrides}, argv)

@@ -10,7 +10,6 @@ Every table is written before its plot, and plots are drawn from the table.
 
 from __future__ import annotations
 
-import json
 import tempfile
 from pathlib import Path
 
@@ -20,9 +19,8 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from ..engine.binary import run_arguments, run_simulation  # noqa: E402
-from ..models import markov, presets  # noqa: E402
-from ..models.cachesim import run_point  # noqa: E402
+from ..engine.point import EnginePoint  # noqa: E402
+from ..models import cachesim, markov, presets  # noqa: E402
 from ..output.figures import save_figure  # noqa: E402
 from ..runs.store import run_points  # noqa: E402
 
@@ -82,7 +80,8 @@ def _preset_point(preset: presets.OnOffPreset, **overrides) -> dict:
 
 
 def _simulate(points: list[dict], out: Path, jobs: int, quiet: bool, label: str) -> pd.DataFrame:
-    rows = run_points(points, run_point, store=out / ".points" / "cachesim.jsonl", jobs=jobs, quiet=quiet, label=label)
+    rows = run_points(points, cachesim.run_point, store=out / ".points" / "cachesim.jsonl", jobs=jobs, quiet=quiet,
+                      label=label, key=cachesim.identity)
     return pd.DataFrame(rows)
 
 
@@ -172,6 +171,8 @@ SECURITY_CONFIGS = ["NoSecurity", "SKC-16", "SKC-6", "NoSKC"]
 # keep the key memory busy 39 % of the time here), so that the figure shows
 # the cost of security rather than of queueing.
 SECURITY_LOAD = 0.02
+SECURITY_COLUMNS = ["latency_mean_ns", "latency_p99_ns", "skc_hit_rate", "key_memory_wait_mean_ns",
+                    "accepted_throughput"]
 
 
 def security(out: Path, messages: int = 20_000, **_) -> pd.DataFrame:
@@ -179,14 +180,9 @@ def security(out: Path, messages: int = 20_000, **_) -> pd.DataFrame:
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         for name in SECURITY_CONFIGS:
-            result_file = Path(tmp) / f"{name}.json"
-            overrides = [f"nic.security={name}", f"traffic.load={SECURITY_LOAD}", f"traffic.messages={messages}"]
-            run_simulation(run_arguments(None, overrides, out=result_file, quiet=True))
-            stats = json.loads(result_file.read_text())["statistics"]
-            rows.append({"configuration": name, "latency_mean_ns": stats["latency_mean_ns"],
-                         "latency_p99_ns": stats["latency_p99_ns"], "skc_hit_rate": stats["skc_hit_rate"],
-                         "key_memory_wait_mean_ns": stats["key_memory_wait_mean_ns"],
-                         "accepted_throughput": stats["accepted_throughput"]})
+            overrides = (f"nic.security={name}", f"traffic.load={SECURITY_LOAD}", f"traffic.messages={messages}")
+            row = EnginePoint(overrides=overrides, label=name).run(Path(tmp)).row()
+            rows.append({"configuration": name, **{column: row[column] for column in SECURITY_COLUMNS}})
     df = pd.DataFrame(rows)
     base = df.loc[df["configuration"] == "NoSecurity", "latency_mean_ns"].iloc[0]
     df["overhead_vs_nosecurity_percent"] = (df["latency_mean_ns"] / base - 1.0) * 100.0

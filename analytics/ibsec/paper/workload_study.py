@@ -9,7 +9,7 @@ interrupted study recomputes only what is missing.
 
 from __future__ import annotations
 
-import hashlib
+import functools
 import json
 from pathlib import Path
 
@@ -19,7 +19,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from ..engine.binary import engine_digest, run_arguments, run_to_result  # noqa: E402
+from ..engine.point import EnginePoint, point_identity  # noqa: E402
 from ..output.figures import save_figure  # noqa: E402
 from ..runs.store import run_points  # noqa: E402
 
@@ -44,52 +44,45 @@ def default_traces(traces_dir: Path, quiet: bool = False) -> dict[str, Path]:
     return wanted
 
 
-def _digest(path: Path) -> str:
-    """Content digest, so that a regenerated trace is replayed again rather than its old result reused."""
-    hasher = hashlib.sha1()
-    with path.open("rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            hasher.update(block)
-    return hasher.hexdigest()[:12]
+# The columns a workload comparison shows, from the flat row of each run (EngineRun.row).
+REPLAY_COLUMNS = {
+    "latency_mean_ns": "latency_mean_ns",
+    "latency_p99_ns": "latency_p99_ns",
+    "skc_hit_rate": "skc_hit_rate",
+    "key_misses": "key_misses",
+    "key_memory_wait_mean_ns": "key_memory_wait_mean_ns",
+    "packets_delivered": "packets_delivered",
+    "messages": "replay_messages",
+    "original_execution_time_ns": "replay_original_execution_time_ns",
+    "simulated_execution_time_ns": "replay_simulated_execution_time_ns",
+    "simulated_over_original": "replay_simulated_over_original",
+    "completed": "replay_completed",
+    "exit_code": "exit_code",
+}
 
 
-def replay_row(result: dict, exit_code: int) -> dict:
-    """The statistics a workload comparison shows, from one engine result."""
-    stats, replay = result["statistics"], result["replay"]
-    return {
-        "latency_mean_ns": stats["latency_mean_ns"],
-        "latency_p99_ns": stats["latency_p99_ns"],
-        "skc_hit_rate": stats["skc_hit_rate"],
-        "key_misses": stats["key_misses"],
-        "key_memory_wait_mean_ns": stats["key_memory_wait_mean_ns"],
-        "packets_delivered": stats["packets_delivered"],
-        "messages": replay["messages"],
-        "original_execution_time_ns": replay["original_execution_time_ns"],
-        "simulated_execution_time_ns": replay["simulated_execution_time_ns"],
-        "simulated_over_original": replay["simulated_over_original"],
-        "completed": replay["completed"],
-        "exit_code": exit_code,
-    }
+def replay_point(point: dict) -> EnginePoint:
+    """One replay of the plan ({bench, trace, overrides, ...}) as an engine run."""
+    overrides = (*point["overrides"], f"trace.file={json.dumps(point['trace'])}")
+    return EnginePoint(overrides=overrides, label=point["bench"].lower())
+
+
+def replay_row(folder: str, point: EnginePoint) -> dict:
+    """Run one replay; the statistics a workload comparison shows."""
+    row = point.run(Path(folder)).row()
+    return {column: row[name] for column, name in REPLAY_COLUMNS.items()}
 
 
 def replay_points(points: list[dict], runs: Path, jobs: int, quiet: bool, label: str) -> pd.DataFrame:
-    """Replays every point ({bench, trace, digest, overrides}) once; rows in point order.
+    """Replays every point ({bench, trace, overrides, ...}) once; rows in point order.
 
-    The store keys a point on the engine binary too, so a rebuilt engine runs it again."""
+    Each replay is an EnginePoint, keyed on the engine binary and the trace's contents, so a rebuilt
+    engine or a regenerated trace runs it again."""
     runs.mkdir(parents=True, exist_ok=True)
-    engine = engine_digest()
-    keyed = [{**p, "engine": engine} for p in points]
-
-    def run_point(point: dict) -> dict:
-        name = hashlib.sha1(json.dumps(point, sort_keys=True).encode()).hexdigest()[:10]
-        result_file = runs / f"{point['bench'].lower()}_{name}.json"
-        arguments = run_arguments(None, point["overrides"], out=result_file, quiet=True)
-        arguments += ["--trace", point["trace"]]
-        code, result = run_to_result(arguments, result_file)
-        return replay_row(result, code)
-
-    rows = run_points(keyed, run_point, store=runs / "points.jsonl", jobs=jobs, quiet=quiet, label=label)
-    return pd.DataFrame([{**{k: v for k, v in p.items() if k not in ("overrides", "digest")}, **row}
+    engine_points = [replay_point(p) for p in points]
+    rows = run_points(engine_points, functools.partial(replay_row, str(runs)), store=runs / "points.jsonl", jobs=jobs,
+                      quiet=quiet, label=label, key=point_identity)
+    return pd.DataFrame([{**{k: v for k, v in p.items() if k != "overrides"}, **row}
                          for p, row in zip(points, rows)])
 
 
@@ -125,8 +118,7 @@ def fig5(out: Path, traces_dir: Path, jobs: int = 2, quiet: bool = False,
          configs: tuple[str, ...] = STUDY_CONFIGS) -> pd.DataFrame:
     """Fig. 5(a-c) and Table 1: every shipped workload under every card configuration."""
     traces = default_traces(traces_dir, quiet)
-    points = [{"bench": bench, "trace": str(path), "digest": _digest(path), "configuration": config,
-               "overrides": [f"nic.security={config}"]}
+    points = [{"bench": bench, "trace": str(path), "configuration": config, "overrides": [f"nic.security={config}"]}
               for bench, path in traces.items() for config in configs]
     df = _with_overheads(replay_points(points, out / "fig5.runs", jobs, quiet, "workload replays"), ["bench"])
     df = df.drop(columns=["trace"]).assign(trace=[Path(p["trace"]).name for p in points])
@@ -171,8 +163,7 @@ def fig5(out: Path, traces_dir: Path, jobs: int = 2, quiet: bool = False,
 def fig5d(out: Path, traces_dir: Path, jobs: int = 2, quiet: bool = False, bench: str = "CG") -> pd.DataFrame:
     """Fig. 5(d): one workload (CG) with payloads per packet from 32 to 2048 bytes."""
     trace = default_traces(traces_dir, quiet)[bench]
-    digest = _digest(trace)
-    points = [{"bench": bench, "trace": str(trace), "digest": digest, "configuration": config, "mtu_bytes": mtu,
+    points = [{"bench": bench, "trace": str(trace), "configuration": config, "mtu_bytes": mtu,
                "overrides": [f"nic.security={config}", f"nic.mtu_bytes={mtu}",
                              f"network.vl_buffer_bytes={MTU_SWEEP_BUFFER_BYTES}"]}
               for mtu in MTU_SWEEP_BYTES for config in MTU_SWEEP_CONFIGS]

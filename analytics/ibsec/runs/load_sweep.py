@@ -7,13 +7,14 @@ PREFIX.meta.json.
 
 from __future__ import annotations
 
-import hashlib
+import functools
 import json
 import math
 from pathlib import Path
 
-from ..engine.binary import EngineError, run_arguments, run_to_result
-from ..engine.config import config_value, effective_value, parse_override, read_config
+from ..engine.binary import EngineError
+from ..engine.config import effective_value, parse_override, read_config
+from ..engine.point import EnginePoint, point_identity, run_to_row
 from ..errors import ConfigError
 from .ranges import parse_sweep
 from .store import PointsFailed, run_points
@@ -37,9 +38,6 @@ SWEEP_COLUMNS = [
 ]
 # After the overrides: the engine's result file of each point.
 RESULT_COLUMN = "result_file"
-LATENCY_STATISTICS = ["latency_mean_ns", "latency_min_ns", "latency_p50_ns", "latency_p95_ns", "latency_p99_ns",
-                      "latency_max_ns"]
-
 
 # ---- load sweeps ------------------------------------------------------------
 
@@ -71,49 +69,13 @@ def sweep_prefix(out: str) -> Path:
     return path
 
 
-def result_name(point: dict) -> str:
-    """load-0.3_1a2b3c4d.json: the load, and a digest of the config and overrides (so results of
-    different sweeps that share a PREFIX never overwrite each other)."""
-    digest = hashlib.sha1(json.dumps([point["config"], point["overrides"]], sort_keys=True).encode()).hexdigest()
-    return f"load-{point[LOAD_KEY]:.12g}_{digest[:8]}.json"
-
-
-def attack_columns(result: dict) -> dict:
-    """The result's `attack` section as flat columns (none without an attacker; docs/attacks.md):
-    attack_link, attack_detected, ..., and attack_<kind>_attacked/detected/delivered per kind."""
-    attack = result.get("attack")
-    if not attack:
-        return {}
-    columns = {f"attack_{name}": value for name, value in attack.items() if not isinstance(value, (dict, list))}
-    for kind, counts in attack.get("kinds", {}).items():
-        columns.update({f"attack_{kind}_{name}": value for name, value in counts.items()})
-    return columns
-
-
-def flat_row(result: dict, result_file: Path, exit_code: int) -> dict:
-    """One sweep row from an engine result: every flat statistic, plus where it came from."""
-    statistics = {k: v for k, v in result["statistics"].items() if k != "statistics_meta"}
-    if statistics.get("packets_measured", 1) == 0:
-        # No measured packet arrived: the engine reports 0 ns; there is no latency to report.
-        statistics.update({name: None for name in LATENCY_STATISTICS if name in statistics})
-    return {
-        "offered_load": config_value(result["config"], LOAD_KEY),
-        **statistics,
-        **attack_columns(result),
-        "exit_code": exit_code,
-        "result_file": str(result_file),
-        "ibsec_version": result.get("ibsec_version"),
-        "systemc_version": result.get("systemc_version"),
-    }
-
-
 def sweep_load(config: str | None, overrides: list[str], spec: str, out: str, jobs: int, quiet: bool,
                argv: list[str] | None = None, attack: str | None = None) -> int:
     """Run one simulation per offered load; write PREFIX.csv/.png/.meta.json; return the exit code.
     `attack`: an attack file layered on every point (docs/attacks.md)."""
     loads = parse_loads(spec)
     base = read_config(config)
-    attack_layer = read_config(attack) if attack is not None else None
+    attack_layer = read_config(attack) if attack is not None else None  # shown in PREFIX.meta.json
     for text in overrides:
         if parse_override(text)[0] == LOAD_KEY:
             raise ConfigError("--set", f"--sweep-load sets {LOAD_KEY}; drop --set {text}")
@@ -125,24 +87,14 @@ def sweep_load(config: str | None, overrides: list[str], spec: str, out: str, jo
     runs = prefix.parent / f"{prefix.name}.runs"
     runs.mkdir(parents=True, exist_ok=True)
 
-    def run_point(point: dict) -> dict:
-        load = point[LOAD_KEY]
-        result_file = runs / result_name(point)
-        arguments = run_arguments(config, [*point["overrides"], f"{LOAD_KEY}={load!r}"], out=result_file, quiet=True,
-                                  attack=attack)
-        code, result = run_to_result(arguments, result_file)  # 0 or 3 (not drained); EngineError otherwise
-        return flat_row(result, result_file, code)
-
-    # The config's content (not its path) and the overrides identify a point,
-    # so editing either computes the sweep again instead of reusing stale rows.
-    points = [{"config": base, "overrides": list(overrides), LOAD_KEY: load} for load in loads]
-    if attack_layer is not None:
-        for point in points:
-            point["attack"] = attack_layer
+    # One EnginePoint per load: its identity (engine, config and attack contents, overrides) keys the store,
+    # so editing any of them, or rebuilding the engine, computes the sweep again instead of reusing stale rows.
+    points = [EnginePoint(config, (*overrides, f"{LOAD_KEY}={load!r}"), attack, label=f"load-{load:.12g}")
+              for load in loads]
     failure = None
     try:
-        rows = run_points(points, run_point, store=runs / "points.jsonl", jobs=jobs, quiet=quiet,
-                          label=f"load sweep {prefix.name}")
+        rows = run_points(points, functools.partial(run_to_row, runs), store=runs / "points.jsonl", jobs=jobs,
+                          quiet=quiet, label=f"load sweep {prefix.name}", key=point_identity)
     except PointsFailed as error:
         failure, rows = error, error.results
         if len(error.errors) == len(loads):

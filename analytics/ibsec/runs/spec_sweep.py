@@ -1,7 +1,7 @@
 """`ibsec sweep SPEC --out DIR`: every point of a sweep spec on Dask, resumable, into one table (docs/sweeps.md).
 
 Each point is run once: finished points go to DIR/points.jsonl (the store of
-sweep.run_points), keyed on the point, the contents of its inputs (base
+store.run_points), keyed on the point, the contents of its inputs (base
 config, traces) and the engine binary, so re-running the command computes
 only what is missing, failed, or made stale by a new engine. The table
 DIR/sweep.csv (and .parquet) is rebuilt from the store on every run.
@@ -10,16 +10,17 @@ DIR/sweep.csv (and .parquet) is rebuilt from the store on every run.
 from __future__ import annotations
 
 import functools
-import hashlib
 import json
 import math
 import shlex
-from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, Callable
 
+from ..engine.point import EnginePoint, point_identity, run_to_row
 from ..errors import ConfigError, IbsecError
+from ..models.presets import with_preset
 from .cluster import dask_executor
-from .spec import INPUT_PATH_KEYS, Spec
+from .spec import Spec
 
 STORE = "points.jsonl"
 RUNS = "runs"  # engine result files of a `run` sweep
@@ -34,19 +35,10 @@ class SweepFailed(IbsecError):
 
 # ---- one point, on a worker ------------------------------------------------------
 
-@dataclass(frozen=True)
-class PointRunner:
-    """What a worker needs besides the point; small and picklable, since Dask sends it to the workers."""
-
-    kind: str
-    config: str | None = None  # `run`: the base config file
-    runs: str | None = None  # `run`: the folder of the engine's result files
-
-
-def run_sweep_point(runner: PointRunner, point: dict) -> dict:
+def run_sweep_point(run: Callable[[Any], dict], item) -> dict:
     """One point on a worker: its row, or IbsecError with the reason it failed."""
     try:
-        return POINT_KINDS[runner.kind](runner, point)
+        return run(item)
     except IbsecError as error:
         # A plain IbsecError of the message: it crosses from a worker process intact
         # (ConfigError and EngineError take other constructor arguments than they pickle).
@@ -55,57 +47,7 @@ def run_sweep_point(runner: PointRunner, point: dict) -> dict:
         raise IbsecError(f"{type(error).__name__}: {error}") from None
 
 
-def run_engine_point(runner: PointRunner, point: dict) -> dict:
-    from ..engine.binary import run_arguments, run_to_result
-
-    overrides = [f"{name}={json.dumps(value)}" for name, value in point["parameters"].items()]
-    overrides.append(f"seed={point['seed']}")
-    result_file = Path(runner.runs) / f"{point_digest(point)}.json"
-    arguments = run_arguments(runner.config, overrides, out=result_file, quiet=True)
-    code, result = run_to_result(arguments, result_file)  # 0, or 3 (not drained); EngineError otherwise
-    return run_row(result, result_file, code)
-
-
-def run_row(result: dict, result_file: Path, exit_code: int) -> dict:
-    """Every flat number of an engine result: the statistics, then the scalars of its other sections."""
-    from .load_sweep import LATENCY_STATISTICS, attack_columns
-
-    row = {name: value for name, value in result["statistics"].items() if name != "statistics_meta"}
-    if row.get("packets_measured", 1) == 0:
-        # No measured packet arrived: the engine reports 0 ns; there is no latency to report.
-        row.update({name: None for name in LATENCY_STATISTICS if name in row})
-    for section in ("topology", "replay", "scheduler"):
-        for name, value in result.get(section, {}).items():
-            if not isinstance(value, (list, dict)):
-                row[f"{section}_{name}"] = value
-    row.update(attack_columns(result))
-    row.update({"exit_code": exit_code, "result_file": str(result_file),
-                "ibsec_version": result.get("ibsec_version"), "systemc_version": result.get("systemc_version")})
-    return row
-
-
-def with_preset(parameters: dict) -> dict:
-    """preset/machine replaced by the preset's ON/OFF means (explicit on_mean/off_mean win)."""
-    from ..models import presets
-
-    parameters = dict(parameters)
-    if "preset" not in parameters:
-        if "machine" in parameters:
-            raise ConfigError("machine", "a machine goes with a preset")
-        return parameters
-    preset = presets.get(str(parameters.pop("preset")), str(parameters.pop("machine", "origin2000")))
-    parameters.setdefault("on_mean", preset.on_mean_ms)
-    parameters.setdefault("off_mean", preset.off_mean_ms)
-    return parameters
-
-
-def run_cachesim_point(runner: PointRunner, point: dict) -> dict:
-    from ..models.cachesim import run_point
-
-    return run_point({**with_preset(point["parameters"]), "seed": point["seed"]})
-
-
-def run_analytic_point(runner: PointRunner, point: dict) -> dict:
+def run_analytic_point(point: dict) -> dict:
     from ..models import markov
 
     parameters = with_preset(point["parameters"])
@@ -136,55 +78,46 @@ def analytic_entries(parameters: dict) -> int:
     return size // entry_bytes
 
 
-POINT_KINDS = {"run": run_engine_point, "cachesim": run_cachesim_point, "analytic": run_analytic_point}
-
-
 # ---- the points of a spec ------------------------------------------------------
 
-def point_digest(point: dict) -> str:
-    return hashlib.sha1(json.dumps(point, sort_keys=True).encode()).hexdigest()[:16]
-
-
-def file_digest(path: str | Path) -> str:
-    digest = hashlib.sha1()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()[:16]
-
-
-def input_files(parameters: dict) -> list[str]:
-    files = []
-    for name in INPUT_PATH_KEYS:
-        value = parameters.get(name)
-        files += [value] if isinstance(value, str) and value else list(value or [])
-    return files
-
-
 def sweep_points(spec: Spec) -> list[dict]:
-    """Every point in table order (seeds vary fastest). A point holds all that decides its result:
-    its parameters and seed, and the contents of the engine, base config and traces it reads."""
-    from ..engine.binary import engine_digest
-
-    shared: dict = {"kind": spec.kind}
-    if spec.kind != "analytic":
-        shared["engine"] = engine_digest()
-    if spec.config is not None:
-        shared["config"] = file_digest(spec.config)
-    digests: dict[str, str] = {}  # each trace read once, however many points replay it
+    """Every point in table order (seeds vary fastest): {kind, parameters, seed}."""
     points = []
     for parameters in spec.parameter_sets():
-        for name in input_files(parameters):
-            if name not in digests:
-                digests[name] = file_digest(name)
         for seed in spec.seeds:
-            point = {**shared, "parameters": parameters}
+            point = {"kind": spec.kind, "parameters": parameters}
             if seed is not None:
                 point["seed"] = seed
-            if input_files(parameters):
-                point["inputs"] = {name: digests[name] for name in input_files(parameters)}
             points.append(point)
     return points
+
+
+def engine_point(spec: Spec, point: dict) -> EnginePoint:
+    """A `run` point as the engine runs it: the spec's base config, the point's parameters and seed."""
+    overrides = [f"{name}={json.dumps(value)}" for name, value in point["parameters"].items()]
+    overrides.append(f"seed={point['seed']}")
+    return EnginePoint(None if spec.config is None else str(spec.config), tuple(overrides))
+
+
+def cachesim_point(point: dict) -> dict:
+    """A `cachesim` point as the engine runs it: presets resolved to ON/OFF means, the seed."""
+    return {**with_preset(point["parameters"]), "seed": point["seed"]}
+
+
+def runnable(spec: Spec, points: list[dict], out: Path) -> tuple[list, Callable[[Any], dict], Callable[[Any], dict]]:
+    """(what to run for each point, how to run one, its identity in the store) for the spec's kind.
+
+    An engine point's identity holds the engine binary's digest and the contents of what it reads
+    (base config, traces), so a rebuilt engine or an edited input runs it again (EnginePoint)."""
+    if spec.kind == "run":
+        items = [engine_point(spec, p) for p in points]
+        return items, functools.partial(run_sweep_point, functools.partial(run_to_row, str(out / RUNS))), point_identity
+    if spec.kind == "cachesim":
+        from ..models import cachesim
+
+        items = [cachesim_point(p) for p in points]
+        return items, functools.partial(run_sweep_point, cachesim.run_point), cachesim.identity
+    return points, functools.partial(run_sweep_point, run_analytic_point), lambda point: point
 
 
 # ---- the table --------------------------------------------------------------------
@@ -242,7 +175,9 @@ def write_echo(spec: Spec, points: list[dict], out: Path, argv: list[str]) -> No
     from .. import __version__
     from ..output.files import write_json_atomically
 
-    echo = {"spec": spec.echo(), "point_count": len(points), "engine": points[0].get("engine"),
+    from ..engine.binary import engine_digest
+
+    echo = {"spec": spec.echo(), "point_count": len(points), "engine": None if spec.kind == "analytic" else engine_digest(),
             "command": shlex.join(["ibsec", *argv]), "ibsec_version": __version__}
     write_json_atomically(out / "spec.json", echo)
 
@@ -252,18 +187,18 @@ def execute_points(spec: Spec, points: list[dict], out: Path, options, quiet: bo
     from .store import PointsFailed, load_store, point_key, run_points
 
     store = out / STORE
+    items, runner, identity = runnable(spec, points, out)
     done = load_store(store)
-    todo = sum(point_key(p) not in done for p in points)
-    runner = functools.partial(run_sweep_point, PointRunner(spec.kind, None if spec.config is None else str(spec.config),
-                                                            str(out / RUNS)))
+    todo = sum(point_key(identity(item)) not in done for item in items)
     if spec.kind == "run":
         (out / RUNS).mkdir(parents=True, exist_ok=True)
     label = f"sweep {spec.path.name}"
     try:
         if not todo:  # nothing to run: no cluster to start (or batch jobs to submit)
-            return run_points(points, runner, store=store, quiet=True, label=label), {}, 0
+            return run_points(items, runner, store=store, quiet=True, label=label, key=identity), {}, 0
         with dask_executor(options) as executor:
-            return run_points(points, runner, store=store, quiet=quiet, label=label, executor=executor), {}, todo
+            return run_points(items, runner, store=store, quiet=quiet, label=label, executor=executor,
+                              key=identity), {}, todo
     except PointsFailed as failure:
         return failure.results, failure.errors, todo
 

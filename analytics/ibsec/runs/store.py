@@ -17,7 +17,7 @@ import os
 import sys
 from concurrent.futures import Executor, ThreadPoolExecutor, as_completed
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
 from tqdm import tqdm
 
@@ -88,45 +88,53 @@ def points_run_on(executor: Executor):
 
 
 def run_points(
-    points: list[dict],
-    run: Callable[[dict], dict],
+    points: list,
+    run: Callable[[Any], dict],
     store: Path | None = None,
     jobs: int = 1,
     quiet: bool = False,
     label: str = "points",
     executor: Executor | None = None,
+    key: Callable[[Any], dict] | None = None,
 ) -> list[dict]:
     """Run every point not already in `store`; return results in the order of `points`.
 
-    Points run on `executor` when given (the caller owns it; `jobs` is then
-    unused), else on a pool of `jobs` threads. A failing point (one whose
-    `run` raises IbsecError) records its error and does not stop the others;
-    if any failed, PointsFailed (an IbsecError holding the results of the
-    others) is raised after all have run.
+    A point's identity in the store is `key(point)` (a JSON object: what
+    decides its result; e.g. EnginePoint.identity), or the point itself when
+    no `key` is given. Points run on `executor` when given (the caller owns
+    it; `jobs` is then unused), else on a pool of `jobs` threads. A failing
+    point (one whose `run` raises IbsecError) records its error and does not
+    stop the others; if any failed, PointsFailed (an IbsecError holding the
+    results of the others) is raised after all have run.
     """
     executor = executor or _executor.get()
+    identities = [p if key is None else key(p) for p in points]
+    keys = [point_key(identity) for identity in identities]
     done = load_store(store)
-    todo = [p for p in points if point_key(p) not in done]
+    first_of = {}  # a point asked for twice runs once
+    for i, k in enumerate(keys):
+        first_of.setdefault(k, i)
+    todo = [i for k, i in first_of.items() if k not in done]
     failed: dict[str, IbsecError] = {}
     if todo:
         end_torn_line(store)
-        bar = tqdm(total=len(points), initial=len(points) - len(todo), desc=label, unit="pt",
+        bar = tqdm(total=len(first_of), initial=len(first_of) - len(todo), desc=label, unit="pt",
                    disable=quiet, file=sys.stderr, dynamic_ncols=True)
         own_pool = executor is None
         pool = ThreadPoolExecutor(max_workers=max(1, jobs)) if own_pool else executor
         futures = {}
         try:
-            futures = {pool.submit(run, p): p for p in todo}
+            futures = {pool.submit(run, points[i]): i for i in todo}
             for future in as_completed(futures):
-                point = futures[future]
+                i = futures[future]
                 try:
                     result = future.result()
                 except IbsecError as error:
-                    failed[point_key(point)] = error
-                    record = {"point": point, "error": str(error)}
+                    failed[keys[i]] = error
+                    record = {"point": identities[i], "error": str(error)}
                 else:
-                    done[point_key(point)] = result
-                    record = {"point": point, "result": result}
+                    done[keys[i]] = result
+                    record = {"point": identities[i], "result": result}
                 if store is not None:
                     append_line_durably(store, json.dumps(record))
                 bar.update(1)
@@ -141,11 +149,11 @@ def run_points(
         if own_pool:
             pool.shutdown()
         bar.close()
-    results = [done.get(point_key(p)) for p in points]
+    results = [done.get(k) for k in keys]
     if failed:
-        errors = {i: failed[point_key(p)] for i, p in enumerate(points) if point_key(p) in failed}
+        errors = {i: failed[k] for i, k in enumerate(keys) if k in failed}
         first = errors[min(errors)]
-        raise PointsFailed(f"{len(errors)} of {len(points)} {label} failed; first: {point_key(points[min(errors)])}: {first}",
+        raise PointsFailed(f"{len(errors)} of {len(points)} {label} failed; first: {keys[min(errors)]}: {first}",
                            results, errors)
     return results
 
