@@ -11,7 +11,7 @@ CACHESIM_OPTIONS = ["keys", "entries", "size", "entry_bytes", "ways", "policy", 
 
 
 def execute(args) -> None:
-    from ..models.cachesim import run_point
+    from ..models.cachesim import identity, run_point
     from ..runs.ranges import expand, parse_sweep
     from ..runs.store import run_points
 
@@ -35,7 +35,7 @@ def execute(args) -> None:
     name, values = parse_sweep(args.sweep)
     out = Path(args.out)
     rows = run_points(expand(point, name, values), run_point, store=out.with_name(f".{out.name}.points.jsonl"),
-                      jobs=args.jobs, quiet=args.quiet, label=f"cachesim sweep of {name}")
+                      jobs=args.jobs, quiet=args.quiet, label=f"cachesim sweep of {name}", key=identity)
     table = pd.DataFrame(rows)
     write_atomically(out, lambda tmp: table.to_csv(tmp, index=False, float_format="%.6g"))
     if not args.quiet:

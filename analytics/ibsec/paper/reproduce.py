@@ -33,6 +33,7 @@ class Plan:
     fig7_skc_sizes: tuple[int, ...]
     fig7_pb_sizes: tuple[int, ...]
     xval: bool  # the Markov-vs-simulation cross-check (not a paper figure)
+    fig7_mix: str = "nas15"  # a built-in mix or a mix file
 
 
 QUICK = Plan("quick", accesses=1_000_000, mixes=("nas15", "ft-jbb6"), fig7_skc_sizes=(2, 5, 10, 20, 30),
@@ -77,7 +78,7 @@ def steps(ctx: Context) -> list[tuple[str, Callable[[], object]]]:
     ]
     for mix in ctx.plan.mixes:
         todo.append((f"Fig. 6 ({mix}, coschedulers)", lambda mix=mix: _fig6(ctx, mix)))
-    todo.append(("Fig. 7 (nas15, SKC and buffer sizes)", lambda: _fig7(ctx)))
+    todo.append((f"Fig. 7 ({ctx.plan.fig7_mix}, SKC and buffer sizes)", lambda: _fig7(ctx)))
     todo.append(("§3.1 hardware cost", lambda: _hardware(ctx)))
     return todo
 
@@ -99,7 +100,7 @@ def _fig6(ctx: Context, mix: str):
 def _fig7(ctx: Context):
     from .coschedule import prefetch_sweep
 
-    return prefetch_sweep(_study(ctx, "nas15"), FIG7_SCHEDULERS, list(ctx.plan.fig7_skc_sizes), FIG7_PB_FIXED,
+    return prefetch_sweep(_study(ctx, ctx.plan.fig7_mix), FIG7_SCHEDULERS, list(ctx.plan.fig7_skc_sizes), FIG7_PB_FIXED,
                           list(ctx.plan.fig7_pb_sizes), FIG7_SKC_FIXED, argv=ctx.argv)
 
 
