@@ -16,9 +16,22 @@ COMMANDS = (analytic, cachesim, run, params, presets, figures, study, reproduce,
             prefetch_sweep, hwcost, sweep)
 
 
+class VersionAction(argparse.Action):
+    """--version: the package's version, and the engine's path and digest (the engine is found only if asked)."""
+
+    def __init__(self, option_strings, dest, help=None):
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, help=help)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        from ..engine.binary import describe_engine
+
+        print(f"ibsec {__version__}\n{describe_engine()}")
+        parser.exit()
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="ibsec", description="ibsec: secure InfiniBand card simulator and its cache models")
-    parser.add_argument("--version", action="version", version=f"ibsec {__version__}")
+    parser.add_argument("--version", action=VersionAction, help="show the version and the engine ibsec runs, then exit")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for command in COMMANDS:
         command.add_parser(commands)

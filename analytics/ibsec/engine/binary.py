@@ -2,35 +2,73 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 from ..errors import IbsecError
 from .digests import file_digest
 
 ENGINE_ENV = "IBSEC_ENGINE"
+ENGINE_NAME = "ibsec-engine"
+# The source checkout this package sits in (analytics/ibsec/engine/binary.py), if it is one.
+CHECKOUT = Path(__file__).resolve().parents[3]
+
+
+def checkout_engine() -> Path | None:
+    """build/ibsec-engine of the source checkout, when the package runs from one and it is built."""
+    path = CHECKOUT / "build" / ENGINE_NAME
+    return path if path.is_file() and os.access(path, os.X_OK) else None
 
 
 def engine_path() -> str:
-    """$IBSEC_ENGINE, else ibsec-engine on PATH, else the build tree of a source checkout."""
+    """$IBSEC_ENGINE, else ibsec-engine on PATH, else the build tree of a source checkout.
+
+    A checkout's build/ibsec-engine newer than the one on PATH is not used, but never silently:
+    a warning (once per process) names both and how to choose (docs/running.md)."""
     explicit = os.environ.get(ENGINE_ENV)
     if explicit:
         if not (os.path.isfile(explicit) and os.access(explicit, os.X_OK)):
             raise IbsecError(f"{ENGINE_ENV}={explicit} is not an executable file")
         return explicit
-    on_path = shutil.which("ibsec-engine")
+    on_path = shutil.which(ENGINE_NAME)
+    built = checkout_engine()
     if on_path:
+        if built is not None and _newer(built, Path(on_path)):
+            _warn_newer_build(str(built), on_path)
         return on_path
-    checkout_build = Path(__file__).resolve().parents[2] / "build" / "ibsec-engine"
-    if checkout_build.is_file():
-        return str(checkout_build)
+    if built is not None:
+        return str(built)
     raise IbsecError(
-        "ibsec-engine not found: run ./setup.sh (or build with CMake) or point "
+        f"{ENGINE_NAME} not found: run ./scripts/setup.sh (or build with CMake) or point "
         f"{ENGINE_ENV} at the binary"
     )
+
+
+def _newer(built: Path, installed: Path) -> bool:
+    if built.resolve() == installed.resolve():
+        return False
+    return built.stat().st_mtime > installed.stat().st_mtime
+
+
+@functools.lru_cache(maxsize=None)
+def _warn_newer_build(built: str, installed: str) -> None:
+    print(f"ibsec: warning: {built} is newer than {installed}, which is on PATH and is used; "
+          f"set {ENGINE_ENV}={built} to run the build, or install it", file=sys.stderr)
+
+
+def describe_engine() -> str:
+    """Which engine ibsec runs: its path and digest (`ibsec --version`), or why none is found."""
+    try:
+        path = engine_path()
+    except IbsecError as error:
+        return f"engine: none ({error})"
+    source = f"${ENGINE_ENV}" if os.environ.get(ENGINE_ENV) else "PATH" if path == shutil.which(ENGINE_NAME) else "build"
+    return f"engine: {path} (from {source}; digest {file_digest(path)})"
 
 
 def run_engine(arguments: list[str]) -> dict:
