@@ -95,3 +95,16 @@ def test_every_command_has_help():
                  ["cachesim"], ["presets"], ["figures"], ["study"]]:
         done = run_ibsec(*args, "--help")
         assert done.returncode == 0 and "usage: ibsec" in done.stdout, args
+
+
+def test_cachesim_policies_are_the_engines(engine):
+    from ibsec.engine.registries import names
+
+    policies = names("replacement_policies")
+    assert "lru" in policies
+    bad = run_ibsec("cachesim", "--policy", "mru", "--accesses", "1000", "--json")
+    assert bad.returncode == 2
+    assert f"invalid '--policy': unknown 'mru' (known: {', '.join(policies)})" in bad.stderr
+    swept = run_ibsec("cachesim", "--sweep", "policy=lru,mru", "--out", "never.csv")
+    assert swept.returncode == 2 and "invalid '--sweep': unknown 'mru'" in swept.stderr
+    assert ", ".join(policies) in " ".join(run_ibsec("cachesim", "--help").stdout.split())

@@ -7,13 +7,14 @@ exactly; the last one runs the real engine when it supports schedulers.
 
 import json
 import subprocess
+import sys
 
 import pandas as pd
 import pytest
 
 import ibsec.paper.coschedule as coschedule
 import ibsec.engine.binary as engine_module
-from ibsec.paper.coschedule import SCHEDULERS
+from ibsec.engine.registries import names
 from ibsec.cli.main import main
 from ibsec.errors import ConfigError
 from ibsec.paper.mixes import BUILTIN_MIXES, MIX_TRACES, MixError, read_mix_file
@@ -65,7 +66,8 @@ class FakeEngine:
 
 
 @pytest.fixture
-def fake_engine(monkeypatch):
+def fake_engine(monkeypatch, engine):
+    """Runs stand in for the engine; the engine's registries (the `engine` fixture) still name the schedulers."""
     fake = FakeEngine()
     monkeypatch.setattr(engine_module, "run_simulation", fake)
     monkeypatch.setattr(coschedule, "parameters",
@@ -159,7 +161,7 @@ def test_configuration_names_map_to_security_modes():
 
 
 @pytest.mark.parametrize("option,value,needle", [
-    ("--schedulers", "local,fifo", "invalid '--schedulers': unknown 'fifo' (known: batch, local, sb, dcs-sb, pb, gang)"),
+    ("--schedulers", "local,fifo", "invalid '--schedulers': unknown 'fifo' (known: batch, dcs-sb, gang, local, pb, sb)"),
     ("--configs", "SKC,Huge", "invalid '--configs': unknown 'Huge' (known: NoSecurity, NoSKC, SKC, Prefetch)"),
     ("--skc", "0", "invalid '--skc': must be at least 1, got 0"),
     ("--set", "nic.security=SKC-2", "invalid '--set': nic.security is set by the study itself"),
@@ -186,6 +188,38 @@ def test_an_engine_without_schedulers_is_refused_before_any_run(tmp_path, mix_fi
     assert main(["compare-schedulers", *study_args(mix_file, tmp_path)]) == 1
     assert "this ibsec-engine has no trace.jobs, scheduler.policy" in capsys.readouterr().err
     assert fake_engine.calls == []
+
+
+def engine_registering(tmp_path, real: str, scheduler: str) -> str:
+    """An engine whose registries list one more scheduler than the real one."""
+    registries = json.loads(subprocess.run([real, "registries", "--json"], capture_output=True, text=True,
+                                           check=True).stdout)
+    registries["schedulers"].append({"name": scheduler, "description": "registered by a test"})
+    listing = tmp_path / "registries.json"
+    listing.write_text(json.dumps(registries))
+    wrapper = tmp_path / "ibsec-engine"
+    wrapper.write_text(f'#!/bin/sh\n[ "$1" = registries ] && exec cat "{listing}"\nexec "{real}" "$@"\n')
+    wrapper.chmod(0o755)
+    return str(wrapper)
+
+
+def test_any_scheduler_the_engine_registers_is_accepted(tmp_path, mix_file, fake_engine, engine, monkeypatch, capsys):
+    monkeypatch.setenv("IBSEC_ENGINE", engine_registering(tmp_path, engine, "round-robin"))
+    monkeypatch.setitem(BASE_LATENCY_NS, "round-robin", 5000.0)
+    monkeypatch.setitem(SWITCHES, "round-robin", 200)
+    assert main(["compare-schedulers", *study_args(mix_file, tmp_path / "out"), "--schedulers", "round-robin,gang",
+                 "--configs", "SKC"]) == 0
+    assert [c["scheduler.policy"] for c in fake_engine.calls] == ["round-robin", "gang"]
+    monkeypatch.setenv("IBSEC_ENGINE", engine)
+    assert main(["compare-schedulers", *study_args(mix_file, tmp_path / "out"), "--schedulers", "round-robin"]) == 2
+    assert "unknown 'round-robin'" in capsys.readouterr().err
+
+
+def test_the_help_lists_the_registered_schedulers(engine):
+    done = subprocess.run([sys.executable, "-m", "ibsec.cli", "compare-schedulers", "--help"], capture_output=True,
+                          text=True, check=True)
+    listed = " ".join(done.stdout.split())
+    assert "any of the engine's: " + ", ".join(names("schedulers")) in listed
 
 
 # ---- Fig. 6 ----------------------------------------------------------------------------
@@ -290,7 +324,7 @@ def engine_has_schedulers(engine: str) -> bool:
     return "scheduler.policy" in done.stdout and "trace.jobs" in done.stdout
 
 
-@pytest.mark.e2e
+@pytest.mark.model
 def test_tiny_mix_on_the_real_engine(tmp_path, engine):
     if not engine_has_schedulers(engine):
         pytest.skip(f"{engine} has no scheduler.policy / trace.jobs yet (ibsec-engine params)")
@@ -301,7 +335,7 @@ def test_tiny_mix_on_the_real_engine(tmp_path, engine):
     mix = tmp_path / "tiny.mix"
     mix.write_text("mg.trace.gz 2\nbt.trace.gz 2\n")
     out = tmp_path / "out"
-    assert main(["compare-schedulers", *study_args(mix, out), "--schedulers", ",".join(SCHEDULERS),
+    assert main(["compare-schedulers", *study_args(mix, out), "--schedulers", ",".join(names("schedulers")),
                  "--configs", "SKC,Prefetch", "--skc", "4", "--pb", "2"]) == 0
     df = pd.read_csv(out / "fig6_tiny.csv").set_index(["scheduler", "configuration"])
     # No policy starves a job: every job of the mix completes under every scheduler.

@@ -5,9 +5,16 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..errors import ConfigError
-from .options import add_onoff_options, add_size_options, on_off_from, print_json
+from .options import RegistryHelpFormatter, add_onoff_options, add_size_options, on_off_from, print_json
 
 CACHESIM_OPTIONS = ["keys", "entries", "size", "entry_bytes", "ways", "policy", "access_rate", "accesses", "warmup", "seed"]
+
+
+def check_policies(policies: list, field: str) -> None:
+    """Every policy is one the engine registers; checked before any run."""
+    from ..engine.registries import require_registered
+
+    require_registered("replacement_policies", [str(p) for p in policies], field)
 
 
 def execute(args) -> None:
@@ -16,6 +23,8 @@ def execute(args) -> None:
     from ..runs.store import run_points
 
     point = {name: getattr(args, name) for name in CACHESIM_OPTIONS if getattr(args, name) is not None}
+    if args.policy is not None:
+        check_policies([args.policy], "--policy")
     if args.preset or args.on_mean is not None or args.off_mean is not None:
         point["on_mean"], point["off_mean"], _ = on_off_from(args)
     if args.sweep is None:
@@ -33,6 +42,8 @@ def execute(args) -> None:
     from ..output.files import write_atomically
 
     name, values = parse_sweep(args.sweep)
+    if name == "policy":
+        check_policies(values, "--sweep")
     out = Path(args.out)
     rows = run_points(expand(point, name, values), run_point, store=out.with_name(f".{out.name}.points.jsonl"),
                       jobs=args.jobs, quiet=args.quiet, label=f"cachesim sweep of {name}", key=identity)
@@ -44,12 +55,12 @@ def execute(args) -> None:
 
 
 def add_parser(commands) -> None:
-    sim = commands.add_parser("cachesim", help="synthetic ON/OFF look-ups against a key cache (paper 4.4)",
+    sim = commands.add_parser("cachesim", formatter_class=RegistryHelpFormatter, help="synthetic ON/OFF look-ups against a key cache (paper 4.4)",
                               description="Run the ON/OFF session-key generator against one key cache, or sweep one parameter.")
     sim.add_argument("--keys", type=int, help="session keys (default 1000)")
     add_size_options(sim, required=False)
     sim.add_argument("--ways", type=int, help="associativity, 0 = fully associative (default 0)")
-    sim.add_argument("--policy", help="replacement policy: lru, fifo, random, lfu, opt (default lru)")
+    sim.add_argument("--policy", help="replacement policy, one of the engine's: {replacement_policies} (default lru)")
     add_onoff_options(sim)
     sim.add_argument("--access-rate", type=float, help="look-ups per ms while ON (default 100)")
     sim.add_argument("--accesses", type=int, help="measured look-ups (default 4 000 000)")

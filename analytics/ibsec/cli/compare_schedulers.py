@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 from .mixes import add_study_options, study_of, warn_unfinished
-from .options import positive
+from .options import RegistryHelpFormatter, positive
 
 
 def execute(args) -> None:
-    from ..paper.coschedule import CONFIGS, SCHEDULERS, compare_schedulers, parse_names, prefetch_effect, \
+    from ..paper.coschedule import CONFIGS, compare_schedulers, parse_names, parse_schedulers, prefetch_effect, \
         security_mode, summary_table
 
     # Every argument is checked before a trace is generated or the engine run.
-    schedulers = parse_names(args.schedulers, SCHEDULERS, "--schedulers")
+    schedulers = parse_schedulers(args.schedulers, "--schedulers")
     configs = parse_names(args.configs, CONFIGS, "--configs")
     skc, pb = positive(args.skc, "--skc"), positive(args.pb, "--pb")
     study = study_of(args)
@@ -32,13 +32,13 @@ def execute(args) -> None:
 
 def add_parser(commands) -> None:
     compare = commands.add_parser(
-        "compare-schedulers", help="job mixes under node schedulers, with and without prefetch (Fig. 6)",
+        "compare-schedulers", formatter_class=RegistryHelpFormatter, help="job mixes under node schedulers, with and without prefetch (Fig. 6)",
         description="Run a job mix on the 16-node cluster under each node scheduler and each card "
                     "configuration (NoSKC, SKC-N, SKC-N+Prefetch-M), print latency, hit rates, mean job "
                     "completion time and context switches, and the effect of prefetching against SKC, and write "
                     "fig6_<mix>.csv and .png. Finished runs are kept in <out>/<mix>.runs/ and reused.")
     compare.add_argument("--schedulers", default="local,sb,dcs-sb,pb,gang",
-                         help="comma-separated: batch, local, sb, dcs-sb, pb, gang (default: %(default)s)")
+                         help="comma-separated, any of the engine's: {schedulers} (default: %(default)s)")
     compare.add_argument("--configs", default="NoSKC,SKC,Prefetch",
                          help="comma-separated: NoSecurity, NoSKC, SKC (SKC-N), Prefetch (SKC-N+Prefetch-M) "
                               "(default: %(default)s)")

@@ -9,6 +9,22 @@ from ..errors import ConfigError
 from ..runs.cluster import BATCH_OPTIONS, BATCH_SYSTEMS, ClusterOptions
 from ..units import parse_size
 
+REGISTRY_SECTIONS = ("replacement_policies", "schedulers", "topologies", "security_modes", "link_rates", "trace_ops")
+
+
+class RegistryHelpFormatter(argparse.HelpFormatter):
+    """Help texts may name an engine registry as {schedulers}, {replacement_policies}, ...: its names are read
+    from the engine (engine/registries.py) only when the help is shown, so they are never copied here."""
+
+    def _expand_help(self, action):
+        text = super()._expand_help(action)
+        for section in REGISTRY_SECTIONS:
+            if "{" + section + "}" in text:
+                from ..engine.registries import listed
+
+                text = text.replace("{" + section + "}", listed(section))
+        return text
+
 
 def print_json(data) -> None:
     print(json.dumps(data, indent=2))

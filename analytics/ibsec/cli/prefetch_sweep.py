@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from .mixes import add_study_options, study_of, warn_unfinished
-from .options import positive
+from .options import RegistryHelpFormatter, positive
 
 
 def execute(args) -> None:
-    from ..paper.coschedule import SCHEDULERS, fig7_tables, parse_names, parse_sizes, prefetch_sweep
+    from ..paper.coschedule import fig7_tables, parse_schedulers, parse_sizes, prefetch_sweep
 
-    schedulers = parse_names(args.schedulers, SCHEDULERS, "--schedulers")
+    schedulers = parse_schedulers(args.schedulers, "--schedulers")
     skc_sizes, pb_sizes = parse_sizes(args.skc_sizes, "--skc-sizes"), parse_sizes(args.pb_sizes, "--pb-sizes")
     skc_fixed = parse_sizes(args.skc_fixed, "--skc-fixed")
     pb_fixed = positive(args.pb_fixed, "--pb-fixed")
@@ -24,12 +24,12 @@ def execute(args) -> None:
 
 def add_parser(commands) -> None:
     sweep = commands.add_parser(
-        "prefetch-sweep", help="SKC size and prefetch-buffer size sweeps on a job mix (Fig. 7)",
+        "prefetch-sweep", formatter_class=RegistryHelpFormatter, help="SKC size and prefetch-buffer size sweeps on a job mix (Fig. 7)",
         description="For each scheduler: the SKC size swept with and without a prefetch buffer of --pb-fixed "
                     "entries, and the buffer size swept at each --skc-fixed SKC size. Prints the tables and "
                     "writes fig7_<mix>.csv and .png. Shares the resumable store with compare-schedulers.")
     sweep.add_argument("--schedulers", default="dcs-sb,gang",
-                       help="comma-separated: batch, local, sb, dcs-sb, pb, gang (default: %(default)s)")
+                       help="comma-separated, any of the engine's: {schedulers} (default: %(default)s)")
     sweep.add_argument("--skc-sizes", default="2,5,10,15,20,25,30", help="SKC entries to sweep (default: %(default)s)")
     sweep.add_argument("--pb-fixed", type=int, default=2,
                        help="buffer entries during the SKC sweep (default: %(default)s)")

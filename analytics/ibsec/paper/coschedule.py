@@ -40,7 +40,6 @@ from ..output.files import write_atomically  # noqa: E402
 from ..runs.store import load_store, point_key, run_points  # noqa: E402
 from .mixes import Mix  # noqa: E402
 
-SCHEDULERS = ("batch", "local", "sb", "dcs-sb", "pb", "gang")
 CONFIGS = ("NoSecurity", "NoSKC", "SKC", "Prefetch")
 # The study sets these itself; a --set of one of them would silently change what a row means.
 STUDY_KEYS = ("trace.jobs", "trace.file", "scheduler.policy", "nic.security")
@@ -50,7 +49,7 @@ ENGINE_KEYS = ("trace.jobs", "scheduler.policy")
 # ---- what to run ---------------------------------------------------------------
 
 def parse_names(text: str, known: tuple[str, ...], option: str) -> list[str]:
-    """'local,gang' -> ['local', 'gang']; an unknown name is a ConfigError listing the known ones."""
+    """'SKC,Prefetch' -> ['SKC', 'Prefetch']; an unknown name is a ConfigError listing the known ones."""
     names = [n.strip() for n in text.split(",") if n.strip()]
     if not names:
         raise ConfigError(option, f"give at least one of: {', '.join(known)}")
@@ -58,6 +57,16 @@ def parse_names(text: str, known: tuple[str, ...], option: str) -> list[str]:
     if unknown:
         raise ConfigError(option, f"unknown {', '.join(map(repr, unknown))} (known: {', '.join(known)})")
     return list(dict.fromkeys(names))
+
+
+def parse_schedulers(text: str, option: str) -> list[str]:
+    """'local,gang' -> ['local', 'gang']: any scheduler the engine registers (engine/registries.py)."""
+    from ..engine.registries import names, require_registered
+
+    given = list(dict.fromkeys(n.strip() for n in text.split(",") if n.strip()))
+    if not given:
+        raise ConfigError(option, f"give at least one of: {', '.join(names('schedulers'))}")
+    return require_registered("schedulers", given, option)
 
 
 def parse_sizes(text: str, option: str) -> list[int]:

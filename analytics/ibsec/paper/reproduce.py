@@ -110,9 +110,32 @@ def _hardware(ctx: Context):
     return hwcost.write_paper_table(ctx.out)
 
 
+def paper_names() -> dict[str, list[str]]:
+    """Every engine name the paper's figures choose, by registry: the paper's own lists (which five schedulers
+    Fig. 6 compares, which card configurations Fig. 5 shows), which the engine must still register."""
+    from .coschedule import CONFIGS, security_mode
+    from .figures import SECURITY_CONFIGS
+    from .workload_study import MTU_SWEEP_CONFIGS, STUDY_CONFIGS
+
+    modes = [*STUDY_CONFIGS, *MTU_SWEEP_CONFIGS, *SECURITY_CONFIGS,
+             *(security_mode(c, FIG6_SKC, FIG6_PB) for c in CONFIGS),
+             *(security_mode("Prefetch", n, FIG7_PB_FIXED) for n in FIG7_SKC_FIXED)]
+    return {"schedulers": list(dict.fromkeys([*SCHEDULERS, *FIG7_SCHEDULERS])),
+            "security_modes": list(dict.fromkeys(modes))}
+
+
+def check_paper_names() -> None:
+    """ConfigError before anything runs if the engine no longer registers a name the paper's figures use."""
+    from ..engine.registries import require_registered
+
+    for section, given in paper_names().items():
+        require_registered(section, given, f"the paper's {section.replace('_', ' ')}")
+
+
 def reproduce(ctx: Context) -> Path:
     """Run every step, then write REPORT.md; return its path."""
     started = time.monotonic()
+    check_paper_names()
     todo = steps(ctx)
     with contextlib.ExitStack() as stack:
         # Every step's points run on one Dask cluster (local by default), as `ibsec sweep`'s do.
