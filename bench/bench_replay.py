@@ -40,8 +40,8 @@ def main() -> None:
     args = parser.parse_args()
     from ibsec.paper.workload_study import default_traces
 
-    print(f"| case | packets | trace events | wall s | packets/s | activations/packet |")
-    print(f"|---|---|---|---|---|---|")
+    print("| case | packets | trace events | wall s | packets/s | activations/packet |")
+    print("|---|---|---|---|---|---|")
     for bench, trace in default_traces(Path(args.traces), quiet=True).items():
         result, perf = best_of(args.engine, ["--trace", str(trace), "--set", f"nic.security={args.security}"],
                                args.repeat)

@@ -47,8 +47,9 @@ def states(args) -> None:
 
 
 def add_parser(commands) -> None:
-    analytic = commands.add_parser("analytic", help="Markov ON/OFF cache-capacity model (paper 3.2)",
-                                   description="Markov ON/OFF model: state probabilities, hit-rate estimate F_n(x), capacity.")
+    analytic = commands.add_parser(
+        "analytic", help="Markov ON/OFF cache-capacity model (paper 3.2)",
+        description="Markov ON/OFF model: state probabilities, hit-rate estimate F_n(x), capacity.")
     analytic_commands = analytic.add_subparsers(dest="analytic_command", required=True, metavar="ANALYTIC")
     hit = analytic_commands.add_parser("hitrate", help="F_n(x): hit-rate estimate for x entries and n sessions")
     add_size_options(hit, required=True)

@@ -7,7 +7,8 @@ from pathlib import Path
 from ..errors import ConfigError
 from .options import RegistryHelpFormatter, add_onoff_options, add_size_options, on_off_from, print_json
 
-CACHESIM_OPTIONS = ["keys", "entries", "size", "entry_bytes", "ways", "policy", "access_rate", "accesses", "warmup", "seed"]
+CACHESIM_OPTIONS = ["keys", "entries", "size", "entry_bytes", "ways", "policy", "access_rate", "accesses", "warmup",
+                    "seed"]
 
 
 def check_policies(policies: list, field: str) -> None:
@@ -50,13 +51,16 @@ def execute(args) -> None:
     table = pd.DataFrame(rows)
     write_atomically(out, lambda tmp: table.to_csv(tmp, index=False, float_format="%.6g"))
     if not args.quiet:
-        print(table[[c for c in ["keys", "entries", "ways", "policy", "hit_rate"] if c in table]].to_string(index=False))
+        shown = [c for c in ["keys", "entries", "ways", "policy", "hit_rate"] if c in table]
+        print(table[shown].to_string(index=False))
         print(f"wrote {out}")
 
 
 def add_parser(commands) -> None:
-    sim = commands.add_parser("cachesim", formatter_class=RegistryHelpFormatter, help="synthetic ON/OFF look-ups against a key cache (paper 4.4)",
-                              description="Run the ON/OFF session-key generator against one key cache, or sweep one parameter.")
+    sim = commands.add_parser(
+        "cachesim", formatter_class=RegistryHelpFormatter,
+        help="synthetic ON/OFF look-ups against a key cache (paper 4.4)",
+        description="Run the ON/OFF session-key generator against one key cache, or sweep one parameter.")
     sim.add_argument("--keys", type=int, help="session keys (default 1000)")
     add_size_options(sim, required=False)
     sim.add_argument("--ways", type=int, help="associativity, 0 = fully associative (default 0)")

@@ -7,8 +7,15 @@ from .options import RegistryHelpFormatter, positive
 
 
 def execute(args) -> None:
-    from ..paper.coschedule import CONFIGS, compare_schedulers, parse_names, parse_schedulers, prefetch_effect, \
-        security_mode, summary_table
+    from ..paper.coschedule import (
+        CONFIGS,
+        compare_schedulers,
+        parse_names,
+        parse_schedulers,
+        prefetch_effect,
+        security_mode,
+        summary_table,
+    )
 
     # Every argument is checked before a trace is generated or the engine run.
     schedulers = parse_schedulers(args.schedulers, "--schedulers")
@@ -32,7 +39,8 @@ def execute(args) -> None:
 
 def add_parser(commands) -> None:
     compare = commands.add_parser(
-        "compare-schedulers", formatter_class=RegistryHelpFormatter, help="job mixes under node schedulers, with and without prefetch (Fig. 6)",
+        "compare-schedulers", formatter_class=RegistryHelpFormatter,
+        help="job mixes under node schedulers, with and without prefetch (Fig. 6)",
         description="Run a job mix on the 16-node cluster under each node scheduler and each card "
                     "configuration (NoSKC, SKC-N, SKC-N+Prefetch-M), print latency, hit rates, mean job "
                     "completion time and context switches, and the effect of prefetching against SKC, and write "

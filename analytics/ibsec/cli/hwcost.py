@@ -38,7 +38,8 @@ def add_parser(commands) -> None:
                     "CACTI run for other geometries, cached in ~/.cache/ibsec/cacti/). SKC/PB power = leakage + "
                     "energy per look-up x look-up rate. Units: mm2, W, ns. docs/hardware-cost.md has the model.")
     hw.add_argument("--skc", default="16KB", help="SKC capacity in bytes, e.g. 2KB, 16KB, 192B (default: %(default)s)")
-    hw.add_argument("--ways", type=int, default=0, help="SKC associativity, 0 = fully associative (default: %(default)s)")
+    hw.add_argument("--ways", type=int, default=0,
+                    help="SKC associativity, 0 = fully associative (default: %(default)s)")
     hw.add_argument("--pb", type=int, default=16, help="prefetch buffer entries, 0 = no buffer (default: %(default)s)")
     hw.add_argument("--block", type=int, default=32,
                     help="bytes per SKC line and buffer entry (CACTI block size) (default: %(default)s)")

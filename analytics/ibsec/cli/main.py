@@ -8,8 +8,21 @@ import sys
 
 from .. import __version__
 from ..errors import IbsecError
-from . import (analytic, cachesim, compare_schedulers, figures, hwcost, params, prefetch_sweep, presets, reproduce, run,
-               study, sweep, trace)
+from . import (
+    analytic,
+    cachesim,
+    compare_schedulers,
+    figures,
+    hwcost,
+    params,
+    prefetch_sweep,
+    presets,
+    reproduce,
+    run,
+    study,
+    sweep,
+    trace,
+)
 
 # In the order `ibsec --help` lists them.
 COMMANDS = (analytic, cachesim, run, params, presets, figures, study, reproduce, trace, compare_schedulers,
@@ -30,7 +43,8 @@ class VersionAction(argparse.Action):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="ibsec", description="ibsec: secure InfiniBand card simulator and its cache models")
+    parser = argparse.ArgumentParser(prog="ibsec",
+                                     description="ibsec: secure InfiniBand card simulator and its cache models")
     parser.add_argument("--version", action=VersionAction, help="show the version and the engine ibsec runs, then exit")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for command in COMMANDS:

@@ -22,7 +22,8 @@ def add_study_options(parser: argparse.ArgumentParser, figure: str) -> None:
     parser.add_argument("--jobs", type=int, help="engine runs at once (default: CPUs, at most 8)")
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                         help="override one engine parameter in every run, e.g. --set scheduler.cpus_per_node=2 "
-                             "(repeatable; not trace.jobs, trace.file, scheduler.policy or nic.security, which the study sets)")
+                             "(repeatable; not trace.jobs, trace.file, scheduler.policy or nic.security, "
+                             "which the study sets)")
     parser.add_argument("-q", "--quiet", action="store_true", help="no progress output")
 
 

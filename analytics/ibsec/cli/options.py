@@ -42,7 +42,8 @@ def add_size_options(parser: argparse.ArgumentParser, required: bool) -> None:
     group = parser.add_mutually_exclusive_group(required=required)
     group.add_argument("--entries", type=int, help="cache size in entries (x)")
     group.add_argument("--size", help="cache size in bytes, e.g. 2KB, 16KB")
-    parser.add_argument("--entry-bytes", type=int, default=16, help="bytes per entry (default: %(default)s, one 128-bit key)")
+    parser.add_argument("--entry-bytes", type=int, default=16,
+                        help="bytes per entry (default: %(default)s, one 128-bit key)")
 
 
 def entries_from(args) -> int:
@@ -59,7 +60,8 @@ def add_onoff_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--on-mean", type=float, help="mean ON duration, ms (1/mu)")
     group.add_argument("--off-mean", type=float, help="mean OFF duration, ms (1/lambda)")
     group.add_argument("--preset", help="NAS benchmark preset: BT, CG, FT, LU, MG, SP (see `ibsec presets`)")
-    group.add_argument("--machine", default="origin2000", help="preset machine: origin2000 or sp2 (default: %(default)s)")
+    group.add_argument("--machine", default="origin2000",
+                       help="preset machine: origin2000 or sp2 (default: %(default)s)")
 
 
 def on_off_from(args) -> tuple[float, float, str]:

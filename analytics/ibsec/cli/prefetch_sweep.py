@@ -24,7 +24,8 @@ def execute(args) -> None:
 
 def add_parser(commands) -> None:
     sweep = commands.add_parser(
-        "prefetch-sweep", formatter_class=RegistryHelpFormatter, help="SKC size and prefetch-buffer size sweeps on a job mix (Fig. 7)",
+        "prefetch-sweep", formatter_class=RegistryHelpFormatter,
+        help="SKC size and prefetch-buffer size sweeps on a job mix (Fig. 7)",
         description="For each scheduler: the SKC size swept with and without a prefetch buffer of --pb-fixed "
                     "entries, and the buffer size swept at each --skc-fixed SKC size. Prints the tables and "
                     "writes fig7_<mix>.csv and .png. Shares the resumable store with compare-schedulers.")

@@ -15,7 +15,8 @@ def execute(args) -> None:
     print(f"{'preset':<16} {'ON ms':>8} {'OFF ms':>9} {'duty':>6} {'cap 2KB':>8} {'cap 16KB':>9}  status")
     for p in table:
         caps = [markov.capacity(kb * 1024 // 16, p.on_mean_ms, p.off_mean_ms, 0.9) for kb in (2, 16)]
-        print(f"{p.name:<16} {p.on_mean_ms:>8.3g} {p.off_mean_ms:>9.4g} {p.duty_cycle:>6.3f} {caps[0]:>8} {caps[1]:>9}  {p.status}")
+        print(f"{p.name:<16} {p.on_mean_ms:>8.3g} {p.off_mean_ms:>9.4g} {p.duty_cycle:>6.3f} {caps[0]:>8} "
+              f"{caps[1]:>9}  {p.status}")
 
 
 def add_parser(commands) -> None:

@@ -32,7 +32,8 @@ def add_parser(commands) -> None:
     repro.add_argument("--traces", default="workloads",
                        help="folder of the workload traces, generated there if missing (default: %(default)s)")
     repro.add_argument("--mix-traces", default="workloads/mixes",
-                       help="folder of the coscheduling mixes' traces, generated there if missing (default: %(default)s)")
+                       help="folder of the coscheduling mixes' traces, generated there if missing "
+                            "(default: %(default)s)")
     repro.add_argument("-q", "--quiet", action="store_true", help="no progress bars (step titles are still printed)")
     add_cluster_options(repro)
     repro.set_defaults(func=execute)

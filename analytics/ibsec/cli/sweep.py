@@ -21,7 +21,15 @@ def out_folder(out: str | None) -> Path:
 def execute(args: argparse.Namespace) -> int:
     from ..runs.cluster import job_script
     from ..runs.spec import load_spec
-    from ..runs.spec_sweep import SweepFailed, describe, execute_points, sweep_points, sweep_table, write_echo, write_table
+    from ..runs.spec_sweep import (
+        SweepFailed,
+        describe,
+        execute_points,
+        sweep_points,
+        sweep_table,
+        write_echo,
+        write_table,
+    )
 
     options = cluster_options(args)
     spec = load_spec(args.spec) if args.spec is not None else None

@@ -55,7 +55,7 @@ def _newer(built: Path, installed: Path) -> bool:
     return built.stat().st_mtime > installed.stat().st_mtime
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _warn_newer_build(built: str, installed: str) -> None:
     print(f"ibsec: warning: {built} is newer than {installed}, which is on PATH and is used; "
           f"set {ENGINE_ENV}={built} to run the build, or install it", file=sys.stderr)
@@ -67,7 +67,10 @@ def describe_engine() -> str:
         path = engine_path()
     except IbsecError as error:
         return f"engine: none ({error})"
-    source = f"${ENGINE_ENV}" if os.environ.get(ENGINE_ENV) else "PATH" if path == shutil.which(ENGINE_NAME) else "build"
+    if os.environ.get(ENGINE_ENV):
+        source = f"${ENGINE_ENV}"
+    else:
+        source = "PATH" if path == shutil.which(ENGINE_NAME) else "build"
     return f"engine: {path} (from {source}; digest {file_digest(path)})"
 
 

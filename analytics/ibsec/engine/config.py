@@ -29,7 +29,8 @@ def read_config(path: str | Path | None) -> dict:
     except UnicodeDecodeError as error:
         raise ConfigError(str(path), f"not UTF-8 text ({error})") from None
     except json.JSONDecodeError as error:
-        raise ConfigError(str(path), f"not valid JSON: {error.msg} at line {error.lineno}, column {error.colno}") from None
+        raise ConfigError(str(path),
+                          f"not valid JSON: {error.msg} at line {error.lineno}, column {error.colno}") from None
     if not isinstance(data, dict):
         raise ConfigError(str(path), "a configuration must be a JSON object")
     return data

@@ -7,7 +7,7 @@ import hashlib
 import os
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _digest(path: str, size: int, mtime_ns: int) -> str:
     digest = hashlib.sha1()
     with open(path, "rb") as handle:

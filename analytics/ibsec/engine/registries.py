@@ -23,12 +23,13 @@ SECTIONS = ("replacement_policies", "schedulers", "topologies", "security_modes"
 PLACEHOLDER = re.compile(r"<[a-z]+>")
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _read(path: str, digest: str) -> dict:
     completed = subprocess.run([path, "registries", "--json"], capture_output=True, text=True, check=False)
     if completed.returncode != 0:
-        raise EngineError(f"{path} cannot list its registries ({engine_message(completed.stderr, completed.returncode)}): "
-                          "rebuild ibsec-engine", exit_code_of(completed.returncode))
+        message = engine_message(completed.stderr, completed.returncode)
+        raise EngineError(f"{path} cannot list its registries ({message}): rebuild ibsec-engine",
+                          exit_code_of(completed.returncode))
     try:
         data = json.loads(completed.stdout)
     except json.JSONDecodeError as error:

@@ -135,7 +135,7 @@ def run_study_points(study: Study, points: list[EnginePoint], label: str) -> dic
     study.runs.mkdir(parents=True, exist_ok=True)
     rows = run_points(points, functools.partial(run_one, str(study.runs)), store=store, jobs=study.jobs,
                       quiet=study.quiet, label=label, key=point_identity)
-    return {p.key: row for p, row in zip(points, rows)}
+    return {p.key: row for p, row in zip(points, rows, strict=True)}
 
 
 def require_engine_support() -> None:
@@ -178,7 +178,7 @@ def compare_schedulers(study: Study, schedulers: list[str], configs: list[str], 
     points = [study.point(s, mode) for s, _, mode in plan]
     rows = run_study_points(study, points, "scheduler runs")
     df = pd.DataFrame([{"mix": study.mix.name, "scheduler": s, "configuration": c, "security": mode, **rows[p.key]}
-                       for (s, c, mode), p in zip(plan, points)])
+                       for (s, c, mode), p in zip(plan, points, strict=True)])
     fig = fig6_plot(df, study.mix.name)
     save_table(df, fig, study.out, f"fig6_{study.mix.name}",
                {"mix": study.mix.name, "jobs": [j.label for j in study.mix.jobs], "schedulers": schedulers,
@@ -278,7 +278,7 @@ def prefetch_sweep(study: Study, schedulers: list[str], skc_sizes: list[int], pb
     plan = fig7_plan(schedulers, skc_sizes, pb_fixed, pb_sizes, skc_fixed)
     points = [study.point(p["scheduler"], p["security"]) for p in plan]
     rows = run_study_points(study, points, "prefetch-sweep runs")
-    df = pd.DataFrame([{"mix": study.mix.name, **p, **rows[point.key]} for p, point in zip(plan, points)])
+    df = pd.DataFrame([{"mix": study.mix.name, **p, **rows[point.key]} for p, point in zip(plan, points, strict=True)])
     save_table(df, fig7_plot(df, schedulers, study.mix.name), study.out, f"fig7_{study.mix.name}",
                {"mix": study.mix.name, "schedulers": schedulers, "skc_sizes": skc_sizes, "pb_fixed": pb_fixed,
                 "pb_sizes": pb_sizes, "skc_fixed": skc_fixed, "overrides": study.overrides}, argv)
@@ -299,7 +299,7 @@ def fig7_tables(df: pd.DataFrame) -> dict[str, pd.DataFrame]:
 
 def fig7_plot(df: pd.DataFrame, schedulers: list[str], mix: str):
     fig, axes = plt.subplots(len(schedulers), 4, figsize=(16, 3.3 * len(schedulers)), squeeze=False)
-    for row, scheduler in zip(axes, schedulers):
+    for row, scheduler in zip(axes, schedulers, strict=True):
         part = df[df["scheduler"] == scheduler]
         _skc_sweep_panels(row[0], row[1], part[part["sweep"] == "skc"])
         _pb_sweep_panels(row[2], row[3], part[part["sweep"] == "pb"])
@@ -308,7 +308,7 @@ def fig7_plot(df: pd.DataFrame, schedulers: list[str], mix: str):
         row[2].set_ylabel("latency (us)")
         row[3].set_ylabel("hit rate")
     for ax, title in zip(axes[0], ("(a) latency vs SKC size", "(b) hit rate vs SKC size",
-                                   "(c) latency vs buffer size", "(d) hit rate vs buffer size")):
+                                   "(c) latency vs buffer size", "(d) hit rate vs buffer size"), strict=True):
         ax.set_title(title, loc="left")
     fig.suptitle(f"Mix {mix}: session key cache and prefetch buffer sizes (synthetic traces)")
     fig.tight_layout()

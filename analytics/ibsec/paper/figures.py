@@ -59,7 +59,7 @@ def fig3(out: Path, **_) -> pd.DataFrame:
     df = fig3_table()
     machines = list(dict.fromkeys(df["machine"]))
     fig, axes = plt.subplots(1, len(machines), figsize=(6 * len(machines), 4.2), sharey=True)
-    for ax, machine in zip(axes, machines):
+    for ax, machine in zip(axes, machines, strict=True):
         part = df[df.machine == machine]
         wide = part.pivot(index="benchmark", columns="size_kb", values="capacity")
         wide.columns = [f"{c} KB" for c in wide.columns]
@@ -93,7 +93,7 @@ def fig8(out: Path, accesses: int = 4_000_000, jobs: int = 2, quiet: bool = Fals
     sim.insert(1, "machine", [p.machine for p in table for _ in KEY_COUNTS])
     machines = list(dict.fromkeys(sim["machine"]))
     fig, axes = plt.subplots(1, len(machines), figsize=(6 * len(machines), 4.2), sharey=True)
-    for ax, machine in zip(axes, machines):
+    for ax, machine in zip(axes, machines, strict=True):
         for bench, part in sim[sim.machine == machine].groupby("benchmark"):
             ax.plot(part["keys"], part["hit_rate"], marker="o", ms=3, label=bench)
         ax.set_title(_machine_label(machine))
@@ -134,7 +134,8 @@ XVAL_SESSIONS_PER_ENTRY = [1, 2, 4, 6, 8, 10, 12, 16, 20]
 
 
 def xval(out: Path, accesses: int = 4_000_000, jobs: int = 2, quiet: bool = False, **_) -> pd.DataFrame:
-    chosen = [presets.get(b, m) for b, m in [("BT", "origin2000"), ("FT", "origin2000"), ("LU", "origin2000"), ("CG", "sp2")]]
+    chosen = [presets.get(b, m)
+              for b, m in [("BT", "origin2000"), ("FT", "origin2000"), ("LU", "origin2000"), ("CG", "sp2")]]
     sizes_kb = [2, 16]
     combos = [(p, kb, kb * 1024 // ENTRY_BYTES * r) for p in chosen for kb in sizes_kb for r in XVAL_SESSIONS_PER_ENTRY]
     points = [_preset_point(p, size=f"{kb}KB", keys=keys, accesses=accesses) for p, kb, keys in combos]
@@ -144,10 +145,10 @@ def xval(out: Path, accesses: int = 4_000_000, jobs: int = 2, quiet: bool = Fals
     sim.insert(2, "size_kb", [kb for _, kb, _ in combos])
     sim["sessions_per_entry"] = sim["keys"] / sim["entries"]
     sim["markov_estimate"] = [markov.hit_rate_estimate(e, k, p.on_mean_ms, p.off_mean_ms)
-                              for (p, _, k), e in zip(combos, sim["entries"])]
+                              for (p, _, k), e in zip(combos, sim["entries"], strict=True)]
     sim["simulated_minus_estimate"] = sim["hit_rate"] - sim["markov_estimate"]
     fig, axes = plt.subplots(1, len(sizes_kb), figsize=(6 * len(sizes_kb), 4.2), sharey=True)
-    for ax, kb in zip(axes, sizes_kb):
+    for ax, kb in zip(axes, sizes_kb, strict=True):
         for i, ((bench, machine), part) in enumerate(sim[sim["size_kb"] == kb].groupby(["benchmark", "machine"])):
             color = f"C{i}"
             ax.plot(part["sessions_per_entry"], part["hit_rate"], color=color, marker="o", ms=3,
@@ -188,7 +189,7 @@ def security(out: Path, messages: int = 20_000, **_) -> pd.DataFrame:
     df["overhead_vs_nosecurity_percent"] = (df["latency_mean_ns"] / base - 1.0) * 100.0
     fig, ax = plt.subplots(figsize=(6.5, 4))
     ax.bar(df["configuration"], df["latency_mean_ns"] / 1000.0, color=["C0", "C2", "C1", "C3"])
-    for x, (mean, overhead) in enumerate(zip(df["latency_mean_ns"], df["overhead_vs_nosecurity_percent"])):
+    for x, (mean, overhead) in enumerate(zip(df["latency_mean_ns"], df["overhead_vs_nosecurity_percent"], strict=True)):
         ax.annotate(f"+{overhead:.0f} %" if x else "base", (x, mean / 1000.0), ha="center", va="bottom", fontsize=8)
     ax.set_ylabel("mean packet latency (us)")
     ax.set_yscale("log")

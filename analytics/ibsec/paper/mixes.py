@@ -40,9 +40,9 @@ built-in mix; write `./nas15` for a file of that name.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 from ..errors import IbsecError
 from ..workloads import GenerationResult, generate, make_params

@@ -9,9 +9,9 @@ DESIGN.md lists, with the section they come from.
 from __future__ import annotations
 
 import datetime
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 import pandas as pd
 
@@ -274,8 +274,9 @@ def comparisons(out: Path) -> list[Comparison]:
     return [row for make in COMPARISONS for row in make(tables)]
 
 
-def render(out: Path, command: str, mode: str, seconds: float, engine: str, now: datetime.datetime | None = None) -> str:
-    now = now or datetime.datetime.now(datetime.timezone.utc)
+def render(out: Path, command: str, mode: str, seconds: float, engine: str,
+           now: datetime.datetime | None = None) -> str:
+    now = now or datetime.datetime.now(datetime.UTC)
     rows = comparisons(out)
     counts = {v: sum(r.verdict == v for r in rows) for v in ("agrees", "same trend", "differs")}
     lines = [

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import contextlib
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
 
 from ..engine.binary import engine_digest
 from ..output.figures import command_line

@@ -83,7 +83,7 @@ def replay_points(points: list[dict], runs: Path, jobs: int, quiet: bool, label:
     rows = run_points(engine_points, functools.partial(replay_row, str(runs)), store=runs / "points.jsonl", jobs=jobs,
                       quiet=quiet, label=label, key=point_identity)
     return pd.DataFrame([{**{k: v for k, v in p.items() if k != "overrides"}, **row}
-                         for p, row in zip(points, rows)])
+                         for p, row in zip(points, rows, strict=True)])
 
 
 def _with_overheads(df: pd.DataFrame, group: list[str]) -> pd.DataFrame:

@@ -23,9 +23,9 @@ import os
 import shlex
 import sys
 import warnings
+from collections.abc import Iterator
 from concurrent.futures import Executor
 from dataclasses import dataclass
-from typing import Iterator
 
 from ..errors import ConfigError, IbsecError
 

@@ -129,7 +129,7 @@ def sweep_table(loads: list[float], rows: list, overrides: list[str], failure: P
     import pandas as pd
 
     records = []
-    for i, (load, row) in enumerate(zip(loads, rows)):
+    for i, (load, row) in enumerate(zip(loads, rows, strict=True)):
         record = {c: None for c in SWEEP_COLUMNS}
         if row is not None:
             record.update({c: row.get(c) for c in SWEEP_COLUMNS})

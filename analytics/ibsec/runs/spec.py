@@ -47,7 +47,8 @@ class Spec:
     def parameter_sets(self) -> list[dict]:
         """The grid's product (last name varying fastest), then the explicit points; each with `set`."""
         names = list(self.grid)
-        product = [dict(zip(names, values)) for values in itertools.product(*self.grid.values())] if names else []
+        combinations = itertools.product(*self.grid.values())
+        product = [dict(zip(names, values, strict=True)) for values in combinations] if names else []
         varied = product + list(self.points)
         return [{**self.fixed, **point} for point in (varied or [{}])]
 
@@ -189,7 +190,8 @@ def _config(path: Path, data: dict, kind: str) -> Path | None:
         raise SpecError(path, "config", f"expected a file name, got {given!r}")
     config = (path.parent / given).resolve()
     if not config.is_file():
-        raise SpecError(path, "config", f"file {str(config)!r} {'is not a file' if config.exists() else 'does not exist'}")
+        problem = "is not a file" if config.exists() else "does not exist"
+        raise SpecError(path, "config", f"file {str(config)!r} {problem}")
     try:
         read_config(config)
     except ConfigError as error:
@@ -211,7 +213,8 @@ def _check_overlaps(spec: Spec) -> None:
     for i, point in enumerate(spec.points):
         for name in point:
             if name in spec.fixed:
-                raise SpecError(spec.path, f"points[{i}].{name}", "also in 'set': a parameter is either fixed or varied")
+                raise SpecError(spec.path, f"points[{i}].{name}",
+                                "also in 'set': a parameter is either fixed or varied")
 
 
 def _check_parameters(spec: Spec) -> None:

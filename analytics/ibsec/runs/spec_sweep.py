@@ -13,8 +13,9 @@ import functools
 import json
 import math
 import shlex
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from ..engine.point import EnginePoint, point_identity, run_to_row
 from ..errors import ConfigError, IbsecError
@@ -128,7 +129,7 @@ def sweep_table(spec: Spec, points: list[dict], rows: list, errors: dict):
 
     names = spec.parameter_names()
     records = []
-    for i, (point, row) in enumerate(zip(points, rows)):
+    for i, (point, row) in enumerate(zip(points, rows, strict=True)):
         record = {name: point["parameters"].get(name) for name in names}
         if "seed" in point:
             record["seed"] = point["seed"]
@@ -173,11 +174,11 @@ def write_table(table, out: Path) -> None:
 
 def write_echo(spec: Spec, points: list[dict], out: Path, argv: list[str]) -> None:
     from .. import __version__
+    from ..engine.binary import engine_digest
     from ..output.files import write_json_atomically
 
-    from ..engine.binary import engine_digest
-
-    echo = {"spec": spec.echo(), "point_count": len(points), "engine": None if spec.kind == "analytic" else engine_digest(),
+    engine = None if spec.kind == "analytic" else engine_digest()
+    echo = {"spec": spec.echo(), "point_count": len(points), "engine": engine,
             "command": shlex.join(["ibsec", *argv]), "ibsec_version": __version__}
     write_json_atomically(out / "spec.json", echo)
 

@@ -15,9 +15,10 @@ import contextvars
 import json
 import os
 import sys
+from collections.abc import Callable
 from concurrent.futures import Executor, ThreadPoolExecutor, as_completed
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from tqdm import tqdm
 

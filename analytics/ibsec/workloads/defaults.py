@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import csv
 import io
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 from ..output.files import write_text_atomically
 from . import GenerationResult, generate, make_params

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import gzip
 import io
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Iterable, Mapping, Sequence
 
 from ..errors import ConfigError
 from ..output.files import write_atomically

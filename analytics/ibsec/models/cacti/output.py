@@ -147,7 +147,7 @@ def parse_csv_output(text: str, block_bytes: int) -> list[CactiResult]:
         values = _csv_fields(line)
         if len(values) != len(header):
             raise IbsecError(f"CACTI CSV output, line {number}: {len(values)} fields, the header has {len(header)}")
-        results.append(_csv_result(dict(zip(header, values)), block_bytes))
+        results.append(_csv_result(dict(zip(header, values, strict=True)), block_bytes))
     return results
 
 
