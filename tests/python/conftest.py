@@ -9,8 +9,25 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 
 
-def pytest_configure(config):
-    config.addinivalue_line("markers", "e2e: runs the real ibsec-engine end to end (skipped if it lacks the feature)")
+# Every test is in exactly one tier (markers registered in pytest.ini at the repository root).
+TIERS = ("unit", "model", "soak")
+
+
+# Tests in files this suite may not edit (test_golden.py stays as the golden results' commit made it).
+TIER_OF = {"test_golden.py::test_golden_outputs_are_unchanged": "model",
+           "test_golden.py::test_canonical_form_is_strict_about_values": "unit"}
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        tier = TIER_OF.get(f"{Path(item.fspath).name}::{item.originalname}")
+        if tier:
+            item.add_marker(tier)
+    wrong = [f"{item.nodeid}: {', '.join(t for t in TIERS if item.get_closest_marker(t)) or 'no tier'}"
+             for item in items if sum(item.get_closest_marker(tier) is not None for tier in TIERS) != 1]
+    if wrong:
+        raise pytest.UsageError("every test needs exactly one tier marker (unit, model or soak):\n  "
+                                + "\n  ".join(wrong))
 
 
 def real_engine() -> str:

@@ -23,7 +23,7 @@ from conftest import REPO
 
 GOLDEN_INPUTS = REPO / "tests" / "golden" / "inputs"
 CONFIGS = REPO / "configs"
-ENGINE_COMMANDS = ("run", "cachesim")
+pytestmark = pytest.mark.model
 
 
 class Builds:
@@ -104,7 +104,6 @@ def workload_set(folder: Path) -> Path:
 
 # ---- one case per resumable command ----------------------------------------------------
 
-@pytest.mark.model
 def test_run_sweep_load_reruns_after_a_rebuild(builds, tmp_path):
     counts = command_reruns(builds, tmp_path, "run", str(CONFIGS / "paper-16.json"), "--set", "traffic.messages=2000",
                             "--sweep-load", "0.02,0.04", "--out", "load", "--quiet")
@@ -113,7 +112,6 @@ def test_run_sweep_load_reruns_after_a_rebuild(builds, tmp_path):
     assert pd.read_csv(tmp_path / "load.csv")["offered_load"].tolist() == [0.02, 0.04]
 
 
-@pytest.mark.model
 def test_cachesim_sweep_reruns_after_a_rebuild(builds, tmp_path):
     counts = command_reruns(builds, tmp_path, "cachesim", "--preset", "FT", "--accesses", "20000",
                             "--sweep", "keys=100,200", "--out", "keys.csv", "--quiet")
@@ -121,14 +119,12 @@ def test_cachesim_sweep_reruns_after_a_rebuild(builds, tmp_path):
     assert counts[0] == 2
 
 
-@pytest.mark.model
 def test_figures_rerun_after_a_rebuild(builds, tmp_path):
     counts = command_reruns(builds, tmp_path, "figures", "fig9", "--accesses", "5000", "--out", "figs", "--quiet")
     assert_reran(counts)
     assert counts[0] == len(pd.read_csv(tmp_path / "figs" / "fig9_associativity.csv"))
 
 
-@pytest.mark.model
 def test_study_reruns_after_a_rebuild(builds, tmp_path):
     traces = workload_set(tmp_path / "workloads")
     counts = command_reruns(builds, tmp_path, "study", "--traces", str(traces), "--out", "results",
@@ -138,7 +134,6 @@ def test_study_reruns_after_a_rebuild(builds, tmp_path):
     assert len(pd.read_csv(tmp_path / "results" / "fig5_workloads.csv")) == 7 * 6
 
 
-@pytest.mark.model
 def test_compare_schedulers_reruns_after_a_rebuild(builds, tmp_path, tiny_mix):
     counts = command_reruns(builds, tmp_path, "compare-schedulers", "--mix", str(tiny_mix), "--out", "sched",
                             "--schedulers", "gang", "--configs", "SKC,Prefetch", "--skc", "4", "--pb", "2",
@@ -147,7 +142,6 @@ def test_compare_schedulers_reruns_after_a_rebuild(builds, tmp_path, tiny_mix):
     assert counts[0] == 2
 
 
-@pytest.mark.model
 def test_prefetch_sweep_reruns_after_a_rebuild(builds, tmp_path, tiny_mix):
     counts = command_reruns(builds, tmp_path, "prefetch-sweep", "--mix", str(tiny_mix), "--out", "sched",
                             "--schedulers", "gang", "--skc-sizes", "2", "--pb-fixed", "1", "--pb-sizes", "1",
@@ -156,7 +150,6 @@ def test_prefetch_sweep_reruns_after_a_rebuild(builds, tmp_path, tiny_mix):
     assert counts[0] == 2  # SKC-2 and SKC-2+Prefetch-1, shared by both halves of the plan
 
 
-@pytest.mark.model
 @pytest.mark.parametrize("kind", ["run", "cachesim"])
 def test_sweep_reruns_after_a_rebuild(builds, tmp_path, kind):
     spec = tmp_path / "spec.json"
@@ -172,7 +165,6 @@ def test_sweep_reruns_after_a_rebuild(builds, tmp_path, kind):
     assert counts[0] == 2
 
 
-@pytest.mark.model
 def test_reproduce_reruns_after_a_rebuild(builds, tmp_path, tiny_mix, monkeypatch):
     """`ibsec reproduce` with a plan as small as its steps allow, called in this process (the command line
     offers only the quick and full plans, minutes long)."""

@@ -12,9 +12,11 @@ import pandas as pd
 import pytest
 
 import ibsec.paper.reproduce as reproduce_module
-from ibsec.paper import report
 from ibsec.cli.main import main
-from ibsec.paper.reproduce import FULL, QUICK, Context
+from ibsec.paper import report
+from ibsec.paper.reproduce import FULL, QUICK
+
+pytestmark = pytest.mark.unit
 
 
 def write(out, name, rows):

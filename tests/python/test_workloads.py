@@ -15,10 +15,11 @@ from pathlib import Path
 import pytest
 
 from conftest import run_ibsec
-from ibsec.workloads import TABLE1_SECONDS, generate, make_params, original_duration
+from ibsec.workloads import TABLE1_SECONDS, generate, make_params, original_duration, timeline
 from ibsec.workloads.defaults import DEFAULT_SET, PROCS
-from ibsec.workloads.timeline import (COLL, COMPUTE, IRECV, ISEND, RECV, ROOTED, SEND, UNROOTED, WAIT, Timeline,
-                                      TimelineError)
+from ibsec.workloads.timeline import COLL, COMPUTE, IRECV, ISEND, RECV, SEND, WAIT, Timeline, TimelineError
+
+pytestmark = pytest.mark.unit
 
 ROOTED = {"bcast", "reduce", "gather", "scatter"}
 UNROOTED = {"barrier", "allreduce", "allgather", "alltoall"}
@@ -149,7 +150,8 @@ def test_trace_is_valid_and_says_it_is_synthetic(tmp_path, bench):
     cls, scale = SMALL[bench]
     _, checked = gen(tmp_path, bench, cls=cls, scale=scale)
     assert checked.processes == 16
-    assert checked.origin == f"origin synthetic ibsec trace gen {bench} --procs 16 --class {cls} --scale {scale:g} --seed 1"
+    assert checked.origin == (f"origin synthetic ibsec trace gen {bench} --procs 16 --class {cls} --scale {scale:g} "
+                              "--seed 1")
     assert any("follows" in note or "style" in note for note in checked.notes)
     assert checked.events > 0 and checked.duration_ns > 0
 
@@ -387,21 +389,20 @@ def assert_registered(lines, ops: dict[str, dict]) -> set[str]:
     return seen
 
 
-@pytest.mark.unit
 def test_every_collective_the_writer_knows_is_a_registered_op_with_its_arguments(engine):
     ops = registered_ops()
     programs = [[(COMPUTE, 10), (ISEND, 1, 8, 0, 5), (WAIT, 5), (SEND, 1, 8, 1)],
                 [(IRECV, 0, 8, 0, 2), (WAIT, 2), (RECV, 0, 8, 1)]]
-    for name in sorted(ROOTED | UNROOTED):
+    collectives = timeline.ROOTED | timeline.UNROOTED  # every collective the writer can emit
+    for name in sorted(collectives):
         for program in programs:
-            program.append((COLL, name, 0, 0 if name in ROOTED else -1, 16))
+            program.append((COLL, name, 0, 0 if name in timeline.ROOTED else -1, 16))
     seen = assert_registered(Timeline(programs).lines(), ops)
-    assert seen == {"compute", "isend", "irecv", "wait", "send", "recv", *ROOTED, *UNROOTED}
-    assert all(ops[name]["collective"] for name in ROOTED | UNROOTED)
+    assert seen == {"compute", "isend", "irecv", "wait", "send", "recv", *collectives}
+    assert all(ops[name]["collective"] for name in collectives)
     assert not any(ops[name]["collective"] for name in ("compute", "send", "recv", "isend", "irecv", "wait"))
 
 
-@pytest.mark.unit
 @pytest.mark.parametrize("bench", list(SMALL))
 def test_every_generator_writes_only_registered_ops(tmp_path, engine, bench):
     cls, scale = SMALL[bench]
