@@ -5,11 +5,11 @@ from __future__ import annotations
 import argparse
 import json
 
+from ..engine.registries import SECTIONS as REGISTRY_SECTIONS
+from ..engine.registries import listed
 from ..errors import ConfigError
 from ..runs.cluster import BATCH_OPTIONS, BATCH_SYSTEMS, ClusterOptions
 from ..units import parse_size
-
-REGISTRY_SECTIONS = ("replacement_policies", "schedulers", "topologies", "security_modes", "link_rates", "trace_ops")
 
 
 class RegistryHelpFormatter(argparse.HelpFormatter):
@@ -20,8 +20,6 @@ class RegistryHelpFormatter(argparse.HelpFormatter):
         text = super()._expand_help(action)
         for section in REGISTRY_SECTIONS:
             if "{" + section + "}" in text:
-                from ..engine.registries import listed
-
                 text = text.replace("{" + section + "}", listed(section))
         return text
 

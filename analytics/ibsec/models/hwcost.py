@@ -3,7 +3,7 @@
 GCM unit: from its gate count and a standard-cell library's density and
 switching power, as the paper does:
     area = gates / density,  power = gates x (nW/MHz/gate) x clock.
-SKC and prefetch buffer: CACTI 7 figures for their geometry (cacti_table.py);
+SKC and prefetch buffer: CACTI 7 figures for their geometry (cacti/table.py);
     power = leakage + energy per look-up x look-ups per second,
 where a look-up of a fully associative array costs a tag search and a read,
 and one of an N-way array a read. The prefetch buffer is searched together

@@ -12,9 +12,10 @@ several jobs, and a prefetch buffer fed with the scheduler's hints
   size at fixed SKC sizes, per scheduler.
 
 Every engine run is one point of a resumable store, DIR/<mix>.runs/, shared
-by both commands: a point is identified by the traces' contents, the
-scheduler, the card's security mode and the extra overrides, so a re-run
-(or the other command asking for the same run) reuses finished points.
+by both commands: a point (an EnginePoint) is identified by the engine
+binary, the traces' contents, the scheduler, the card's security mode and
+the extra overrides, so a re-run (or the other command asking for the same
+run) reuses finished points, and a rebuilt engine runs them again.
 """
 
 from __future__ import annotations

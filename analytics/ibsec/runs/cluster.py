@@ -1,7 +1,7 @@
 """Where the points of a large sweep run: a Dask cluster.
 
 Three places, one interface (`dask_executor`, a concurrent.futures executor
-that sweep.run_points accepts):
+that store.run_points accepts):
 
 - this machine (default): a `distributed.LocalCluster` of one single-threaded
   worker per core. The workers are threads of the sweep's own process: each
