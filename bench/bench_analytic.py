@@ -6,7 +6,7 @@ Run: .venv/bin/python bench/bench_analytic.py
 import statistics
 import time
 
-from ibsec import markov
+from ibsec.models import markov
 
 
 def median_ms(call, repeats=21):

@@ -10,9 +10,11 @@ import subprocess
 import time
 
 CASES = [
-    ("16 KB FA LRU (1024 entries), BT/origin2000", ["--size", "16KB", "--ways", "0", "--on-mean", "2", "--off-mean", "19.0526"]),
+    ("16 KB FA LRU (1024 entries), BT/origin2000",
+     ["--size", "16KB", "--ways", "0", "--on-mean", "2", "--off-mean", "19.0526"]),
     ("16 KB 16-way LRU, BT/origin2000", ["--size", "16KB", "--ways", "16", "--on-mean", "2", "--off-mean", "19.0526"]),
-    ("16 KB FA LRU, LU/origin2000 (short periods)", ["--size", "16KB", "--ways", "0", "--on-mean", "0.08", "--off-mean", "1.52"]),
+    ("16 KB FA LRU, LU/origin2000 (short periods)",
+     ["--size", "16KB", "--ways", "0", "--on-mean", "0.08", "--off-mean", "1.52"]),
 ]
 
 

@@ -33,13 +33,15 @@ def run_case(engine: str, overrides: list[str]) -> tuple[dict, dict]:
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--messages", type=int, default=1_000_000, help="messages offered per case (default: %(default)s)")
+    parser.add_argument("--messages", type=int, default=1_000_000,
+                        help="messages offered per case (default: %(default)s)")
     parser.add_argument("--engine", default="build/ibsec-engine")
     parser.add_argument("--security", default="SKC-6", help="card configuration (default: %(default)s)")
     parser.add_argument("--loads", default="0.1,0.3", help="offered loads (default: %(default)s)")
     parser.add_argument("--only", help="run only the topologies whose name contains this text")
     args = parser.parse_args()
-    print(f"{'case':<44} {'packets/s':>10} {'delivered':>10} {'act/pkt':>8} {'peak MiB':>9} {'wall s':>7}  hit rate  accepted")
+    print(f"{'case':<44} {'packets/s':>10} {'delivered':>10} {'act/pkt':>8} {'peak MiB':>9} {'wall s':>7}  "
+          "hit rate  accepted")
     for name, topology in TOPOLOGIES.items():
         if args.only and args.only not in name:
             continue
@@ -48,7 +50,8 @@ def main():
                                     f"traffic.messages={args.messages}", "traffic.warmup_messages=0"]
             stats, perf = run_case(args.engine, overrides)
             print(f"{name + ', load ' + load:<44} {perf['packets_per_second']:>10.0f} {perf['packets_delivered']:>10} "
-                  f"{perf['kernel_activations_per_packet']:>8.1f} {perf['peak_rss_mib']:>9.0f} {perf['wall_seconds']:>7.2f}"
+                  f"{perf['kernel_activations_per_packet']:>8.1f} {perf['peak_rss_mib']:>9.0f} "
+                  f"{perf['wall_seconds']:>7.2f}"
                   f"  {stats['skc_hit_rate']:.3f}     {stats['accepted_throughput']:.3f}", flush=True)
 
 

@@ -38,10 +38,10 @@ def main() -> None:
     parser.add_argument("--security", default="SKC-6")
     parser.add_argument("--repeat", type=int, default=3, help="runs per case; the fastest is reported")
     args = parser.parse_args()
-    from ibsec.workload_study import default_traces
+    from ibsec.paper.workload_study import default_traces
 
-    print(f"| case | packets | trace events | wall s | packets/s | activations/packet |")
-    print(f"|---|---|---|---|---|---|")
+    print("| case | packets | trace events | wall s | packets/s | activations/packet |")
+    print("|---|---|---|---|---|---|")
     for bench, trace in default_traces(Path(args.traces), quiet=True).items():
         result, perf = best_of(args.engine, ["--trace", str(trace), "--set", f"nic.security={args.security}"],
                                args.repeat)

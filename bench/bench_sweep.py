@@ -52,10 +52,10 @@ def run_spec(messages: int) -> dict:
 
 def bare_commands(spec_path: Path, engine: str, scratch: Path) -> list[list[str]]:
     """The engine commands the sweep makes for the points of a spec."""
-    from ibsec.cachesim import engine_arguments
-    from ibsec.engine import run_arguments
-    from ibsec.sweep_command import with_preset
-    from ibsec.sweep_spec import load_spec
+    from ibsec.engine.binary import run_arguments
+    from ibsec.models.cachesim import engine_arguments
+    from ibsec.models.presets import with_preset
+    from ibsec.runs.spec import load_spec
 
     spec = load_spec(spec_path)
     commands = []

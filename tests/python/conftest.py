@@ -9,15 +9,49 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 
 
-def pytest_configure(config):
-    config.addinivalue_line("markers", "e2e: runs the real ibsec-engine end to end (skipped if it lacks the feature)")
+# Every test is in exactly one tier (markers registered in pytest.ini at the repository root).
+TIERS = ("unit", "model", "soak")
 
 
-@pytest.fixture(scope="session")
-def engine() -> str:
+# Tests in files this suite may not edit (test_golden.py stays as the golden results' commit made it).
+TIER_OF = {"test_golden.py::test_golden_outputs_are_unchanged": "model",
+           "test_golden.py::test_canonical_form_is_strict_about_values": "unit"}
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        tier = TIER_OF.get(f"{Path(item.fspath).name}::{item.originalname}")
+        if tier:
+            item.add_marker(tier)
+    wrong = [f"{item.nodeid}: {', '.join(t for t in TIERS if item.get_closest_marker(t)) or 'no tier'}"
+             for item in items if sum(item.get_closest_marker(tier) is not None for tier in TIERS) != 1]
+    if wrong:
+        raise pytest.UsageError("every test needs exactly one tier marker (unit, model or soak):\n  "
+                                + "\n  ".join(wrong))
+
+
+def real_engine() -> str:
     path = os.environ.get("IBSEC_ENGINE") or shutil.which("ibsec-engine") or str(REPO / "build" / "ibsec-engine")
     if not Path(path).is_file():
         pytest.fail(f"ibsec-engine not built (looked for {path}); run scripts/test.sh")
+    return path
+
+
+@pytest.fixture(scope="session")
+def engine(tmp_path_factory) -> str:
+    """The engine the tests run (also in $IBSEC_ENGINE). An engine whose `registries --json` lacks a section
+    gets a wrapper that fills it in from data/registries.json (fake_registries.py) and runs the engine for
+    everything else."""
+    import fake_registries
+
+    path = real_engine()
+    if not fake_registries.complete(path):
+        wrapper = tmp_path_factory.mktemp("engine-with-registries") / "ibsec-engine"
+        wrapper.write_text(f'#!/bin/sh\nif [ "$1" = registries ]; then\n'
+                           f'  exec "{sys.executable}" "{Path(fake_registries.__file__)}" "{path}"\nfi\n'
+                           f'exec "{path}" "$@"\n')
+        wrapper.chmod(0o755)
+        path = str(wrapper)
     os.environ["IBSEC_ENGINE"] = path
     return path
 

@@ -8,11 +8,21 @@ from pathlib import Path
 
 import pytest
 
-from ibsec.cacti import CactiRejected, parse_csv_output, parse_output, rejection_reason
-from ibsec.cacti_run import cfg_text
-from ibsec.cacti_table import (PB_STRUCTURE, CactiTable, Geometry, UnknownGeometry, UnsupportedGeometry, lookup,
-                               read_table, shipped_table_path, skc_structure, user_cache_path)
 from ibsec.errors import ConfigError, IbsecError
+from ibsec.models.cacti.geometry import PB_STRUCTURE, Geometry, skc_structure
+from ibsec.models.cacti.live import cfg_text
+from ibsec.models.cacti.output import CactiRejected, parse_csv_output, parse_output, rejection_reason
+from ibsec.models.cacti.table import (
+    CactiTable,
+    UnknownGeometry,
+    UnsupportedGeometry,
+    lookup,
+    read_table,
+    shipped_table_path,
+    user_cache_path,
+)
+
+pytestmark = pytest.mark.unit
 
 FIXTURES = Path(__file__).parent / "data" / "cacti"
 REPO = Path(__file__).resolve().parents[2]

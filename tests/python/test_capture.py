@@ -23,9 +23,9 @@ MPICC = shutil.which("mpicc")
 MPIF90 = shutil.which("mpif90") or shutil.which("mpifort")
 MPIRUN = shutil.which("mpirun")
 
-pytestmark = pytest.mark.skipif(
+pytestmark = [pytest.mark.model, pytest.mark.skipif(
     not (MPICC and MPIRUN),
-    reason="MPI is not installed: mpicc and mpirun are needed (Debian: apt-get install libopenmpi-dev openmpi-bin)")
+    reason="MPI is not installed: mpicc and mpirun are needed (Debian: apt-get install libopenmpi-dev openmpi-bin)")]
 needs_fortran = pytest.mark.skipif(
     MPIF90 is None, reason="no MPI Fortran compiler (mpif90/mpifort; Debian: apt-get install gfortran)")
 

@@ -6,9 +6,12 @@ import pytest
 
 from conftest import run_engine, run_ibsec
 
+pytestmark = pytest.mark.unit
+
 
 def test_analytic_capacity_json_matches_paper_example():
-    done = run_ibsec("analytic", "capacity", "--entries", "3", "--on-mean", "1", "--off-mean", "1", "--target", "0.9", "--json")
+    done = run_ibsec("analytic", "capacity", "--entries", "3", "--on-mean", "1", "--off-mean", "1", "--target", "0.9",
+                     "--json")
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout)
     assert result["capacity"] == 4
@@ -27,7 +30,8 @@ def test_analytic_hitrate_json_with_size_and_preset():
 @pytest.mark.parametrize(
     "args,needle",
     [
-        (["analytic", "capacity", "--entries", "8", "--on-mean", "1", "--off-mean", "1", "--target", "1.5"], "invalid 'target'"),
+        (["analytic", "capacity", "--entries", "8", "--on-mean", "1", "--off-mean", "1", "--target", "1.5"],
+         "invalid 'target'"),
         (["analytic", "capacity", "--entries", "0", "--on-mean", "1", "--off-mean", "1"], "invalid 'entries'"),
         (["analytic", "capacity", "--entries", "8", "--on-mean", "-1", "--off-mean", "1"], "invalid 'on_mean'"),
         (["analytic", "capacity", "--entries", "8", "--on-mean", "1", "--off-mean", "0"], "invalid 'off_mean'"),
@@ -46,7 +50,8 @@ def test_bad_analytic_input_is_a_clear_error(args, needle):
 
 
 def test_cachesim_json_has_required_fields(engine):
-    done = run_ibsec("cachesim", "--keys", "2000", "--entries", "128", "--preset", "BT", "--accesses", "50000", "--json")
+    done = run_ibsec("cachesim", "--keys", "2000", "--entries", "128", "--preset", "BT", "--accesses", "50000",
+                     "--json")
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout)
     for field in ["hit_rate", "accesses", "hits", "misses"]:
@@ -56,7 +61,8 @@ def test_cachesim_json_has_required_fields(engine):
 
 
 def test_engine_output_is_byte_identical_for_a_seed(engine):
-    args = ["cachesim", "--keys", "3000", "--entries", "256", "--ways", "4", "--accesses", "200000", "--json", "--quiet"]
+    args = ["cachesim", "--keys", "3000", "--entries", "256", "--ways", "4", "--accesses", "200000", "--json",
+            "--quiet"]
     first, second = run_engine(engine, *args, "--seed", "5"), run_engine(engine, *args, "--seed", "5")
     other = run_engine(engine, *args, "--seed", "6")
     assert first.returncode == 0, first.stderr
@@ -95,3 +101,16 @@ def test_every_command_has_help():
                  ["cachesim"], ["presets"], ["figures"], ["study"]]:
         done = run_ibsec(*args, "--help")
         assert done.returncode == 0 and "usage: ibsec" in done.stdout, args
+
+
+def test_cachesim_policies_are_the_engines(engine):
+    from ibsec.engine.registries import names
+
+    policies = names("replacement_policies")
+    assert "lru" in policies
+    bad = run_ibsec("cachesim", "--policy", "mru", "--accesses", "1000", "--json")
+    assert bad.returncode == 2
+    assert f"invalid '--policy': unknown 'mru' (known: {', '.join(policies)})" in bad.stderr
+    swept = run_ibsec("cachesim", "--sweep", "policy=lru,mru", "--out", "never.csv")
+    assert swept.returncode == 2 and "invalid '--sweep': unknown 'mru'" in swept.stderr
+    assert ", ".join(policies) in " ".join(run_ibsec("cachesim", "--help").stdout.split())

@@ -15,8 +15,8 @@ import pytest
 
 from conftest import REPO, run_engine, run_ibsec
 from ibsec.errors import ConfigError
-from ibsec.sweep import load_store, point_key, run_points
-from ibsec.sweep_spec import load_spec
+from ibsec.runs.spec import load_spec
+from ibsec.runs.store import load_store, point_key, run_points
 
 PAPER_16 = REPO / "configs" / "paper-16.json"
 # About 0.4 s per engine run: long enough to kill a sweep between two points, short for a test.
@@ -49,13 +49,15 @@ def store_records(store: Path) -> list[dict]:
 SPEC_ERRORS = [
     ({"kind": "fast"}, "invalid 'kind': unknown kind 'fast' (known: run, cachesim, analytic)"),
     ({"grid": {"keys": [1]}}, "invalid 'kind': missing: the kind of point (run, cachesim, analytic)"),
-    ({"kind": "cachesim", "grid": {}}, "invalid 'grid': empty: give at least one NAME = [VALUES] (or leave the grid out)"),
+    ({"kind": "cachesim", "grid": {}},
+     "invalid 'grid': empty: give at least one NAME = [VALUES] (or leave the grid out)"),
     ({"kind": "cachesim", "grid": {"keys": []}}, "invalid 'grid.keys': empty list: a grid of no values has no points"),
     ({"kind": "cachesim", "grid": {"keys": 100}}, "invalid 'grid.keys': expected a list of values, got 100"),
     ({"kind": "cachesim", "grid": {"keys": [1, 2, 1]}}, "invalid 'grid.keys': repeats the value 1"),
     ({"kind": "cachesim", "seeds": 3}, "invalid 'seeds': expected a list of whole numbers, got 3"),
     ({"kind": "cachesim", "seeds": [1, "2"]}, "invalid 'seeds[1]': expected a whole number >= 0, got '2'"),
-    ({"kind": "cachesim", "seeds": []}, "invalid 'seeds': empty list: give at least one seed (or leave seeds out for [1])"),
+    ({"kind": "cachesim", "seeds": []},
+     "invalid 'seeds': empty list: give at least one seed (or leave seeds out for [1])"),
     ({"kind": "cachesim", "grid": {"bananas": [1]}},
      "invalid 'grid.bananas': not a cachesim parameter (known: keys, size, entries, entry_bytes, ways, policy, "
      "on_mean, off_mean, access_rate, accesses, warmup, preset, machine)"),
@@ -72,8 +74,10 @@ SPEC_ERRORS = [
      "invalid 'grids': not a field of a sweep spec (known: kind, description, config, set, grid, points, seeds)"),
     ({"kind": "analytic", "seeds": [1]}, "invalid 'seeds': the analytic model has no randomness: drop the seeds"),
     ({"kind": "analytic", "grid": {"entries": [4]}},
-     "invalid 'model': missing: every analytic point needs a model (hitrate or capacity), in 'set', 'grid' or the point"),
-    ({"kind": "analytic", "set": {"model": "guess"}}, "invalid 'set.model': unknown model 'guess' (known: hitrate, capacity)"),
+     "invalid 'model': missing: every analytic point needs a model (hitrate or capacity), in 'set', 'grid' or "
+     "the point"),
+    ({"kind": "analytic", "set": {"model": "guess"}},
+     "invalid 'set.model': unknown model 'guess' (known: hitrate, capacity)"),
     ({"kind": "run", "config": "missing.json"}, "invalid 'config': file '{dir}/missing.json' does not exist"),
     ({"kind": "run", "grid": {"nic.bananas": [1]}},
      "invalid 'grid.nic.bananas': not an ibsec-engine run parameter (`ibsec params` lists them)"),
@@ -82,6 +86,7 @@ SPEC_ERRORS = [
 ]
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize("spec, message", SPEC_ERRORS, ids=[m.split("'")[1] for _, m in SPEC_ERRORS])
 def test_spec_errors_name_the_file_and_the_field(tmp_path, engine, spec, message):
     path = write_spec(tmp_path, spec)
@@ -90,6 +95,7 @@ def test_spec_errors_name_the_file_and_the_field(tmp_path, engine, spec, message
     assert str(caught.value) == f"{path}: " + message.replace("{dir}", str(tmp_path))
 
 
+@pytest.mark.unit
 def test_toml_dates_are_not_values(tmp_path):
     path = tmp_path / "spec.toml"
     path.write_text('kind = "cachesim"\n[grid]\nkeys = [1979-05-27]\n')
@@ -99,6 +105,7 @@ def test_toml_dates_are_not_values(tmp_path):
                                  "got [datetime.date(1979, 5, 27)]")
 
 
+@pytest.mark.unit
 def test_toml_and_json_specs_give_the_same_points(tmp_path, engine):
     toml = tmp_path / "spec.toml"
     toml.write_text('kind = "run"\nconfig = "base.json"\nseeds = [1, 2]\n[set]\n"traffic.messages" = 1000\n'
@@ -114,6 +121,7 @@ def test_toml_and_json_specs_give_the_same_points(tmp_path, engine):
         ["SKC-20", "SKC-22", "SKC-60", "SKC-62", "NoSKCNone"]
 
 
+@pytest.mark.unit
 def test_a_bad_spec_exits_2_naming_the_file(tmp_path, engine):
     path = write_spec(tmp_path, {"kind": "run", "grid": {"nic.security": "SKC-2"}})
     done = run_ibsec("sweep", str(path), "--out", str(tmp_path / "out"))
@@ -123,6 +131,7 @@ def test_a_bad_spec_exits_2_naming_the_file(tmp_path, engine):
     assert not (tmp_path / "out").exists()
 
 
+@pytest.mark.unit
 def test_shipped_example_spec_reads(tmp_path, engine):
     """configs/sweeps/skc-ways.toml, with its traces made small, is a valid spec of 96 points."""
     (tmp_path / "configs" / "sweeps").mkdir(parents=True)
@@ -139,6 +148,7 @@ def test_shipped_example_spec_reads(tmp_path, engine):
 
 # ---- the store ---------------------------------------------------------------------
 
+@pytest.mark.unit
 def test_run_points_uses_a_given_executor_and_leaves_it_open(tmp_path):
     store = tmp_path / "points.jsonl"
     with ThreadPoolExecutor(max_workers=2) as pool:
@@ -149,6 +159,7 @@ def test_run_points_uses_a_given_executor_and_leaves_it_open(tmp_path):
     assert len(store_records(store)) == 4
 
 
+@pytest.mark.unit
 def test_a_record_after_a_torn_line_is_kept(tmp_path):
     store = tmp_path / "points.jsonl"
     store.write_text('{"point": {"x": 0}, "result": {"y": 0}}\n{"point": {"x": 1}, "res')  # killed mid-write
@@ -199,6 +210,7 @@ def wait_for_partial_store(store: Path, total: int, sweep: subprocess.Popen) -> 
     pytest.fail(f"the sweep ended (exit {sweep.returncode}) before it could be killed: {sweep.stderr.read()}")
 
 
+@pytest.mark.model
 def test_killed_sweep_resumes_and_matches_a_direct_run(tmp_path, engine):
     spec, out = run_spec(tmp_path, KILL_MESSAGES), tmp_path / "out"
     command = ibsec_command("sweep", str(spec), "--out", str(out), "--workers", "1", "--quiet")
@@ -237,6 +249,7 @@ def test_killed_sweep_resumes_and_matches_a_direct_run(tmp_path, engine):
             assert parquet_row[name] == value, name
 
 
+@pytest.mark.model
 def test_failed_point_is_recorded_and_retried_alone(tmp_path, engine):
     base = {"kind": "run", "config": str(PAPER_16), "set": {"traffic.messages": 1000}}
     spec = write_spec(tmp_path, {**base, "points": [{"nic.security": "SKC-2"}, {"nic.security": "SKC-many"},
@@ -255,17 +268,18 @@ def test_failed_point_is_recorded_and_retried_alone(tmp_path, engine):
     second = run_ibsec("sweep", str(spec), "--out", str(out), "--quiet")
     assert second.returncode == 1
     records = store_records(store)
-    assert len(records) == 4 and records[3]["point"]["parameters"]["nic.security"] == "SKC-many"
+    assert len(records) == 4 and 'nic.security="SKC-many"' in records[3]["point"]["overrides"]
 
     write_spec(tmp_path, {**base, "points": [{"nic.security": "SKC-2"}, {"nic.security": "SKC-4"},
                                              {"nic.security": "NoSKC"}]})
     fixed = run_ibsec("sweep", str(spec), "--out", str(out), "--quiet")
     assert fixed.returncode == 0, fixed.stderr
     records = store_records(store)
-    assert len(records) == 5 and records[4]["point"]["parameters"]["nic.security"] == "SKC-4"
+    assert len(records) == 5 and 'nic.security="SKC-4"' in records[4]["point"]["overrides"]
     assert pd.read_csv(out / "sweep.csv")["status"].tolist() == ["ok", "ok", "ok"]
 
 
+@pytest.mark.model
 def test_cachesim_and_analytic_sweeps_write_their_rows(tmp_path, engine):
     cachesim = write_spec(tmp_path, {"kind": "cachesim", "set": {"entries": 16, "preset": "FT", "accesses": 20000},
                                      "grid": {"keys": [20, 200]}, "seeds": [1, 2]}, "cachesim.json")
@@ -285,6 +299,7 @@ def test_cachesim_and_analytic_sweeps_write_their_rows(tmp_path, engine):
     assert rows["entries"][2] == 128 and rows["capacity"][2] >= 128 and "seed" not in rows
 
 
+@pytest.mark.model
 def test_a_sweep_over_attacks_has_one_column_per_attack_count(tmp_path, engine):
     spec = write_spec(tmp_path, {"kind": "run", "config": str(PAPER_16),
                                  "set": {"nic.crypto.mode": "functional", "attack.link": "node 3 in",
@@ -304,6 +319,7 @@ def test_a_sweep_over_attacks_has_one_column_per_attack_count(tmp_path, engine):
 
 # ---- other clusters --------------------------------------------------------------
 
+@pytest.mark.unit
 @pytest.mark.parametrize("system, expected", [
     ("slurm", ["#SBATCH -p debug", "#SBATCH -t 02:30:00", "#SBATCH --mem=16G", "#SBATCH --cpus-per-task=4"]),
     ("pbs", ["#PBS -q debug", "#PBS -l walltime=02:30:00", "#PBS -l select=1:ncpus=4:mem=16GB"]),
@@ -319,11 +335,13 @@ def test_print_job_script_shows_the_batch_job_without_submitting(engine, system,
     assert any("distributed.cli.dask_worker" in line and "--nthreads 4" in line for line in lines)
 
 
+@pytest.mark.unit
 def test_batch_options_need_a_batch_cluster(engine):
     done = run_ibsec("sweep", "--queue", "debug", "--print-job-script")
     assert done.returncode == 2 and "invalid '--queue': only with --cluster slurm or --cluster pbs" in done.stderr
 
 
+@pytest.mark.model
 def test_sweep_runs_on_a_given_scheduler(tmp_path, engine):
     from distributed import LocalCluster
 

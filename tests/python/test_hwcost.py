@@ -8,9 +8,11 @@ import sys
 import pytest
 
 from conftest import run_engine, run_ibsec
-from ibsec import hwcost
-from ibsec.cacti_table import shipped_table_path
 from ibsec.errors import ConfigError
+from ibsec.models import hwcost
+from ibsec.models.cacti.table import shipped_table_path
+
+pytestmark = pytest.mark.unit
 
 
 @pytest.fixture(autouse=True)

@@ -5,8 +5,10 @@ from math import comb
 
 import pytest
 
-from ibsec import markov
 from ibsec.errors import ConfigError
+from ibsec.models import markov
+
+pytestmark = pytest.mark.unit
 
 
 def test_paper_example_state_probabilities():
@@ -32,14 +34,16 @@ def exact_states(n: int, on_mean: Fraction, off_mean: Fraction) -> list[Fraction
 @pytest.mark.parametrize("n,on,off", [(1, 1, 1), (7, 2, 5), (20, 1, 9), (33, 3, 1)])
 def test_binomial_form_equals_equations_one_and_two(n, on, off):
     exact = exact_states(n, Fraction(on), Fraction(off))
-    assert markov.state_probabilities(n, on, off).tolist() == pytest.approx([float(f) for f in exact], rel=1e-12, abs=1e-300)
+    expected = [float(f) for f in exact]
+    assert markov.state_probabilities(n, on, off).tolist() == pytest.approx(expected, rel=1e-12, abs=1e-300)
     for x in range(1, n + 1):
         assert markov.hit_rate_estimate(x, n, on, off) == pytest.approx(float(sum(exact[: x + 1])), rel=1e-12)
 
 
 @pytest.mark.parametrize(
     "entries,on,off,target",
-    [(128, 2.0, 19.0526, 0.9), (1024, 8.0, 24.0, 0.9), (3, 1.0, 1.0, 0.5), (1000, 1.0, 1.0, 0.99), (64, 1.0, 99.0, 0.999)],
+    [(128, 2.0, 19.0526, 0.9), (1024, 8.0, 24.0, 0.9), (3, 1.0, 1.0, 0.5), (1000, 1.0, 1.0, 0.99),
+     (64, 1.0, 99.0, 0.999)],
 )
 def test_capacity_is_the_boundary(entries, on, off, target):
     n = markov.capacity(entries, on, off, target)
@@ -52,7 +56,8 @@ def test_capacity_exact_beyond_ten_million_sessions():
     # x = 10^6 entries at duty cycle 0.05: capacity near 2 * 10^7.
     n = markov.capacity(1_000_000, 1.0, 19.0, 0.9)
     assert 19_000_000 < n < 21_000_000
-    assert markov.hit_rate_estimate(1_000_000, n, 1.0, 19.0) >= 0.9 > markov.hit_rate_estimate(1_000_000, n + 1, 1.0, 19.0)
+    assert (markov.hit_rate_estimate(1_000_000, n, 1.0, 19.0) >= 0.9
+            > markov.hit_rate_estimate(1_000_000, n + 1, 1.0, 19.0))
 
 
 def test_capacity_grows_with_entries_and_shrinks_with_duty_cycle():

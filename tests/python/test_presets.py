@@ -2,8 +2,10 @@
 
 import pytest
 
-from ibsec import markov, presets
 from ibsec.errors import ConfigError, IbsecError
+from ibsec.models import markov, presets
+
+pytestmark = pytest.mark.unit
 
 # Fig. 8 / 4.4: capacity at 16 KB below 10 000 keys for exactly these.
 FIG8_EXCEPTIONS = {("FT", "origin2000"), ("FT", "sp2"), ("CG", "sp2"), ("MG", "sp2")}

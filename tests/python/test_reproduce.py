@@ -11,10 +11,12 @@ import re
 import pandas as pd
 import pytest
 
-import ibsec.reproduce as reproduce_module
-from ibsec import report
-from ibsec.cli import main
-from ibsec.reproduce import FULL, QUICK, Context
+import ibsec.paper.reproduce as reproduce_module
+from ibsec.cli.main import main
+from ibsec.paper import report
+from ibsec.paper.reproduce import FULL, QUICK
+
+pytestmark = pytest.mark.unit
 
 
 def write(out, name, rows):
@@ -98,8 +100,8 @@ class Recorder:
     """Replaces the figure functions: records each call and writes a one-row table."""
 
     def __init__(self, monkeypatch, fail_on: str | None = None):
-        import ibsec.figures as figures
-        import ibsec.workload_study as study
+        import ibsec.paper.figures as figures
+        import ibsec.paper.workload_study as study
 
         self.calls = []
         self.fail_on = fail_on
@@ -110,6 +112,7 @@ class Recorder:
         monkeypatch.setattr(reproduce_module, "_fig7", lambda ctx: self.record("fig7", skc=ctx.plan.fig7_skc_sizes))
         monkeypatch.setattr(reproduce_module, "_hardware", lambda ctx: self.record("hwcost"))
         monkeypatch.setattr(reproduce_module, "engine_digest", lambda: "fake")
+        monkeypatch.setattr(reproduce_module, "check_paper_names", lambda: None)
 
     def recorder(self, name):
         return lambda *args, **kwargs: self.record(name, **{k: v for k, v in kwargs.items() if k == "accesses"})
@@ -157,8 +160,8 @@ def test_zero_workers_is_refused_before_any_step(tmp_path, monkeypatch, capsys):
 def test_points_of_every_step_run_on_the_dask_cluster(tmp_path, monkeypatch):
     import threading
 
-    import ibsec.figures as figures
-    from ibsec.sweep import run_points
+    import ibsec.paper.figures as figures
+    from ibsec.runs.store import run_points
 
     recorder = Recorder(monkeypatch)
     threads = []
@@ -198,3 +201,30 @@ def test_hardware_rows_compare_area_power_and_access_time(tmp_path):
     assert (gcm.ours, gcm.verdict) == ("0.338 mm², 0.352 W", "agrees")
     assert skc.paper == "SKC: 2.3 mm², 0.1 W, 3 ns"
     assert (skc.ours, skc.verdict) == ("0.141 mm², 0.053 W, 1.03 ns", "differs")
+
+
+def test_the_papers_names_are_registered_in_the_engine(engine):
+    reproduce_module.check_paper_names()
+    names = reproduce_module.paper_names()
+    assert names["schedulers"] == ["local", "sb", "dcs-sb", "pb", "gang"]
+    assert {"NoSecurity", "NoSKC", "SKC-6", "SKC-10+Prefetch-8"} <= set(names["security_modes"])
+
+
+def test_a_paper_name_the_engine_dropped_stops_reproduce_before_any_step(engine, tmp_path, monkeypatch):
+    import json
+    import subprocess
+
+    from ibsec.errors import ConfigError
+
+    registries = json.loads(subprocess.run([engine, "registries", "--json"], capture_output=True, text=True,
+                                           check=True).stdout)
+    registries["schedulers"] = [s for s in registries["schedulers"] if s["name"] != "pb"]
+    listing = tmp_path / "registries.json"
+    listing.write_text(json.dumps(registries))
+    wrapper = tmp_path / "ibsec-engine"
+    wrapper.write_text(f'#!/bin/sh\n[ "$1" = registries ] && exec cat "{listing}"\nexec "{engine}" "$@"\n')
+    wrapper.chmod(0o755)
+    monkeypatch.setenv("IBSEC_ENGINE", str(wrapper))
+    with pytest.raises(ConfigError, match=r"invalid 'the paper's schedulers': unknown 'pb'"):
+        reproduce_module.check_paper_names()
+

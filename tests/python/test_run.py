@@ -46,6 +46,7 @@ def result_of(path: Path) -> dict:
 
 # ---- one run ----------------------------------------------------------------
 
+@pytest.mark.unit
 def test_same_config_and_seed_give_byte_identical_result_files(tmp_path, engine):
     files = {}
     for name, seed in [("a", 7), ("b", 7), ("c", 8)]:
@@ -58,6 +59,7 @@ def test_same_config_and_seed_give_byte_identical_result_files(tmp_path, engine)
     assert result_of(files["c"])["seed"] == 8
 
 
+@pytest.mark.unit
 def test_run_without_out_prints_the_result_and_streams_progress(engine):
     done = run_ibsec("run", *SMALL, "--set", "traffic.load=0.05")
     assert done.returncode == 0, done.stderr
@@ -68,6 +70,7 @@ def test_run_without_out_prints_the_result_and_streams_progress(engine):
     assert quiet.stdout == done.stdout
 
 
+@pytest.mark.unit
 def test_out_creates_missing_folders(tmp_path, engine):
     out = tmp_path / "new" / "deeper" / "result.json"
     done = run_ibsec("run", *SMALL, "--out", str(out), "--quiet")
@@ -75,6 +78,7 @@ def test_out_creates_missing_folders(tmp_path, engine):
     assert result_of(out)["statistics"]["packets_measured"] > 0
 
 
+@pytest.mark.unit
 def test_a_network_that_does_not_drain_exits_3_and_still_writes_the_result(tmp_path, engine):
     out = tmp_path / "stuck.json"
     done = run_ibsec("run", *SMALL, "--set", "traffic.load=0.9", "--set", "sim.drain_timeout_us=1",
@@ -91,6 +95,7 @@ def malformed_config(tmp_path) -> Path:
     return path
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize(
     "args,needle",
     [
@@ -113,6 +118,7 @@ def test_bad_configuration_is_a_clear_error(tmp_path, engine, args, needle):
     assert not out.exists()
 
 
+@pytest.mark.unit
 def test_malformed_config_file_names_the_file_and_line(engine, malformed_config):
     done = run_ibsec("run", str(malformed_config), "--quiet")
     assert done.returncode == 2
@@ -120,6 +126,7 @@ def test_malformed_config_file_names_the_file_and_line(engine, malformed_config)
     assert "Traceback" not in done.stderr
 
 
+@pytest.mark.unit
 def test_unknown_key_in_a_config_file_names_key_and_file(tmp_path, engine):
     path = tmp_path / "typo.json"
     path.write_text(json.dumps({"nic": {"securty": "SKC-6"}}))
@@ -129,6 +136,7 @@ def test_unknown_key_in_a_config_file_names_key_and_file(tmp_path, engine):
     assert "Traceback" not in done.stderr
 
 
+@pytest.mark.unit
 def test_missing_config_file_is_a_clear_error(tmp_path, engine):
     missing = tmp_path / "no-such-config.json"
     for extra in [[], ["--sweep-load", "0.1,0.2", "--out", str(tmp_path / "sweep")]]:
@@ -156,6 +164,7 @@ def run_paper_16(tmp_path: Path, security: str, load: float = 0.05) -> dict:
     return result_of(out)
 
 
+@pytest.mark.unit
 def test_result_holds_the_required_statistics_config_and_versions(tmp_path, engine):
     result = run_paper_16(tmp_path, "SKC-16")
     assert result["ibsec_version"] and result["systemc_version"]
@@ -181,6 +190,7 @@ def test_result_holds_the_required_statistics_config_and_versions(tmp_path, engi
     assert all(low < high for low, high, _ in histogram["buckets"])
 
 
+@pytest.mark.unit
 def test_latencies_are_ordered_and_security_costs_what_it_should(tmp_path, engine):
     means = {}
     for security in ["NoSecurity", "SKC-16", "NoSKC"]:
@@ -200,6 +210,7 @@ def test_latencies_are_ordered_and_security_costs_what_it_should(tmp_path, engin
     assert means["NoSecurity"] < means["SKC-16"] < means["NoSKC"]
 
 
+@pytest.mark.model
 def test_every_shipped_config_runs(tmp_path, engine):
     expected = {"paper-16.json": (16, "SKC-6"), "nosecurity-16.json": (16, "NoSecurity"),
                 "fat-tree-1024-4ary5.json": (1024, "SKC-6"), "fat-tree-1024-32ary2.json": (1024, "SKC-6")}
@@ -216,6 +227,7 @@ def test_every_shipped_config_runs(tmp_path, engine):
     assert big["traffic"] == {"pattern": "uniform", "load": 0.1, "messages": 1_000_000}
 
 
+@pytest.mark.unit
 def test_params_forwards_to_the_engine(engine):
     text = run_ibsec("params")
     assert text.returncode == 0 and "traffic.load" in text.stdout
@@ -225,6 +237,7 @@ def test_params_forwards_to_the_engine(engine):
     assert all({"key", "default", "unit", "description"} <= set(p) for p in listed)
 
 
+@pytest.mark.unit
 def test_run_and_params_have_help():
     for args in [["run"], ["params"]]:
         done = run_ibsec(*args, "--help")
@@ -243,6 +256,7 @@ def sweep_args(prefix: Path, loads: str, *extra: str) -> list[str]:
             "--sweep-load", loads, "--out", str(prefix), "--jobs", "2", "--quiet"]
 
 
+@pytest.mark.model
 def test_load_sweep_writes_table_plot_and_meta_and_does_not_rerun(tmp_path, engine):
     wrapper, log = logging_engine(tmp_path, engine)
     prefix = tmp_path / "out" / "skc16"
@@ -277,6 +291,7 @@ def test_load_sweep_writes_table_plot_and_meta_and_does_not_rerun(tmp_path, engi
     assert Path(f"{prefix}.csv").read_bytes() == csv_before
 
 
+@pytest.mark.model
 def test_load_sweep_resumes_a_partial_or_torn_store(tmp_path, engine):
     wrapper, log = logging_engine(tmp_path, engine)
     prefix = tmp_path / "resume"
@@ -300,6 +315,7 @@ def test_load_sweep_resumes_a_partial_or_torn_store(tmp_path, engine):
     assert len(engine_runs(log)) == 4
 
 
+@pytest.mark.model
 def test_a_failed_load_point_does_not_stop_the_others_and_is_retried(tmp_path, engine):
     wrapper, log = logging_engine(tmp_path, engine, fail_on="traffic.load=0.04")
     prefix = tmp_path / "flaky"
@@ -318,6 +334,7 @@ def test_a_failed_load_point_does_not_stop_the_others_and_is_retried(tmp_path, e
     assert table["latency_mean_ns"].notna().all() and "error" not in table
 
 
+@pytest.mark.model
 def test_saturated_points_are_rows_with_drained_false(tmp_path, engine):
     prefix = tmp_path / "saturated"
     done = run_ibsec(*sweep_args(prefix, "0.02,0.9", "--set", "sim.drain_timeout_us=1"))
@@ -329,6 +346,7 @@ def test_saturated_points_are_rows_with_drained_false(tmp_path, engine):
     assert table["accepted_throughput"].iloc[1] < table["offered_throughput"].iloc[1]
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize(
     "extra,needle",
     [
@@ -347,6 +365,7 @@ def test_bad_load_sweeps_are_clear_errors(tmp_path, extra, needle):
     assert not (tmp_path / "x.csv").exists()
 
 
+@pytest.mark.model
 def test_poisson_load_sweep_may_exceed_one(tmp_path, engine):
     prefix = tmp_path / "poisson"
     done = run_ibsec("run", "--set", "traffic.injection=poisson", "--set", "traffic.messages=2000",
@@ -355,14 +374,16 @@ def test_poisson_load_sweep_may_exceed_one(tmp_path, engine):
     assert pd.read_csv(f"{prefix}.csv")["offered_load"].tolist() == [1.5]
 
 
+@pytest.mark.unit
 def test_sweep_needs_out(engine):
     done = run_ibsec("run", "--sweep-load", "0.1,0.2")
     assert done.returncode == 2 and "invalid '--out'" in done.stderr
 
 
+@pytest.mark.unit
 def test_security_figure_orders_the_card_configurations(tmp_path):
     """The study's cycle-level table: security costs latency, a cache that holds every key costs least."""
-    from ibsec.figures import security
+    from ibsec.paper.figures import security
 
     table = security(tmp_path, messages=3000).set_index("configuration")
     mean = table["latency_mean_ns"]
@@ -375,6 +396,7 @@ def test_security_figure_orders_the_card_configurations(tmp_path):
 
 # ---- attacks ----------------------------------------------------------------
 
+@pytest.mark.unit
 @pytest.mark.parametrize("attack_file", sorted((CONFIGS / "attacks").glob("*.json")), ids=lambda p: p.stem)
 def test_every_shipped_attack_is_stopped_with_security_and_gets_through_without(tmp_path, engine, attack_file):
     outcomes = {}
@@ -395,6 +417,7 @@ def test_every_shipped_attack_is_stopped_with_security_and_gets_through_without(
     assert secure["attacked"] + secure["snooped"] > 100, "the attack did something"
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize("args, needle", [
     (["--attack", "missing-attack.json"], "missing-attack.json"),
     (["--attack", str(CONFIGS / "paper-16.json")], "must set attack.link"),
@@ -407,6 +430,7 @@ def test_bad_attacks_are_clear_errors(tmp_path, engine, args, needle):
     assert needle in done.stderr and "Traceback" not in done.stderr
 
 
+@pytest.mark.model
 def test_load_sweep_under_attack_has_the_attack_columns_and_resumes(tmp_path, engine):
     prefix = tmp_path / "attacked"
     args = ["run", str(CONFIGS / "paper-16.json"), "--attack", str(CONFIGS / "attacks" / "all-kinds.json"), *SMALL,

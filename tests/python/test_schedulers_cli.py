@@ -1,22 +1,23 @@
 """The coscheduling study (paper 4.3): mixes, compare-schedulers and prefetch-sweep.
 
-Most tests replace the engine run (ibsec.engine.run_simulation) by a fake
+Most tests replace the engine run (ibsec.engine.binary.run_simulation) by a fake
 that writes a result with known numbers, so the tables can be checked
 exactly; the last one runs the real engine when it supports schedulers.
 """
 
 import json
 import subprocess
+import sys
 
 import pandas as pd
 import pytest
 
-import ibsec.coschedule as coschedule
-import ibsec.engine as engine_module
-from ibsec.coschedule import SCHEDULERS
-from ibsec.cli import main
+import ibsec.engine.binary as engine_module
+import ibsec.paper.coschedule as coschedule
+from ibsec.cli.main import main
+from ibsec.engine.registries import names
 from ibsec.errors import ConfigError
-from ibsec.mixes import BUILTIN_MIXES, MIX_TRACES, MixError, read_mix_file
+from ibsec.paper.mixes import BUILTIN_MIXES, MIX_TRACES, MixError, read_mix_file
 
 # ---- a fake engine with known answers ------------------------------------------------
 
@@ -65,7 +66,8 @@ class FakeEngine:
 
 
 @pytest.fixture
-def fake_engine(monkeypatch):
+def fake_engine(monkeypatch, engine):
+    """Runs stand in for the engine; the engine's registries (the `engine` fixture) still name the schedulers."""
     fake = FakeEngine()
     monkeypatch.setattr(engine_module, "run_simulation", fake)
     monkeypatch.setattr(coschedule, "parameters",
@@ -91,6 +93,7 @@ def study_args(mix, out, *more):
 
 # ---- mixes ---------------------------------------------------------------------------
 
+@pytest.mark.unit
 def test_mix_file_has_counts_comments_and_paths_relative_to_it(tmp_path):
     (tmp_path / "t").mkdir()
     for name in ("cg.trace", "lu.trace"):
@@ -106,6 +109,7 @@ def test_mix_file_has_counts_comments_and_paths_relative_to_it(tmp_path):
     assert all(p.is_file() for p in loaded.traces)
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize("content,message", [
     ("a.trace\nnone.trace 2\n", "{mix}:2: field 'TRACE': no such trace file '{dir}/none.trace'"),
     ("a.trace 0\n", "{mix}:1: field 'COUNT': expected a whole number of at least 1, got '0'"),
@@ -124,6 +128,7 @@ def test_bad_mix_file_names_file_line_and_field(tmp_path, content, message):
     assert str(error.value) == message.format(mix=mix, dir=tmp_path)
 
 
+@pytest.mark.unit
 def test_bad_mix_file_exits_2_through_the_cli_before_any_run(tmp_path, fake_engine, capsys):
     (tmp_path / "a.trace").write_text("x")
     mix = tmp_path / "bad.mix"
@@ -136,6 +141,7 @@ def test_bad_mix_file_exits_2_through_the_cli_before_any_run(tmp_path, fake_engi
     assert "missing.mix: no such mix file (built-in mixes: nas15, ft-jbb6)" in capsys.readouterr().err
 
 
+@pytest.mark.unit
 def test_builtin_mixes_follow_the_paper():
     def counts(name):
         return dict(BUILTIN_MIXES[name])
@@ -149,6 +155,7 @@ def test_builtin_mixes_follow_the_paper():
 
 # ---- names and configurations --------------------------------------------------------
 
+@pytest.mark.unit
 def test_configuration_names_map_to_security_modes():
     assert coschedule.security_mode("NoSKC", 10, 8) == "NoSKC"
     assert coschedule.security_mode("SKC", 10, 8) == "SKC-10"
@@ -158,8 +165,10 @@ def test_configuration_names_map_to_security_modes():
         coschedule.security_mode("LRU", 10, 8)
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize("option,value,needle", [
-    ("--schedulers", "local,fifo", "invalid '--schedulers': unknown 'fifo' (known: batch, local, sb, dcs-sb, pb, gang)"),
+    ("--schedulers", "local,fifo",
+     "invalid '--schedulers': unknown 'fifo' (known: batch, dcs-sb, gang, local, pb, sb)"),
     ("--configs", "SKC,Huge", "invalid '--configs': unknown 'Huge' (known: NoSecurity, NoSKC, SKC, Prefetch)"),
     ("--skc", "0", "invalid '--skc': must be at least 1, got 0"),
     ("--set", "nic.security=SKC-2", "invalid '--set': nic.security is set by the study itself"),
@@ -173,6 +182,7 @@ def test_bad_arguments_exit_2_before_any_engine_run(tmp_path, mix_file, fake_eng
     assert not (tmp_path / "out").exists()
 
 
+@pytest.mark.unit
 def test_prefetch_sweep_rejects_an_unknown_scheduler_and_bad_sizes(tmp_path, mix_file, fake_engine, capsys):
     assert main(["prefetch-sweep", *study_args(mix_file, tmp_path), "--schedulers", "gang,rr"]) == 2
     assert "unknown 'rr'" in capsys.readouterr().err
@@ -181,6 +191,7 @@ def test_prefetch_sweep_rejects_an_unknown_scheduler_and_bad_sizes(tmp_path, mix
     assert fake_engine.calls == []
 
 
+@pytest.mark.unit
 def test_an_engine_without_schedulers_is_refused_before_any_run(tmp_path, mix_file, fake_engine, monkeypatch, capsys):
     monkeypatch.setattr(coschedule, "parameters", lambda: [{"key": "trace.file"}])
     assert main(["compare-schedulers", *study_args(mix_file, tmp_path)]) == 1
@@ -188,19 +199,56 @@ def test_an_engine_without_schedulers_is_refused_before_any_run(tmp_path, mix_fi
     assert fake_engine.calls == []
 
 
+def engine_registering(tmp_path, real: str, scheduler: str) -> str:
+    """An engine whose registries list one more scheduler than the real one."""
+    registries = json.loads(subprocess.run([real, "registries", "--json"], capture_output=True, text=True,
+                                           check=True).stdout)
+    registries["schedulers"].append({"name": scheduler, "description": "registered by a test"})
+    listing = tmp_path / "registries.json"
+    listing.write_text(json.dumps(registries))
+    wrapper = tmp_path / "ibsec-engine"
+    wrapper.write_text(f'#!/bin/sh\n[ "$1" = registries ] && exec cat "{listing}"\nexec "{real}" "$@"\n')
+    wrapper.chmod(0o755)
+    return str(wrapper)
+
+
+@pytest.mark.unit
+def test_any_scheduler_the_engine_registers_is_accepted(tmp_path, mix_file, fake_engine, engine, monkeypatch, capsys):
+    monkeypatch.setenv("IBSEC_ENGINE", engine_registering(tmp_path, engine, "round-robin"))
+    monkeypatch.setitem(BASE_LATENCY_NS, "round-robin", 5000.0)
+    monkeypatch.setitem(SWITCHES, "round-robin", 200)
+    assert main(["compare-schedulers", *study_args(mix_file, tmp_path / "out"), "--schedulers", "round-robin,gang",
+                 "--configs", "SKC"]) == 0
+    assert [c["scheduler.policy"] for c in fake_engine.calls] == ["round-robin", "gang"]
+    monkeypatch.setenv("IBSEC_ENGINE", engine)
+    assert main(["compare-schedulers", *study_args(mix_file, tmp_path / "out"), "--schedulers", "round-robin"]) == 2
+    assert "unknown 'round-robin'" in capsys.readouterr().err
+
+
+@pytest.mark.unit
+def test_the_help_lists_the_registered_schedulers(engine):
+    done = subprocess.run([sys.executable, "-m", "ibsec.cli", "compare-schedulers", "--help"], capture_output=True,
+                          text=True, check=True)
+    listed = " ".join(done.stdout.split())
+    assert "any of the engine's: " + ", ".join(names("schedulers")) in listed
+
+
 # ---- Fig. 6 ----------------------------------------------------------------------------
 
+@pytest.mark.unit
 def test_compare_schedulers_table_csv_and_prefetch_effect(tmp_path, mix_file, fake_engine, capsys):
     out = tmp_path / "out"
     assert main(["compare-schedulers", *study_args(mix_file, out), "--schedulers", "local,gang"]) == 0
     assert len(fake_engine.calls) == 2 * 3
     call = fake_engine.calls[0]
-    assert json.loads(call["trace.jobs"]) == [str((mix_file.parent / "traces" / n).resolve()) for n in ("a.trace", "b.trace")]
+    traces = [str((mix_file.parent / "traces" / n).resolve()) for n in ("a.trace", "b.trace")]
+    assert json.loads(call["trace.jobs"]) == traces
     assert {c["nic.security"] for c in fake_engine.calls} == {"NoSKC", "SKC-10", "SKC-10+Prefetch-8"}
 
     df = pd.read_csv(out / "fig6_two.csv")
     assert (out / "fig6_two.png").stat().st_size > 0
-    assert json.loads((out / "fig6_two.meta.json").read_text())["parameters"]["configurations"]["Prefetch"] == "SKC-10+Prefetch-8"
+    meta = json.loads((out / "fig6_two.meta.json").read_text())
+    assert meta["parameters"]["configurations"]["Prefetch"] == "SKC-10+Prefetch-8"
     assert list(df[["scheduler", "configuration", "security"]].itertuples(index=False, name=None)) == [
         ("local", "NoSKC", "NoSKC"), ("local", "SKC", "SKC-10"), ("local", "Prefetch", "SKC-10+Prefetch-8"),
         ("gang", "NoSKC", "NoSKC"), ("gang", "SKC", "SKC-10"), ("gang", "Prefetch", "SKC-10+Prefetch-8")]
@@ -227,6 +275,7 @@ def test_compare_schedulers_table_csv_and_prefetch_effect(tmp_path, mix_file, fa
     assert "mean_job_completion_s" in printed and "context_switches" in printed
 
 
+@pytest.mark.unit
 def test_resume_skips_finished_points(tmp_path, mix_file, fake_engine):
     args = ["compare-schedulers", *study_args(mix_file, tmp_path), "--configs", "SKC,Prefetch"]
     assert main([*args, "--schedulers", "sb"]) == 0
@@ -245,6 +294,7 @@ def test_resume_skips_finished_points(tmp_path, mix_file, fake_engine):
     assert len(stored) == 8 and all("result" in r for r in stored)
 
 
+@pytest.mark.unit
 def test_a_missing_result_key_names_the_key_and_the_file(tmp_path, mix_file, monkeypatch, fake_engine, capsys):
     monkeypatch.setattr(engine_module, "run_simulation", FakeEngine(drop_key="replay.mean_job_completion_time_ns"))
     assert main(["compare-schedulers", *study_args(mix_file, tmp_path), "--schedulers", "gang",
@@ -256,6 +306,7 @@ def test_a_missing_result_key_names_the_key_and_the_file(tmp_path, mix_file, mon
 
 # ---- Fig. 7 ----------------------------------------------------------------------------
 
+@pytest.mark.unit
 def test_prefetch_sweep_runs_each_point_once_and_shares_the_store(tmp_path, mix_file, fake_engine):
     assert main(["compare-schedulers", *study_args(mix_file, tmp_path), "--schedulers", "gang",
                  "--configs", "SKC", "--skc", "5"]) == 0
@@ -290,18 +341,19 @@ def engine_has_schedulers(engine: str) -> bool:
     return "scheduler.policy" in done.stdout and "trace.jobs" in done.stdout
 
 
-@pytest.mark.e2e
+@pytest.mark.model
 def test_tiny_mix_on_the_real_engine(tmp_path, engine):
     if not engine_has_schedulers(engine):
         pytest.skip(f"{engine} has no scheduler.policy / trace.jobs yet (ibsec-engine params)")
     from ibsec.workloads import generate, make_params
 
     for bench in ("MG", "BT"):
-        generate(make_params(bench, 16, "S", 0.25 if bench == "MG" else 0.01, 1), tmp_path / f"{bench.lower()}.trace.gz")
+        scale = 0.25 if bench == "MG" else 0.01
+        generate(make_params(bench, 16, "S", scale, 1), tmp_path / f"{bench.lower()}.trace.gz")
     mix = tmp_path / "tiny.mix"
     mix.write_text("mg.trace.gz 2\nbt.trace.gz 2\n")
     out = tmp_path / "out"
-    assert main(["compare-schedulers", *study_args(mix, out), "--schedulers", ",".join(SCHEDULERS),
+    assert main(["compare-schedulers", *study_args(mix, out), "--schedulers", ",".join(names("schedulers")),
                  "--configs", "SKC,Prefetch", "--skc", "4", "--pb", "2"]) == 0
     df = pd.read_csv(out / "fig6_tiny.csv").set_index(["scheduler", "configuration"])
     # No policy starves a job: every job of the mix completes under every scheduler.

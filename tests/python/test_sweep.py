@@ -7,9 +7,11 @@ import pytest
 
 from conftest import run_ibsec
 from ibsec.errors import ConfigError, IbsecError
-from ibsec.sweep import parse_sweep, run_points
+from ibsec.runs.ranges import parse_sweep
+from ibsec.runs.store import run_points
 
 
+@pytest.mark.unit
 def test_parse_sweep_forms():
     assert parse_sweep("keys=1000:3000:1000") == ("keys", [1000, 2000, 3000])
     assert parse_sweep("ways=1,2,0") == ("ways", [1, 2, 0])
@@ -20,6 +22,7 @@ def test_parse_sweep_forms():
             parse_sweep(bad)
 
 
+@pytest.mark.unit
 def test_rerun_computes_only_missing_and_failed_points(tmp_path):
     store = tmp_path / "points.jsonl"
     calls = []
@@ -45,6 +48,7 @@ def test_rerun_computes_only_missing_and_failed_points(tmp_path):
     assert [r["y"] for r in results] == [0, 1, 4, 9, 16]
 
 
+@pytest.mark.model
 def test_cli_sweep_writes_csv_and_resumes(tmp_path, engine):
     out = tmp_path / "sweep.csv"
     args = ["cachesim", "--entries", "64", "--preset", "FT", "--accesses", "20000", "--sweep", "keys=100:400:100",
@@ -63,6 +67,7 @@ def test_cli_sweep_writes_csv_and_resumes(tmp_path, engine):
     assert pd.read_csv(out).equals(table)
 
 
+@pytest.mark.unit
 def test_cli_sweep_without_out_is_an_error(engine):
     done = run_ibsec("cachesim", "--sweep", "keys=1,2")
     assert done.returncode == 2 and "invalid 'out'" in done.stderr

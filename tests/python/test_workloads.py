@@ -15,9 +15,11 @@ from pathlib import Path
 import pytest
 
 from conftest import run_ibsec
-from ibsec.workloads import TABLE1_SECONDS, generate, make_params, original_duration
+from ibsec.workloads import TABLE1_SECONDS, generate, make_params, original_duration, timeline
 from ibsec.workloads.defaults import DEFAULT_SET, PROCS
-from ibsec.workloads.timeline import COLL, COMPUTE, RECV, SEND, Timeline, TimelineError
+from ibsec.workloads.timeline import COLL, COMPUTE, IRECV, ISEND, RECV, SEND, WAIT, Timeline, TimelineError
+
+pytestmark = pytest.mark.unit
 
 ROOTED = {"bcast", "reduce", "gather", "scatter"}
 UNROOTED = {"barrier", "allreduce", "allgather", "alltoall"}
@@ -148,7 +150,8 @@ def test_trace_is_valid_and_says_it_is_synthetic(tmp_path, bench):
     cls, scale = SMALL[bench]
     _, checked = gen(tmp_path, bench, cls=cls, scale=scale)
     assert checked.processes == 16
-    assert checked.origin == f"origin synthetic ibsec trace gen {bench} --procs 16 --class {cls} --scale {scale:g} --seed 1"
+    assert checked.origin == (f"origin synthetic ibsec trace gen {bench} --procs 16 --class {cls} --scale {scale:g} "
+                              "--seed 1")
     assert any("follows" in note or "style" in note for note in checked.notes)
     assert checked.events > 0 and checked.duration_ns > 0
 
@@ -361,3 +364,47 @@ def test_info_validate_convert_run_the_engine_and_return_its_status(tmp_path, mo
     done = run_ibsec("trace", *args)
     assert done.returncode == 3
     assert done.stdout.strip() == expected
+
+
+# ---- the trace operations, against the engine's op table ------------------------------------------
+
+def registered_ops() -> dict[str, dict]:
+    from ibsec.engine.registries import entries
+
+    return {op["name"]: op for op in entries("trace_ops")}
+
+
+def assert_registered(lines, ops: dict[str, dict]) -> set[str]:
+    """Every event line uses a registered op with as many arguments as the op table lists; the ops seen."""
+    seen = set()
+    for line in lines:
+        fields = line.split()
+        if len(fields) < 4 or not fields[0].isdigit():
+            continue  # header, trailer
+        op, arguments = fields[3], fields[4:]
+        assert op in ops, f"{op!r} is not an op the engine registers: {line!r}"
+        assert len(arguments) == len(ops[op]["arguments"]), (
+            f"{op} takes {ops[op]['arguments']} in the engine's op table: {line!r}")
+        seen.add(op)
+    return seen
+
+
+def test_every_collective_the_writer_knows_is_a_registered_op_with_its_arguments(engine):
+    ops = registered_ops()
+    programs = [[(COMPUTE, 10), (ISEND, 1, 8, 0, 5), (WAIT, 5), (SEND, 1, 8, 1)],
+                [(IRECV, 0, 8, 0, 2), (WAIT, 2), (RECV, 0, 8, 1)]]
+    collectives = timeline.ROOTED | timeline.UNROOTED  # every collective the writer can emit
+    for name in sorted(collectives):
+        for program in programs:
+            program.append((COLL, name, 0, 0 if name in timeline.ROOTED else -1, 16))
+    seen = assert_registered(Timeline(programs).lines(), ops)
+    assert seen == {"compute", "isend", "irecv", "wait", "send", "recv", *collectives}
+    assert all(ops[name]["collective"] for name in collectives)
+    assert not any(ops[name]["collective"] for name in ("compute", "send", "recv", "isend", "irecv", "wait"))
+
+
+@pytest.mark.parametrize("bench", list(SMALL))
+def test_every_generator_writes_only_registered_ops(tmp_path, engine, bench):
+    cls, scale = SMALL[bench]
+    path, _ = gen(tmp_path, bench, cls=cls, scale=scale)
+    assert assert_registered(read_text(path).splitlines(), registered_ops())

@@ -15,9 +15,9 @@ warm-up iteration of the source is left out (the traces model the timed part).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Iterator
 
 from .common import Params, Workload, is_power_of_two, programs, scaled, split
 from .program import Rank

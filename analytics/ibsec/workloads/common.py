@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Callable, Iterable, Iterator
 
 from .program import Rank, rank_rng
 
@@ -27,7 +27,8 @@ class Params:
     def command(self) -> str:
         """The `ibsec trace gen` command that makes this trace (the header's origin)."""
         scale = repr(float(self.scale)).removesuffix(".0")  # shortest text that reads back exactly
-        return f"ibsec trace gen {self.bench} --procs {self.procs} --class {self.cls} --scale {scale} --seed {self.seed}"
+        return (f"ibsec trace gen {self.bench} --procs {self.procs} --class {self.cls} --scale {scale} "
+                f"--seed {self.seed}")
 
 
 @dataclass

@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import csv
 import io
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
-from ..files import write_text_atomically
+from ..output.files import write_text_atomically
 from . import GenerationResult, generate, make_params
 
 PROCS = 16

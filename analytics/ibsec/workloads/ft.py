@@ -11,7 +11,7 @@ P <= ny and P <= nz (the source switches to a 2-D layout beyond that).
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from .common import Params, Workload, is_power_of_two, programs, scaled
 from .program import Rank

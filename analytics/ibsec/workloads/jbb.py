@@ -25,8 +25,8 @@ import heapq
 import itertools
 import random
 from collections import deque
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Iterator
 
 from .common import Params, Workload, scaled
 from .program import Rank

@@ -17,8 +17,8 @@ periodic: boundary processes have fewer of them. Tags from_s/n/e/w = 1..4.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Iterator
 
 from .common import Params, Workload, is_power_of_two, programs, scaled, split
 from .program import Rank

@@ -14,7 +14,7 @@ messages here.
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from .common import Params, Workload, is_power_of_two, programs, scaled
 from .program import Rank
@@ -77,7 +77,7 @@ class MG:
     def local_points(self, rank: int, level: int) -> tuple[int, int, int]:
         """Points per axis on `level` (the source's mi - 2)."""
         ng = 1 << level
-        return tuple(((i + 1) * ng) // p - (i * ng) // p for i, p in zip(self.coords(rank), self.pi))
+        return tuple(((i + 1) * ng) // p - (i * ng) // p for i, p in zip(self.coords(rank), self.pi, strict=True))
 
     def live(self, level: int) -> bool:
         """Every process holds points on this level."""

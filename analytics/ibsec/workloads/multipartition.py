@@ -15,9 +15,9 @@ by a `Solver`.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Callable, Iterator
 
 from .common import Params, Workload, exact_sqrt, programs, scaled, split
 from .program import Rank

@@ -20,9 +20,9 @@ from __future__ import annotations
 import heapq
 import math
 from collections import deque
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from operator import itemgetter
-from typing import Iterable, Iterator, Sequence
 
 # Operation codes. An operation is a tuple whose first element is one of these:
 #   (COMPUTE, ns)                       computing for ns nanoseconds

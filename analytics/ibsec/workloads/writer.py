@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import gzip
 import io
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Iterable, Mapping, Sequence
 
 from ..errors import ConfigError
-from ..files import write_atomically
+from ..output.files import write_atomically
 
 FORMAT_LINE = "ibsec-trace 1"
 BATCH_LINES = 8192

@@ -1,0 +1,1 @@
+"""The `ibsec` command: one module per command, assembled in main.py."""

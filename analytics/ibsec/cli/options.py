@@ -1,0 +1,119 @@
+"""Options and helpers that several commands share."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from ..engine.registries import SECTIONS as REGISTRY_SECTIONS
+from ..engine.registries import listed
+from ..errors import ConfigError
+from ..runs.cluster import BATCH_OPTIONS, BATCH_SYSTEMS, ClusterOptions
+from ..units import parse_size
+
+
+class RegistryHelpFormatter(argparse.HelpFormatter):
+    """Help texts may name an engine registry as {schedulers}, {replacement_policies}, ...: its names are read
+    from the engine (engine/registries.py) only when the help is shown, so they are never copied here."""
+
+    def _expand_help(self, action):
+        text = super()._expand_help(action)
+        for section in REGISTRY_SECTIONS:
+            if "{" + section + "}" in text:
+                text = text.replace("{" + section + "}", listed(section))
+        return text
+
+
+def print_json(data) -> None:
+    print(json.dumps(data, indent=2))
+
+
+def positive(value: int, option: str) -> int:
+    if value < 1:
+        raise ConfigError(option, f"must be at least 1, got {value}")
+    return value
+
+
+# ---- cache models: sizes and ON/OFF traffic --------------------------------------
+
+def add_size_options(parser: argparse.ArgumentParser, required: bool) -> None:
+    group = parser.add_mutually_exclusive_group(required=required)
+    group.add_argument("--entries", type=int, help="cache size in entries (x)")
+    group.add_argument("--size", help="cache size in bytes, e.g. 2KB, 16KB")
+    parser.add_argument("--entry-bytes", type=int, default=16,
+                        help="bytes per entry (default: %(default)s, one 128-bit key)")
+
+
+def entries_from(args) -> int:
+    if args.entries is not None:
+        return args.entries
+    size = parse_size(args.size)
+    if args.entry_bytes <= 0 or size % args.entry_bytes:
+        raise ConfigError("size", f"{size} bytes is not a whole number of {args.entry_bytes}-byte entries")
+    return size // args.entry_bytes
+
+
+def add_onoff_options(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("ON/OFF traffic (give the means, or a preset)")
+    group.add_argument("--on-mean", type=float, help="mean ON duration, ms (1/mu)")
+    group.add_argument("--off-mean", type=float, help="mean OFF duration, ms (1/lambda)")
+    group.add_argument("--preset", help="NAS benchmark preset: BT, CG, FT, LU, MG, SP (see `ibsec presets`)")
+    group.add_argument("--machine", default="origin2000",
+                       help="preset machine: origin2000 or sp2 (default: %(default)s)")
+
+
+def on_off_from(args) -> tuple[float, float, str]:
+    """ON/OFF means (ms) from --on-mean/--off-mean or --preset/--machine."""
+    from ..models import presets
+
+    if args.preset:
+        preset = presets.get(args.preset, args.machine)
+        on = args.on_mean if args.on_mean is not None else preset.on_mean_ms
+        off = args.off_mean if args.off_mean is not None else preset.off_mean_ms
+        return on, off, preset.name
+    if args.on_mean is None or args.off_mean is None:
+        raise ConfigError("on_mean", "give --on-mean and --off-mean, or --preset BENCH [--machine M]")
+    return args.on_mean, args.off_mean, "custom"
+
+
+# ---- where the points run (Dask) ---------------------------------------------------
+
+def add_cluster_options(parser: argparse.ArgumentParser) -> None:
+    """The options of every command that runs its points on Dask."""
+    group = parser.add_argument_group("where the points run (Dask)")
+    group.add_argument("--cluster", choices=["local", *BATCH_SYSTEMS],
+                       help="local: a Dask LocalCluster on this machine (default); slurm or pbs: batch jobs "
+                            "submitted through dask-jobqueue")
+    group.add_argument("--workers", type=int, help="local cluster: points run at once (default: the CPUs)")
+    group.add_argument("--scheduler", metavar="ADDRESS",
+                       help="connect to a running Dask scheduler (e.g. tcp://host:8786) instead of starting one")
+    group.add_argument("--queue", help="batch: queue (SLURM partition)")
+    group.add_argument("--walltime", help="batch: wall time of each job, e.g. 02:00:00")
+    group.add_argument("--memory", help="batch: memory of each job, e.g. 16GiB")
+    group.add_argument("--cores", type=int, help="batch: cores of each job = engine runs at once in it")
+    group.add_argument("--jobs", type=int, help="batch: how many jobs to scale to (default 1)")
+    group.add_argument("--print-job-script", action="store_true",
+                       help="batch: print the job script dask-jobqueue would submit, and exit without submitting")
+    group.add_argument("--verbose", action="store_true", help="show Dask's own log messages")
+
+
+def cluster_options(args: argparse.Namespace) -> ClusterOptions:
+    """ClusterOptions from parsed options, or ConfigError naming the option that does not fit."""
+    if args.scheduler is not None and args.cluster not in (None, "local"):
+        raise ConfigError("--scheduler", f"connects to a running scheduler; drop --cluster {args.cluster}")
+    cluster = args.cluster or "local"
+    remote = args.scheduler is not None
+    if args.workers is not None and (cluster != "local" or remote):
+        raise ConfigError("--workers", "only for the local cluster (a batch cluster has --jobs and --cores)")
+    for name in BATCH_OPTIONS:
+        if getattr(args, name) is not None and cluster not in BATCH_SYSTEMS:
+            raise ConfigError(f"--{name}", "only with --cluster slurm or --cluster pbs")
+    if args.print_job_script and cluster not in BATCH_SYSTEMS:
+        raise ConfigError("--print-job-script", "only with --cluster slurm or --cluster pbs")
+    for name in ("workers", "cores", "jobs"):
+        value = getattr(args, name)
+        if value is not None and value < 1:
+            raise ConfigError(f"--{name}", f"must be at least 1, got {value}")
+    return ClusterOptions(cluster=cluster, scheduler=args.scheduler, workers=args.workers, queue=args.queue,
+                          walltime=args.walltime, memory=args.memory, cores=args.cores, jobs=args.jobs,
+                          verbose=args.verbose)

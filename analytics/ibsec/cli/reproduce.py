@@ -1,0 +1,39 @@
+"""`ibsec reproduce`: every figure and table of the paper, then REPORT.md (docs/reproducing.md)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from .options import add_cluster_options, cluster_options
+
+
+def execute(args) -> None:
+    from ..paper.reproduce import FULL, QUICK, Context, reproduce
+    from ..runs.cluster import job_script
+    from ..runs.store import default_jobs
+
+    options = cluster_options(args)
+    if args.print_job_script:
+        print(job_script(options), end="")
+        return
+    reproduce(Context(Path(args.out), Path(args.traces), Path(args.mix_traces), QUICK if args.quick else FULL,
+                      default_jobs(), args.quiet, args.argv, options))
+
+
+def add_parser(commands) -> None:
+    repro = commands.add_parser(
+        "reproduce", help="regenerate every figure and table of the paper and results/REPORT.md",
+        description="Regenerates Fig. 3, 5, 6, 7, 8, 9, Table 1 and the 3.1 hardware-cost table from the shipped "
+                    "workloads (CSV + PNG each) and writes REPORT.md, which puts each number beside the paper's "
+                    "statement. Finished runs are kept in resumable stores under --out and reused.")
+    repro.add_argument("--quick", action="store_true",
+                       help="fewer points and look-ups: a few minutes on 2 cores instead of the full plan")
+    repro.add_argument("--out", default="results", help="output folder (default: %(default)s)")
+    repro.add_argument("--traces", default="workloads",
+                       help="folder of the workload traces, generated there if missing (default: %(default)s)")
+    repro.add_argument("--mix-traces", default="workloads/mixes",
+                       help="folder of the coscheduling mixes' traces, generated there if missing "
+                            "(default: %(default)s)")
+    repro.add_argument("-q", "--quiet", action="store_true", help="no progress bars (step titles are still printed)")
+    add_cluster_options(repro)
+    repro.set_defaults(func=execute)

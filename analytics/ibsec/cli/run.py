@@ -1,0 +1,87 @@
+"""`ibsec run`: one cycle-level simulation through ibsec-engine, or a sweep of offered load.
+
+A single run forwards to `ibsec-engine run` (the engine writes its result
+file atomically and prints its own progress and errors); a load sweep is
+runs/load_sweep.py.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from ..errors import ConfigError
+
+
+def run_once(config: str | None, overrides: list[str], out: str | None, quiet: bool, perf_json: str | None,
+             attack: str | None = None) -> int:
+    """One simulation with the engine's own progress and messages; returns its exit code."""
+    from ..engine.binary import run_arguments, run_simulation_streaming
+    from ..engine.config import check_config_file, parse_override
+
+    if config is not None:
+        check_config_file(config)
+    if attack is not None and not Path(attack).is_file():
+        raise ConfigError("--attack", f"attack file {attack!r} does not exist or is not a file")
+    for text in overrides:
+        parse_override(text)
+    for path in (out, perf_json):
+        if path is not None:
+            if Path(path).is_dir():
+                raise ConfigError("--out" if path == out else "--perf-json", f"{path!r} is a directory, not a file")
+            Path(path).parent.mkdir(parents=True, exist_ok=True)
+    return run_simulation_streaming(run_arguments(config, overrides, out=out, quiet=quiet, perf_json=perf_json,
+                                                  attack=attack))
+
+
+def execute(args) -> int:
+    if args.trace is not None:
+        if args.sweep_load is not None:
+            raise ConfigError("--trace", "a replay has no offered load to sweep: drop --sweep-load")
+        args.set = [*args.set, f"trace.file={json.dumps(args.trace)}"]
+    if args.sweep_load is None:
+        if args.jobs is not None:
+            raise ConfigError("--jobs", "only a load sweep (--sweep-load) runs several points")
+        return run_once(args.config, args.set, args.out, args.quiet, args.perf_json, args.attack)
+    if args.out is None:
+        raise ConfigError("--out", "a load sweep writes PREFIX.csv, PREFIX.png and PREFIX.meta.json: give --out PREFIX")
+    if args.perf_json is not None:
+        raise ConfigError("--perf-json", "not available with --sweep-load")
+    if args.jobs is not None and args.jobs < 1:
+        raise ConfigError("--jobs", f"must be at least 1, got {args.jobs}")
+    from ..runs.load_sweep import sweep_load
+    from ..runs.store import default_jobs
+
+    if args.attack is not None and not Path(args.attack).is_file():
+        raise ConfigError("--attack", f"attack file {args.attack!r} does not exist or is not a file")
+    return sweep_load(args.config, args.set, args.sweep_load, args.out, args.jobs or default_jobs(), args.quiet,
+                      argv=args.argv, attack=args.attack)
+
+
+def add_parser(commands) -> None:
+    run = commands.add_parser(
+        "run", help="one cycle-level simulation of the cluster (ibsec-engine run), or a load sweep",
+        description="Run one cycle-level simulation through ibsec-engine and write its result (JSON), "
+                    "or, with --sweep-load, one simulation per offered load plus a CSV table and a plot. "
+                    "`ibsec params` lists every configuration key. Exit codes: 0 ok, 2 bad configuration, "
+                    "3 the network did not drain (the result is still written), 1 other failures.")
+    run.add_argument("config", nargs="?", help="JSON configuration file (omit for the defaults; configs/ has examples)")
+    run.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                     help="override one parameter, e.g. --set nic.security=SKC-16 (repeatable; later wins; "
+                          "VALUE is JSON if it parses, else a string)")
+    run.add_argument("-o", "--out", help="result file (JSON; standard output when omitted); "
+                                   "with --sweep-load, the PREFIX of PREFIX.csv/.png/.meta.json")
+    run.add_argument("--sweep-load", metavar="LOADS",
+                     help="run one point per traffic.load: START:STOP:STEP (inclusive, e.g. 0.05:0.95:0.1) or "
+                          "V1,V2,... (e.g. 0.1,0.3,0.5); finished points are kept in PREFIX.runs/ and reused")
+    run.add_argument("--trace", metavar="FILE",
+                     help="replay this trace (docs/trace-format.md) instead of synthetic traffic; "
+                          "the result gains a `replay` section (docs/replay.md)")
+    run.add_argument("--attack", metavar="FILE",
+                     help="an attacker on one cable (JSON: attack.link, rates of snoop, tamper, inject, replay, "
+                          "spoof; configs/attacks/ has examples, docs/attacks.md explains); the result gains an "
+                          "`attack` section and the summary a table of attacked, detected and delivered packets")
+    run.add_argument("--jobs", type=int, help="load points run at once (default: CPUs, at most 8)")
+    run.add_argument("--perf-json", help="also write wall time, packets/s and peak memory here (single run)")
+    run.add_argument("-q", "--quiet", action="store_true", help="no progress or summary on standard error")
+    run.set_defaults(func=execute)

@@ -1,0 +1,58 @@
+"""`ibsec study`: the main job, cache capacity (Fig. 3) and the cost of security on the workloads (Fig. 5)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..errors import ConfigError
+
+
+def execute(args) -> None:
+    from ..paper.figures import fig3
+    from ..paper.workload_study import fig5, fig5d, summary_tables
+    from ..runs.store import default_jobs
+
+    out, traces = Path(args.out), Path(args.traces)
+    jobs = args.jobs or default_jobs()
+    if jobs < 1:
+        raise ConfigError("--jobs", f"must be at least 1, got {jobs}")
+    df = fig3(out)
+    wide = df.pivot(index=["machine", "benchmark"], columns="size_kb", values="capacity")
+    wide.columns = [f"{c} KB ({c * 1024 // 16} entries)" for c in wide.columns]
+    print("Session key cache capacity (sessions supported at hit-rate estimate >= 0.9), Markov ON/OFF model")
+    print("ON/OFF means are estimates (docs/nas-onoff-presets.md)\n")
+    print(wide.to_string())
+    print(f"\nwrote {out / 'fig3_capacity.csv'} and {out / 'fig3_capacity.png'}\n")
+
+    print("Cost of per-packet security on the card: each workload replayed on 16 nodes (cycle-level model)")
+    print(f"Workloads: synthetic NAS/SPECjbb-style traces in {traces}/ (docs/workloads.md)\n")
+    table = fig5(out, traces, jobs=jobs, quiet=args.quiet)
+    for title, wide in summary_tables(table).items():
+        print(f"{title}:")
+        print(wide.to_string(float_format=lambda v: f"{v:.3g}"), "\n")
+    overhead = table.groupby("configuration", sort=False)["latency_overhead_percent"].mean()
+    print("latency overhead over NoSecurity, mean of the workloads (%): "
+          + ", ".join(f"{c} {v:.0f}" for c, v in overhead.items() if c != "NoSecurity"))
+    print(f"wrote {out / 'fig5_workloads.csv'}, {out / 'fig5_workloads.png'} and {out / 'table1_execution_time.csv'}")
+    if not args.skip_packet_size:
+        sizes = fig5d(out, traces, jobs=jobs, quiet=args.quiet)
+        wide = sizes.pivot(index="mtu_bytes", columns="configuration", values="latency_overhead_percent")
+        print("\nCG, latency overhead over NoSecurity (%) by payload per packet (bytes):")
+        print(wide.drop(columns="NoSecurity").to_string(float_format=lambda v: f"{v:.0f}"))
+        print(f"wrote {out / 'fig5d_packet_size.csv'} and {out / 'fig5d_packet_size.png'}")
+
+
+def add_parser(commands) -> None:
+    study = commands.add_parser(
+        "study", help="the main job: cache capacity (Fig. 3) and the cost of security on the workloads (Fig. 5)",
+        description="Prints the Markov-model capacity table (Fig. 3), then replays every shipped workload trace "
+                    "under NoSecurity, NoSKC and SKC-n on the 16-node cluster and prints latency, SKC hit rate "
+                    "and completion time per benchmark (Fig. 5, Table 1), and CG by packet size (Fig. 5d). "
+                    "Missing traces are generated first; finished replays are kept and reused.")
+    study.add_argument("--out", default="results", help="output folder (default: %(default)s)")
+    study.add_argument("--traces", default="workloads",
+                       help="folder of the workload traces, generated there if missing (default: %(default)s)")
+    study.add_argument("--jobs", type=int, help="replays run at once (default: CPUs, at most 8)")
+    study.add_argument("--skip-packet-size", action="store_true", help="leave out the packet-size sweep (Fig. 5d)")
+    study.add_argument("-q", "--quiet", action="store_true", help="no progress bars")
+    study.set_defaults(func=execute)

@@ -1,0 +1,85 @@
+"""`ibsec trace gen|gen-default|info|validate|convert`: synthetic traces, and the engine's trace tools."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+
+def gen(args) -> None:
+    from ..workloads import generate, make_params
+
+    params = make_params(args.bench, args.procs, args.cls, args.scale, args.seed)
+    result = generate(params, args.out)
+    stats = result.stats
+    print(f"wrote {result.path}: synthetic {params.bench} class {params.cls}, {params.procs} processes, "
+          f"{result.iterations} of {result.full_iterations} iterations; {stats.events} events, "
+          f"{stats.messages} messages, {stats.packets} packets of 256 B, original duration "
+          f"{result.original_seconds:.6g} s ({result.seconds:.1f} s to generate)")
+
+
+def gen_default(args) -> None:
+    from ..workloads.defaults import INDEX_NAME, generate_default
+
+    print(f"{'trace':<14} {'class':>5} {'scale':>6} {'iters':>9} {'events':>8} {'packets':>8} "
+          f"{'original s':>11} {'gen s':>6}")
+
+    def show(result) -> None:
+        p = result.params
+        print(f"{result.path.name:<14} {p.cls:>5} {p.scale:>6g} {result.iterations:>4}/{result.full_iterations:<4} "
+              f"{result.stats.events:>8} {result.stats.packets:>8} {result.original_seconds:>11.4f} "
+              f"{result.seconds:>6.1f}", flush=True)
+
+    results = generate_default(args.out, args.seed, show)
+    print(f"wrote {len(results)} synthetic traces and {Path(args.out) / INDEX_NAME}")
+
+
+def engine_tool(args) -> int:
+    """info, validate and convert are the engine's: run it and pass its exit code on."""
+    from ..engine.binary import engine_path, exit_code_of
+
+    files = [getattr(args, name) for name in args.file_args]
+    command = [engine_path(), "trace", args.trace_command, *files, *(["--json"] if args.json else [])]
+    return exit_code_of(subprocess.run(command, check=False).returncode)
+
+
+def add_parser(commands) -> None:
+    trace = commands.add_parser("trace", help="generate synthetic traces; inspect, check and convert traces",
+                                description="Synthetic NAS-style and SPECjbb2000-style traces (docs/workloads.md) "
+                                            "and the engine's trace tools (docs/trace-format.md).")
+    trace_commands = trace.add_subparsers(dest="trace_command", required=True, metavar="TRACE")
+
+    generator = trace_commands.add_parser(
+        "gen", help="write a synthetic benchmark trace",
+        description="Write a synthetic trace that follows the published communication structure of a NAS "
+                    "benchmark or a SPECjbb2000-style server workload. The same arguments give the same bytes. "
+                    "Processes: CG, MG, LU, FT a power of two; SP, BT a square; JBB at least 2.")
+    generator.add_argument("bench", metavar="BENCH", help="CG, MG, LU, SP, BT, FT or JBB")
+    generator.add_argument("--procs", type=int, default=16, help="number of processes (default: %(default)s)")
+    generator.add_argument("--class", dest="cls", default="A", help="problem class S, W or A (default: %(default)s)")
+    generator.add_argument("--scale", type=float, default=1.0,
+                           help="multiply the iteration count by this, 0 < F <= 1 (default: %(default)s)")
+    generator.add_argument("--seed", type=int, default=1, help="random seed (default: %(default)s)")
+    generator.add_argument("--out", required=True, help="trace file to write (text; gzipped if it ends in .gz)")
+    generator.set_defaults(func=gen)
+
+    default = trace_commands.add_parser(
+        "gen-default", help="write the default workload set (7 traces, 16 processes)",
+        description="Write the default workload set used by the main job: CG, MG, LU, SP, BT (class A), FT "
+                    "(class W) and JBB on 16 processes, each scaled to roughly 50k-300k packets, plus an index "
+                    "workloads.csv.")
+    default.add_argument("--out", required=True, help="folder to write the traces into")
+    default.add_argument("--seed", type=int, default=1, help="random seed (default: %(default)s)")
+    default.set_defaults(func=gen_default)
+
+    for name, files, help_text in (
+            ("info", {"FILE": "trace file"}, "summarise a trace (ibsec-engine trace info)"),
+            ("validate", {"FILE": "trace file"}, "check a trace completely; exit 2 on the first error"),
+            ("convert", {"IN": "trace to read", "OUT": "trace to write: .ibtb binary, else text; .gz/.zst compress"},
+             "re-encode a trace")):
+        tool = trace_commands.add_parser(name, help=help_text, description=f"Runs ibsec-engine trace {name}.")
+        for metavar, file_help in files.items():
+            tool.add_argument(metavar.lower(), metavar=metavar, help=file_help)
+        if name == "info":
+            tool.add_argument("--json", action="store_true", help="print JSON")
+        tool.set_defaults(func=engine_tool, json=False, file_args=[m.lower() for m in files])

@@ -1,0 +1,185 @@
+"""Finding and calling ibsec-engine, the C++ simulator."""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from ..errors import IbsecError
+from .digests import file_digest
+
+ENGINE_ENV = "IBSEC_ENGINE"
+ENGINE_NAME = "ibsec-engine"
+# The source checkout this package sits in (analytics/ibsec/engine/binary.py), if it is one.
+CHECKOUT = Path(__file__).resolve().parents[3]
+
+
+def checkout_engine() -> Path | None:
+    """build/ibsec-engine of the source checkout, when the package runs from one and it is built."""
+    path = CHECKOUT / "build" / ENGINE_NAME
+    return path if path.is_file() and os.access(path, os.X_OK) else None
+
+
+def engine_path() -> str:
+    """$IBSEC_ENGINE, else ibsec-engine on PATH, else the build tree of a source checkout.
+
+    A checkout's build/ibsec-engine newer than the one on PATH is not used, but never silently:
+    a warning (once per process) names both and how to choose (docs/running.md)."""
+    explicit = os.environ.get(ENGINE_ENV)
+    if explicit:
+        if not (os.path.isfile(explicit) and os.access(explicit, os.X_OK)):
+            raise IbsecError(f"{ENGINE_ENV}={explicit} is not an executable file")
+        return explicit
+    on_path = shutil.which(ENGINE_NAME)
+    built = checkout_engine()
+    if on_path:
+        if built is not None and _newer(built, Path(on_path)):
+            _warn_newer_build(str(built), on_path)
+        return on_path
+    if built is not None:
+        return str(built)
+    raise IbsecError(
+        f"{ENGINE_NAME} not found: run ./scripts/setup.sh (or build with CMake) or point "
+        f"{ENGINE_ENV} at the binary"
+    )
+
+
+def _newer(built: Path, installed: Path) -> bool:
+    if built.resolve() == installed.resolve():
+        return False
+    return built.stat().st_mtime > installed.stat().st_mtime
+
+
+@functools.cache
+def _warn_newer_build(built: str, installed: str) -> None:
+    print(f"ibsec: warning: {built} is newer than {installed}, which is on PATH and is used; "
+          f"set {ENGINE_ENV}={built} to run the build, or install it", file=sys.stderr)
+
+
+def describe_engine() -> str:
+    """Which engine ibsec runs: its path and digest (`ibsec --version`), or why none is found."""
+    try:
+        path = engine_path()
+    except IbsecError as error:
+        return f"engine: none ({error})"
+    if os.environ.get(ENGINE_ENV):
+        source = f"${ENGINE_ENV}"
+    else:
+        source = "PATH" if path == shutil.which(ENGINE_NAME) else "build"
+    return f"engine: {path} (from {source}; digest {file_digest(path)})"
+
+
+def run_engine(arguments: list[str]) -> dict:
+    """Run one engine command with --json and return its parsed result."""
+    command = [engine_path(), *arguments, "--json", "--quiet"]
+    completed = subprocess.run(command, capture_output=True, text=True, check=False)
+    if completed.returncode != 0:
+        message = completed.stderr.strip() or f"exit code {completed.returncode}"
+        raise IbsecError(message.removeprefix("ibsec-engine: error: "))
+    try:
+        return json.loads(completed.stdout)
+    except json.JSONDecodeError as error:
+        raise IbsecError(f"ibsec-engine printed unreadable JSON ({error})") from None
+
+
+# ---- `ibsec-engine run`: one cycle-level simulation -------------------------
+
+# Exit codes of `ibsec-engine run`.
+EXIT_OK = 0
+EXIT_FAILED = 1
+EXIT_BAD_CONFIG = 2
+EXIT_NOT_DRAINED = 3  # the result is still written
+
+
+class EngineError(IbsecError):
+    """ibsec-engine failed; `exit_code` is the code to leave with."""
+
+    def __init__(self, message: str, exit_code: int = EXIT_FAILED):
+        super().__init__(message)
+        self.exit_code = exit_code
+
+    def __reduce__(self):  # crosses from Dask workers with its exit code
+        return EngineError, (str(self), self.exit_code)
+
+
+def exit_code_of(returncode: int) -> int:
+    """A child's return code as a shell reports it (killed by signal N -> 128 + N)."""
+    return 128 - returncode if returncode < 0 else returncode
+
+
+def engine_message(stderr: str, returncode: int) -> str:
+    """The engine's error message without its 'ibsec-engine: error: ' prefix."""
+    lines = [line for line in stderr.strip().splitlines() if line.strip()]
+    errors = [line for line in lines if line.startswith("ibsec-engine: error: ")]
+    if errors:
+        return errors[-1].removeprefix("ibsec-engine: error: ")
+    if lines:
+        return lines[-1]
+    return f"ibsec-engine exited with code {exit_code_of(returncode)}"
+
+
+def run_arguments(config: str | Path | None, overrides: list[str], out: str | Path | None = None,
+                  quiet: bool = False, perf_json: str | Path | None = None,
+                  attack: str | Path | None = None) -> list[str]:
+    """Arguments of `ibsec-engine run` (without the binary)."""
+    arguments = ["run"]
+    if config is not None:
+        arguments.append(str(config))
+    if attack is not None:
+        arguments += ["--attack", str(attack)]
+    for override in overrides:
+        arguments += ["--set", override]
+    if out is not None:
+        arguments += ["--out", str(out)]
+    if perf_json is not None:
+        arguments += ["--perf-json", str(perf_json)]
+    if quiet:
+        arguments.append("--quiet")
+    return arguments
+
+
+def engine_digest() -> str:
+    """A digest of the engine binary: every point's identity holds it, so a rebuilt engine runs the points again."""
+    return file_digest(engine_path())
+
+
+def run_simulation_streaming(arguments: list[str]) -> int:
+    """Run `ibsec-engine run ...` with the terminal's stdout/stderr; return its exit code.
+
+    The engine prints its own progress and errors, so nothing is captured.
+    """
+    completed = subprocess.run([engine_path(), *arguments], check=False)
+    return exit_code_of(completed.returncode)
+
+
+def run_simulation(arguments: list[str]) -> int:
+    """Run `ibsec-engine run ...` quietly; return 0 or 3 (not drained), raise EngineError otherwise."""
+    completed = subprocess.run([engine_path(), *arguments], capture_output=True, text=True, check=False)
+    if completed.returncode in (EXIT_OK, EXIT_NOT_DRAINED):
+        return completed.returncode
+    raise EngineError(engine_message(completed.stderr, completed.returncode), exit_code_of(completed.returncode))
+
+
+def run_to_result(arguments: list[str], result_file: Path) -> tuple[int, dict]:
+    """Run `ibsec-engine run ...` writing `result_file`; return (exit code 0 or 3, the result it wrote)."""
+    code = run_simulation(arguments)
+    try:
+        return code, json.loads(result_file.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as error:
+        raise IbsecError(f"cannot read the engine's result {result_file} ({error})") from None
+
+
+def parameters() -> list[dict]:
+    """`ibsec-engine params --json`: every `run` key with default, unit and description."""
+    completed = subprocess.run([engine_path(), "params", "--json"], capture_output=True, text=True, check=False)
+    if completed.returncode != 0:
+        raise EngineError(engine_message(completed.stderr, completed.returncode), exit_code_of(completed.returncode))
+    try:
+        return json.loads(completed.stdout)
+    except json.JSONDecodeError as error:
+        raise IbsecError(f"ibsec-engine params printed unreadable JSON ({error})") from None

@@ -1,0 +1,1 @@
+"""The paper's studies: figures, workload replays, coscheduling mixes, `ibsec reproduce` and its REPORT.md."""

@@ -1,0 +1,343 @@
+"""The coscheduling study (paper 4.3): job mixes under node schedulers, with and without prefetch.
+
+A mix of jobs shares the 16-node cluster (`trace.jobs`); each node
+time-shares its CPUs among the jobs' processes under a scheduling policy
+(`scheduler.policy`). The cards' key caches then see the sessions of
+several jobs, and a prefetch buffer fed with the scheduler's hints
+(SKC-n+Prefetch-m) can load a job's keys before it is switched in.
+
+- compare_schedulers (Fig. 6): every scheduler x card configuration
+  (NoSKC, SKC-n, SKC-n+Prefetch-m); latency, hit rates, job completion.
+- prefetch_sweep (Fig. 7): SKC size with and without a buffer, and buffer
+  size at fixed SKC sizes, per scheduler.
+
+Every engine run is one point of a resumable store, DIR/<mix>.runs/, shared
+by both commands: a point (an EnginePoint) is identified by the engine
+binary, the traces' contents, the scheduler, the card's security mode and
+the extra overrides, so a re-run (or the other command asking for the same
+run) reuses finished points, and a rebuilt engine runs them again.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import pandas as pd  # noqa: E402
+
+from ..engine.binary import EngineError, parameters  # noqa: E402
+from ..engine.config import parse_override  # noqa: E402
+from ..engine.point import EnginePoint, EngineRun, point_identity  # noqa: E402
+from ..errors import ConfigError  # noqa: E402
+from ..output.figures import save_figure  # noqa: E402
+from ..output.files import write_atomically  # noqa: E402
+from ..runs.store import load_store, point_key, run_points  # noqa: E402
+from .mixes import Mix  # noqa: E402
+
+CONFIGS = ("NoSecurity", "NoSKC", "SKC", "Prefetch")
+# The study sets these itself; a --set of one of them would silently change what a row means.
+STUDY_KEYS = ("trace.jobs", "trace.file", "scheduler.policy", "nic.security")
+ENGINE_KEYS = ("trace.jobs", "scheduler.policy")
+
+
+# ---- what to run ---------------------------------------------------------------
+
+def parse_names(text: str, known: tuple[str, ...], option: str) -> list[str]:
+    """'SKC,Prefetch' -> ['SKC', 'Prefetch']; an unknown name is a ConfigError listing the known ones."""
+    names = [n.strip() for n in text.split(",") if n.strip()]
+    if not names:
+        raise ConfigError(option, f"give at least one of: {', '.join(known)}")
+    unknown = [n for n in names if n not in known]
+    if unknown:
+        raise ConfigError(option, f"unknown {', '.join(map(repr, unknown))} (known: {', '.join(known)})")
+    return list(dict.fromkeys(names))
+
+
+def parse_schedulers(text: str, option: str) -> list[str]:
+    """'local,gang' -> ['local', 'gang']: any scheduler the engine registers (engine/registries.py)."""
+    from ..engine.registries import names, require_registered
+
+    given = list(dict.fromkeys(n.strip() for n in text.split(",") if n.strip()))
+    if not given:
+        raise ConfigError(option, f"give at least one of: {', '.join(names('schedulers'))}")
+    return require_registered("schedulers", given, option)
+
+
+def parse_sizes(text: str, option: str) -> list[int]:
+    """'2,5,10' -> [2, 5, 10], each a whole number >= 1."""
+    sizes = []
+    for item in (t.strip() for t in text.split(",")):
+        if not item.isdigit() or int(item) < 1:
+            raise ConfigError(option, f"expected whole numbers >= 1 separated by commas, got {text!r}")
+        sizes.append(int(item))
+    return list(dict.fromkeys(sizes))
+
+
+def security_mode(config: str, skc: int, pb: int) -> str:
+    """A configuration name of the study -> the engine's nic.security."""
+    modes = {"NoSecurity": "NoSecurity", "NoSKC": "NoSKC", "SKC": f"SKC-{skc}",
+             "Prefetch": f"SKC-{skc}+Prefetch-{pb}"}
+    if config not in modes:
+        raise ConfigError("--configs", f"unknown {config!r} (known: {', '.join(CONFIGS)})")
+    return modes[config]
+
+
+def check_overrides(overrides: list[str]) -> list[str]:
+    for text in overrides:
+        key, _ = parse_override(text)
+        if key in STUDY_KEYS:
+            raise ConfigError("--set", f"{key} is set by the study itself (use --mix, --schedulers, --configs)")
+    return list(overrides)
+
+
+@dataclass
+class Study:
+    """A mix and the runs asked of it, with the resumable store in out/<mix>.runs/."""
+
+    mix: Mix
+    out: Path
+    overrides: list[str]
+    jobs: int = 1
+    quiet: bool = False
+
+    @property
+    def runs(self) -> Path:
+        return self.out / f"{self.mix.name}.runs"
+
+    def point(self, scheduler: str, security: str) -> EnginePoint:
+        """One engine run of the study: the mix's traces under a scheduler and a card configuration.
+
+        Its identity holds the traces' contents, not their paths: a regenerated trace is run again,
+        a moved one is not; and the engine's digest: a rebuilt engine runs it again."""
+        overrides = (f"trace.jobs={json.dumps(self.traces)}", f"scheduler.policy={scheduler}",
+                     f"nic.security={security}", *self.overrides)
+        return EnginePoint(overrides=overrides, label=f"{scheduler}_{security}")
+
+    @cached_property
+    def traces(self) -> list[str]:
+        return [str(path.resolve()) for path in self.mix.traces]
+
+
+# ---- running -------------------------------------------------------------------
+
+def run_study_points(study: Study, points: list[EnginePoint], label: str) -> dict[str, dict]:
+    """Run the points not yet in the store; {point key: row} for every point (a point asked twice runs once)."""
+    store = study.runs / "points.jsonl"
+    done = load_store(store)
+    if any(point_key(p.identity) not in done for p in points):
+        require_engine_support()
+    study.runs.mkdir(parents=True, exist_ok=True)
+    rows = run_points(points, functools.partial(run_one, str(study.runs)), store=store, jobs=study.jobs,
+                      quiet=study.quiet, label=label, key=point_identity)
+    return {p.key: row for p, row in zip(points, rows, strict=True)}
+
+
+def require_engine_support() -> None:
+    """Fail early, before any run, if the engine predates job mixes and schedulers."""
+    known = {p.get("key") for p in parameters()}
+    missing = [k for k in ENGINE_KEYS if k not in known]
+    if missing:
+        raise EngineError(f"this ibsec-engine has no {', '.join(missing)}: rebuild it with scheduler support")
+
+
+def run_one(runs: str, point: EnginePoint) -> dict:
+    run = point.run(Path(runs))
+    return {**result_row(run), "exit_code": run.exit_code, "result_file": run.result_file.name}
+
+
+STATISTICS = ("latency_mean_ns", "skc_hit_rate", "skc_only_hit_rate", "prefetch_buffer_hit_rate", "key_misses",
+              "packets_delivered", "prefetches_issued", "prefetches_used", "prefetches_wasted", "context_switches")
+
+
+def result_row(run: EngineRun) -> dict:
+    """The numbers the study shows, from one engine result; a missing key names itself and the file."""
+    row = run.row()
+    jobs = run.value("replay", "jobs")
+    for name in STATISTICS:
+        run.value("statistics", name)
+    study_row = {name: row[name] for name in STATISTICS}
+    study_row["mean_job_completion_time_ns"] = run.value("replay", "mean_job_completion_time_ns")
+    study_row["jobs"] = len(jobs)
+    study_row["jobs_completed"] = sum(1 for job in jobs if job.get("completed"))
+    study_row["last_job_completion_time_ns"] = max((job.get("completion_time_ns") or 0 for job in jobs), default=0)
+    return study_row
+
+
+# ---- Fig. 6: schedulers x configurations ------------------------------------------
+
+def compare_schedulers(study: Study, schedulers: list[str], configs: list[str], skc: int, pb: int,
+                       argv: list[str] | None = None) -> pd.DataFrame:
+    """Every scheduler under every configuration; writes fig6_<mix>.csv/.png and returns the table."""
+    plan = [(s, c, security_mode(c, skc, pb)) for s in schedulers for c in configs]
+    points = [study.point(s, mode) for s, _, mode in plan]
+    rows = run_study_points(study, points, "scheduler runs")
+    df = pd.DataFrame([{"mix": study.mix.name, "scheduler": s, "configuration": c, "security": mode, **rows[p.key]}
+                       for (s, c, mode), p in zip(plan, points, strict=True)])
+    fig = fig6_plot(df, study.mix.name)
+    save_table(df, fig, study.out, f"fig6_{study.mix.name}",
+               {"mix": study.mix.name, "jobs": [j.label for j in study.mix.jobs], "schedulers": schedulers,
+                "configurations": {c: security_mode(c, skc, pb) for c in configs}, "overrides": study.overrides,
+                "prefetch_vs_skc": prefetch_effect(df).to_dict(orient="records")}, argv)
+    return df
+
+
+def summary_table(df: pd.DataFrame) -> pd.DataFrame:
+    """Per scheduler and configuration, in the units a reader wants."""
+    return pd.DataFrame({
+        "scheduler": df["scheduler"],
+        "configuration": df["configuration"],
+        "latency_us": df["latency_mean_ns"] * 1e-3,
+        "hit_rate": df["skc_hit_rate"],
+        "skc_only_hit_rate": df["skc_only_hit_rate"],
+        "buffer_hit_rate": df["prefetch_buffer_hit_rate"],
+        "mean_job_completion_s": df["mean_job_completion_time_ns"] * 1e-9,
+        "context_switches": df["context_switches"],
+        "jobs_completed": df["jobs_completed"].astype(str) + "/" + df["jobs"].astype(str),
+    })
+
+
+def prefetch_effect(df: pd.DataFrame) -> pd.DataFrame:
+    """Prefetch against SKC per scheduler: latency change (%) and hit-rate change (percentage points)."""
+    by = df.set_index(["scheduler", "configuration"])
+    rows = []
+    for scheduler in dict.fromkeys(df["scheduler"]):
+        if (scheduler, "SKC") in by.index and (scheduler, "Prefetch") in by.index:
+            skc, pre = by.loc[(scheduler, "SKC")], by.loc[(scheduler, "Prefetch")]
+            rows.append({"scheduler": scheduler,
+                         "latency_change_percent": (pre["latency_mean_ns"] / skc["latency_mean_ns"] - 1.0) * 100.0,
+                         "hit_rate_change_points": (pre["skc_hit_rate"] - skc["skc_hit_rate"]) * 100.0})
+    return pd.DataFrame(rows, columns=["scheduler", "latency_change_percent", "hit_rate_change_points"])
+
+
+def _grouped_bars(ax, df: pd.DataFrame, value: str, scale: float) -> None:
+    """One group per scheduler, one bar per configuration."""
+    schedulers, configs = list(dict.fromkeys(df["scheduler"])), list(dict.fromkeys(df["configuration"]))
+    width = 0.8 / len(configs)
+    for i, config in enumerate(configs):
+        part = df[df["configuration"] == config].set_index("scheduler").reindex(schedulers)
+        xs = [s + (i - (len(configs) - 1) / 2) * width for s in range(len(schedulers))]
+        ax.bar(xs, part[value] * scale, width, label=config, color=f"C{CONFIGS.index(config)}")
+    ax.set_xticks(range(len(schedulers)), schedulers)
+
+
+def fig6_plot(df: pd.DataFrame, mix: str):
+    fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4))
+    _grouped_bars(left, df, "latency_mean_ns", 1e-3)
+    left.set_ylabel("mean network latency (us)")
+    left.set_title("(a) network latency", loc="left")
+    _grouped_bars(right, df, "mean_job_completion_time_ns", 1e-9)
+    right.set_ylabel("mean job completion time (s)")
+    right.set_title("(b) job completion time", loc="left")
+    for ax in (left, right):
+        ax.set_xlabel("scheduler")
+        ax.legend(fontsize=8)
+    fig.suptitle(f"Mix {mix} on 16 nodes: schedulers and key caching (synthetic traces)")
+    fig.tight_layout()
+    return fig
+
+
+def save_table(df: pd.DataFrame, fig, out: Path, name: str, meta: dict, argv: list[str] | None) -> None:
+    """CSV, PNG and meta.json as every figure; also Parquet when pyarrow is installed (it is optional)."""
+    save_figure(df, fig, out, name, meta, argv)
+    try:
+        import pyarrow  # noqa: F401
+    except ImportError:
+        return
+    write_atomically(out / f"{name}.parquet", lambda tmp: df.to_parquet(tmp, index=False))
+
+
+# ---- Fig. 7: SKC size and prefetch-buffer size ----------------------------------------
+
+def fig7_plan(schedulers: list[str], skc_sizes: list[int], pb_fixed: int, pb_sizes: list[int],
+              skc_fixed: list[int]) -> list[dict]:
+    """Rows of Fig. 7: (a/c) SKC sweep with and without the buffer, (b/d) buffer sweep per fixed SKC."""
+    plan = []
+    for s in schedulers:
+        for n in skc_sizes:
+            plan.append({"scheduler": s, "sweep": "skc", "skc_entries": n, "pb_entries": 0, "security": f"SKC-{n}"})
+            plan.append({"scheduler": s, "sweep": "skc", "skc_entries": n, "pb_entries": pb_fixed,
+                         "security": f"SKC-{n}+Prefetch-{pb_fixed}"})
+        for n in skc_fixed:
+            # The unbuffered run is the reference line of the buffer sweep.
+            plan.append({"scheduler": s, "sweep": "pb", "skc_entries": n, "pb_entries": 0, "security": f"SKC-{n}"})
+            for m in pb_sizes:
+                plan.append({"scheduler": s, "sweep": "pb", "skc_entries": n, "pb_entries": m,
+                             "security": f"SKC-{n}+Prefetch-{m}"})
+    return plan
+
+
+def prefetch_sweep(study: Study, schedulers: list[str], skc_sizes: list[int], pb_fixed: int, pb_sizes: list[int],
+                   skc_fixed: list[int], argv: list[str] | None = None) -> pd.DataFrame:
+    """Fig. 7 for each scheduler; writes fig7_<mix>.csv/.png and returns the table."""
+    plan = fig7_plan(schedulers, skc_sizes, pb_fixed, pb_sizes, skc_fixed)
+    points = [study.point(p["scheduler"], p["security"]) for p in plan]
+    rows = run_study_points(study, points, "prefetch-sweep runs")
+    df = pd.DataFrame([{"mix": study.mix.name, **p, **rows[point.key]} for p, point in zip(plan, points, strict=True)])
+    save_table(df, fig7_plot(df, schedulers, study.mix.name), study.out, f"fig7_{study.mix.name}",
+               {"mix": study.mix.name, "schedulers": schedulers, "skc_sizes": skc_sizes, "pb_fixed": pb_fixed,
+                "pb_sizes": pb_sizes, "skc_fixed": skc_fixed, "overrides": study.overrides}, argv)
+    return df
+
+
+def fig7_tables(df: pd.DataFrame) -> dict[str, pd.DataFrame]:
+    """Per scheduler and sweep: latency (us) and hit rate by SKC entries (rows) and buffer entries (columns)."""
+    tables = {}
+    df = df.assign(latency_us=df["latency_mean_ns"] * 1e-3, hit_rate=df["skc_hit_rate"])
+    for (scheduler, sweep), part in df.groupby(["scheduler", "sweep"], sort=False):
+        title = f"{scheduler}, {'SKC size' if sweep == 'skc' else 'prefetch buffer size'} sweep " \
+                "(columns: prefetch buffer entries, 0 = no buffer)"
+        wide = part.pivot_table(index="skc_entries", columns="pb_entries", values=["latency_us", "hit_rate"])
+        tables[title] = wide[["latency_us", "hit_rate"]]  # pivot_table sorts the values; latency first
+    return tables
+
+
+def fig7_plot(df: pd.DataFrame, schedulers: list[str], mix: str):
+    fig, axes = plt.subplots(len(schedulers), 4, figsize=(16, 3.3 * len(schedulers)), squeeze=False)
+    for row, scheduler in zip(axes, schedulers, strict=True):
+        part = df[df["scheduler"] == scheduler]
+        _skc_sweep_panels(row[0], row[1], part[part["sweep"] == "skc"])
+        _pb_sweep_panels(row[2], row[3], part[part["sweep"] == "pb"])
+        row[0].set_ylabel(f"{scheduler}\nlatency (us)")
+        row[1].set_ylabel("hit rate")
+        row[2].set_ylabel("latency (us)")
+        row[3].set_ylabel("hit rate")
+    for ax, title in zip(axes[0], ("(a) latency vs SKC size", "(b) hit rate vs SKC size",
+                                   "(c) latency vs buffer size", "(d) hit rate vs buffer size"), strict=True):
+        ax.set_title(title, loc="left")
+    fig.suptitle(f"Mix {mix}: session key cache and prefetch buffer sizes (synthetic traces)")
+    fig.tight_layout()
+    return fig
+
+
+def _skc_sweep_panels(latency_ax, hit_ax, df: pd.DataFrame) -> None:
+    for buffered, part in df.groupby(df["pb_entries"] > 0, sort=True):
+        label = f"SKC+Prefetch-{int(part['pb_entries'].iloc[0])}" if buffered else "SKC only"
+        latency_ax.plot(part["skc_entries"], part["latency_mean_ns"] * 1e-3, marker="o", label=label)
+        hit_ax.plot(part["skc_entries"], part["skc_hit_rate"], marker="o", label=label)
+    for ax in (latency_ax, hit_ax):
+        ax.set_xlabel("SKC entries")
+        ax.legend(fontsize=7)
+    hit_ax.set_ylim(0, 1.02)
+
+
+def _pb_sweep_panels(latency_ax, hit_ax, df: pd.DataFrame) -> None:
+    for i, (skc, part) in enumerate(df.groupby("skc_entries", sort=True)):
+        buffered, bare = part[part["pb_entries"] > 0], part[part["pb_entries"] == 0]
+        for ax, value, scale in ((latency_ax, "latency_mean_ns", 1e-3), (hit_ax, "skc_hit_rate", 1.0)):
+            ax.plot(buffered["pb_entries"], buffered[value] * scale, marker="o", color=f"C{i}", label=f"SKC-{skc}")
+            if len(bare):  # the same SKC without a buffer, for reference
+                ax.axhline(bare[value].iloc[0] * scale, color=f"C{i}", linestyle="--", linewidth=0.8)
+    sizes = sorted(set(df.loc[df["pb_entries"] > 0, "pb_entries"]))
+    for ax in (latency_ax, hit_ax):
+        ax.set_xscale("log", base=2)
+        ax.set_xticks(sizes, [str(int(m)) for m in sizes])  # 1, 2, 4 rather than 2^0, 2^1, 2^2
+        ax.set_xlabel("prefetch buffer entries (dashed: no buffer)")
+        ax.legend(fontsize=7)
+    hit_ax.set_ylim(0, 1.02)

@@ -1,0 +1,152 @@
+"""`ibsec reproduce`: every figure and table of the paper, then results/REPORT.md.
+
+Each step is one of the figure commands (`ibsec figures`, `ibsec study`,
+`ibsec compare-schedulers`, `ibsec prefetch-sweep`, `ibsec hwcost`) with the
+plan's sizes; each keeps its runs in its resumable store, so an interrupted
+reproduction redoes only what is missing. `--quick` differs from the full
+plan only in how many points and look-ups are simulated, never in how a
+point is simulated, so its numbers are the full run's at lower resolution.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..engine.binary import engine_digest
+from ..output.figures import command_line
+from ..runs.cluster import ClusterOptions, dask_executor
+from ..runs.store import points_run_on
+from . import report
+
+
+@dataclass(frozen=True)
+class Plan:
+    """How much of each figure to simulate."""
+
+    name: str
+    accesses: int  # cachesim look-ups per point (Fig. 8, 9)
+    mixes: tuple[str, ...]  # Fig. 6
+    fig7_skc_sizes: tuple[int, ...]
+    fig7_pb_sizes: tuple[int, ...]
+    xval: bool  # the Markov-vs-simulation cross-check (not a paper figure)
+    fig7_mix: str = "nas15"  # a built-in mix or a mix file
+
+
+QUICK = Plan("quick", accesses=1_000_000, mixes=("nas15", "ft-jbb6"), fig7_skc_sizes=(2, 5, 10, 20, 30),
+             fig7_pb_sizes=(1, 4, 16), xval=False)
+FULL = Plan("full", accesses=4_000_000, mixes=("nas15", "ft-jbb6"), fig7_skc_sizes=(2, 5, 10, 15, 20, 25, 30),
+            fig7_pb_sizes=(1, 2, 4, 8, 16), xval=True)
+
+SCHEDULERS = ["local", "sb", "dcs-sb", "pb", "gang"]
+FIG7_SCHEDULERS = ["dcs-sb", "gang"]
+FIG6_SKC, FIG6_PB = 10, 8  # §4.3
+FIG7_PB_FIXED, FIG7_SKC_FIXED = 2, [5, 20]
+
+
+@dataclass
+class Context:
+    out: Path
+    traces: Path
+    mix_traces: Path
+    plan: Plan
+    jobs: int  # thread pool of a step whose points run off the cluster; the cluster sets the parallelism
+    quiet: bool
+    argv: list[str]
+    cluster: ClusterOptions = field(default_factory=ClusterOptions)
+
+
+def steps(ctx: Context) -> list[tuple[str, Callable[[], object]]]:
+    """(title, action) in the order they run: cheap analytic figures first."""
+    from . import figures, workload_study
+
+    cache_options = {"accesses": ctx.plan.accesses, "jobs": ctx.jobs, "quiet": ctx.quiet}
+    todo = [
+        ("Fig. 3 (Markov capacity)", lambda: figures.fig3(ctx.out)),
+        ("Fig. 8 (hit rate vs keys, cachesim)", lambda: figures.fig8(ctx.out, **cache_options)),
+        ("Fig. 9 (associativity, cachesim)", lambda: figures.fig9(ctx.out, **cache_options)),
+    ]
+    if ctx.plan.xval:
+        todo.append(("Markov vs simulation cross-check", lambda: figures.xval(ctx.out, **cache_options)))
+    todo += [
+        ("Fig. 5(a-c) and Table 1 (workload replays)",
+         lambda: workload_study.fig5(ctx.out, ctx.traces, jobs=ctx.jobs, quiet=ctx.quiet)),
+        ("Fig. 5(d) (packet size)", lambda: workload_study.fig5d(ctx.out, ctx.traces, jobs=ctx.jobs, quiet=ctx.quiet)),
+    ]
+    for mix in ctx.plan.mixes:
+        todo.append((f"Fig. 6 ({mix}, coschedulers)", lambda mix=mix: _fig6(ctx, mix)))
+    todo.append((f"Fig. 7 ({ctx.plan.fig7_mix}, SKC and buffer sizes)", lambda: _fig7(ctx)))
+    todo.append(("§3.1 hardware cost", lambda: _hardware(ctx)))
+    return todo
+
+
+def _study(ctx: Context, mix_name: str):
+    from .coschedule import Study
+    from .mixes import load_mix
+
+    return Study(load_mix(mix_name, ctx.mix_traces), ctx.out / "schedulers", [], ctx.jobs, ctx.quiet)
+
+
+def _fig6(ctx: Context, mix: str):
+    from .coschedule import CONFIGS, compare_schedulers
+
+    configs = [c for c in CONFIGS if c != "NoSecurity"]
+    return compare_schedulers(_study(ctx, mix), SCHEDULERS, configs, FIG6_SKC, FIG6_PB, argv=ctx.argv)
+
+
+def _fig7(ctx: Context):
+    from .coschedule import prefetch_sweep
+
+    return prefetch_sweep(_study(ctx, ctx.plan.fig7_mix), FIG7_SCHEDULERS, list(ctx.plan.fig7_skc_sizes), FIG7_PB_FIXED,
+                          list(ctx.plan.fig7_pb_sizes), FIG7_SKC_FIXED, argv=ctx.argv)
+
+
+def _hardware(ctx: Context):
+    from ..models import hwcost
+
+    return hwcost.write_paper_table(ctx.out)
+
+
+def paper_names() -> dict[str, list[str]]:
+    """Every engine name the paper's figures choose, by registry: the paper's own lists (which five schedulers
+    Fig. 6 compares, which card configurations Fig. 5 shows), which the engine must still register."""
+    from .coschedule import CONFIGS, security_mode
+    from .figures import SECURITY_CONFIGS
+    from .workload_study import MTU_SWEEP_CONFIGS, STUDY_CONFIGS
+
+    modes = [*STUDY_CONFIGS, *MTU_SWEEP_CONFIGS, *SECURITY_CONFIGS,
+             *(security_mode(c, FIG6_SKC, FIG6_PB) for c in CONFIGS),
+             *(security_mode("Prefetch", n, FIG7_PB_FIXED) for n in FIG7_SKC_FIXED)]
+    return {"schedulers": list(dict.fromkeys([*SCHEDULERS, *FIG7_SCHEDULERS])),
+            "security_modes": list(dict.fromkeys(modes))}
+
+
+def check_paper_names() -> None:
+    """ConfigError before anything runs if the engine no longer registers a name the paper's figures use."""
+    from ..engine.registries import require_registered
+
+    for section, given in paper_names().items():
+        require_registered(section, given, f"the paper's {section.replace('_', ' ')}")
+
+
+def reproduce(ctx: Context) -> Path:
+    """Run every step, then write REPORT.md; return its path."""
+    started = time.monotonic()
+    check_paper_names()
+    todo = steps(ctx)
+    with contextlib.ExitStack() as stack:
+        # Every step's points run on one Dask cluster (local by default), as `ibsec sweep`'s do.
+        stack.enter_context(points_run_on(stack.enter_context(dask_executor(ctx.cluster))))
+        for number, (title, action) in enumerate(todo, 1):
+            step_started = time.monotonic()
+            print(f"[{number}/{len(todo)}] {title}", flush=True)
+            action()
+            if not ctx.quiet:
+                print(f"      done in {time.monotonic() - step_started:.0f} s", flush=True)
+    path = report.write_report(ctx.out, command_line(ctx.argv), ctx.plan.name, time.monotonic() - started,
+                               engine_digest())
+    print(f"wrote {path} after {(time.monotonic() - started) / 60:.1f} min", flush=True)
+    return path

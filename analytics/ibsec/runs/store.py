@@ -1,0 +1,164 @@
+"""Running many independent points with resume.
+
+Each finished point is appended (fsync'd) to a JSON-lines store as soon as it
+finishes, so killing a sweep loses nothing already computed, and running the
+same sweep again only computes the points that are missing or failed. The
+points run on a local thread pool by default, or on any concurrent.futures
+executor given, e.g. a Dask client's (cluster.py), which is how `ibsec sweep`
+runs large sweeps.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import json
+import os
+import sys
+from collections.abc import Callable
+from concurrent.futures import Executor, ThreadPoolExecutor, as_completed
+from pathlib import Path
+from typing import Any
+
+from tqdm import tqdm
+
+from ..errors import IbsecError
+from ..output.files import append_line_durably
+
+
+class PointsFailed(IbsecError):
+    """Some points of a sweep failed; the others finished and are kept.
+
+    `results` lists every point's result in order, None where it failed;
+    `errors` maps the index of each failed point to its error.
+    """
+
+    def __init__(self, message: str, results: list, errors: dict[int, IbsecError]):
+        super().__init__(message)
+        self.results = results
+        self.errors = errors
+        first = errors[min(errors)] if errors else None
+        self.exit_code = getattr(first, "exit_code", 2)
+
+
+def point_key(point: dict) -> str:
+    return json.dumps(point, sort_keys=True)
+
+
+def load_store(store: Path | None) -> dict[str, dict]:
+    """Finished points of a store, by point key. Later lines win; a torn last line is ignored."""
+    done: dict[str, dict] = {}
+    if store is None or not store.exists():
+        return done
+    for line in store.read_text(encoding="utf-8").splitlines():
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError:
+            continue  # a line cut short by a kill
+        key = point_key(record["point"])
+        if "result" in record:
+            done[key] = record["result"]
+        else:
+            done.pop(key, None)
+    return done
+
+
+def end_torn_line(store: Path | None) -> None:
+    """End a line cut short by a kill, so that the next record starts a line of its own."""
+    if store is None or not store.exists() or store.stat().st_size == 0:
+        return
+    with open(store, "rb") as handle:
+        handle.seek(-1, 2)
+        if handle.read(1) != b"\n":
+            append_line_durably(store, "")
+
+
+# The executor run_points uses when its caller names none: `ibsec reproduce`
+# puts every figure's points on one Dask cluster this way.
+_executor: contextvars.ContextVar[Executor | None] = contextvars.ContextVar("executor", default=None)
+
+
+@contextlib.contextmanager
+def points_run_on(executor: Executor):
+    """Within the block, run_points calls that name no executor use this one."""
+    token = _executor.set(executor)
+    try:
+        yield executor
+    finally:
+        _executor.reset(token)
+
+
+def run_points(
+    points: list,
+    run: Callable[[Any], dict],
+    store: Path | None = None,
+    jobs: int = 1,
+    quiet: bool = False,
+    label: str = "points",
+    executor: Executor | None = None,
+    key: Callable[[Any], dict] | None = None,
+) -> list[dict]:
+    """Run every point not already in `store`; return results in the order of `points`.
+
+    A point's identity in the store is `key(point)` (a JSON object: what
+    decides its result; e.g. EnginePoint.identity), or the point itself when
+    no `key` is given. Points run on `executor` when given (the caller owns
+    it; `jobs` is then unused), else on a pool of `jobs` threads. A failing
+    point (one whose `run` raises IbsecError) records its error and does not
+    stop the others; if any failed, PointsFailed (an IbsecError holding the
+    results of the others) is raised after all have run.
+    """
+    executor = executor or _executor.get()
+    identities = [p if key is None else key(p) for p in points]
+    keys = [point_key(identity) for identity in identities]
+    done = load_store(store)
+    first_of = {}  # a point asked for twice runs once
+    for i, k in enumerate(keys):
+        first_of.setdefault(k, i)
+    todo = [i for k, i in first_of.items() if k not in done]
+    failed: dict[str, IbsecError] = {}
+    if todo:
+        end_torn_line(store)
+        bar = tqdm(total=len(first_of), initial=len(first_of) - len(todo), desc=label, unit="pt",
+                   disable=quiet, file=sys.stderr, dynamic_ncols=True)
+        own_pool = executor is None
+        pool = ThreadPoolExecutor(max_workers=max(1, jobs)) if own_pool else executor
+        futures = {}
+        try:
+            futures = {pool.submit(run, points[i]): i for i in todo}
+            for future in as_completed(futures):
+                i = futures[future]
+                try:
+                    result = future.result()
+                except IbsecError as error:
+                    failed[keys[i]] = error
+                    record = {"point": identities[i], "error": str(error)}
+                else:
+                    done[keys[i]] = result
+                    record = {"point": identities[i], "result": result}
+                if store is not None:
+                    append_line_durably(store, json.dumps(record))
+                bar.update(1)
+                bar.set_postfix(failed=len(failed))
+        except BaseException:
+            # Interrupted (Ctrl-C): start nothing more; what finished is already in the store.
+            for future in futures:
+                future.cancel()
+            if own_pool:
+                pool.shutdown(wait=False, cancel_futures=True)
+            raise
+        if own_pool:
+            pool.shutdown()
+        bar.close()
+    results = [done.get(k) for k in keys]
+    if failed:
+        errors = {i: failed[k] for i, k in enumerate(keys) if k in failed}
+        first = errors[min(errors)]
+        raise PointsFailed(f"{len(errors)} of {len(points)} {label} failed; first: {keys[min(errors)]}: {first}",
+                           results, errors)
+    return results
+
+
+def default_jobs() -> int:
+    """Points run at once on this machine's own pool: its CPUs, at most 8."""
+    return max(1, min(8, os.cpu_count() or 1))
