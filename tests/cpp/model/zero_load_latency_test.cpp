@@ -4,8 +4,8 @@
 // queues and the model must match to the picosecond.
 #include <gtest/gtest.h>
 
-#include "closed_form.h"
-#include "model_support.h"
+#include "support/closed_form.h"
+#include "support/model_support.h"
 #include "nic/gcm_unit.h"
 
 namespace ibsec {

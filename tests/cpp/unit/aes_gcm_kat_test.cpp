@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "hex.h"
+#include "support/hex.h"
 #include "nic/crypto/aes_gcm.h"
 
 namespace ibsec::nic::crypto {

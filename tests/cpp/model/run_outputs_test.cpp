@@ -5,7 +5,7 @@
 
 #include <gtest/gtest.h>
 
-#include "model_support.h"
+#include "support/model_support.h"
 
 namespace ibsec {
 namespace {

@@ -11,7 +11,7 @@
 #include <gtest/gtest.h>
 
 #include "core/errors.h"
-#include "model_support.h"
+#include "support/model_support.h"
 #include "nic/cacti_table.h"
 
 namespace ibsec {

@@ -6,8 +6,8 @@
 #include <filesystem>
 #include <fstream>
 
-#include "closed_form.h"
-#include "model_support.h"
+#include "support/closed_form.h"
+#include "support/model_support.h"
 #include "traces/trace_error.h"
 
 namespace ibsec {

@@ -5,59 +5,17 @@
 // (Karol, Hluchyj & Morgan 1987) and about 0.6 at 16 ports.
 #include <gtest/gtest.h>
 
-#include "model_support.h"
+#include "support/saturation.h"
 
 namespace ibsec {
 namespace {
 
 using testing::config_with;
-
-struct Saturated {
-  sim::RunOutcome outcome;
-  nlohmann::ordered_json statistics;
-};
-
-Saturated saturate(std::vector<std::string> overrides) {
-  // Defaults first, so that the caller's overrides win.
-  overrides.insert(overrides.begin(), {"traffic.load=1.0", "nic.security=NoSecurity", "traffic.max_backlog_packets=32"});
-  sim::Cluster cluster(config_with(overrides));
-  Saturated s;
-  s.outcome = cluster.run();
-  s.statistics = cluster.result(s.outcome)["statistics"];
-  EXPECT_EQ(cluster.credits_missing(), 0U);
-  return s;
-}
+using testing::saturate;
+using testing::Saturated;
 
 double payload_share(double payload, double overhead) { return payload / (payload + overhead); }
 
-void expect_soak_survived(const Saturated& s) {
-  EXPECT_TRUE(s.outcome.drained);
-  EXPECT_EQ(s.statistics["packets_delivered"], s.statistics["packets_handed_over"]);
-  EXPECT_EQ(s.statistics["out_of_order_packets"], 0);
-  EXPECT_EQ(s.statistics["credits_missing_at_end"], 0);
-  EXPECT_GT(s.statistics["offers_refused"].get<uint64_t>(), 0U) << "the sources were not saturated";
-}
-
-const std::vector<std::string> kSoakTree{"network.topology=fat-tree", "network.fat_tree.n=3",
-                                         "network.virtual_lanes=2", "traffic.sizes_bytes=[64,256,2048]",
-                                         "traffic.processes_per_node=2", "traffic.warmup_messages=20000"};
-
-std::vector<std::string> soak(std::vector<std::string> extra) {
-  extra.insert(extra.begin(), kSoakTree.begin(), kSoakTree.end());
-  return extra;
-}
-
-TEST(Saturation, FatTreeSoakNeitherDeadlocksNorLoses) {
-  // 64 nodes, two lanes, mixed sizes, every source saturated: the fabric is
-  // the bottleneck.
-  expect_soak_survived(saturate(soak({"traffic.messages=1500000"})));
-}
-
-TEST(Saturation, FatTreeSoakWithSecureCards) {
-  // The same with SKC-6 and a prefetch buffer: now the key memory limits the
-  // cards and backs traffic up into the hosts.
-  expect_soak_survived(saturate(soak({"nic.security=SKC-6+Prefetch-2", "traffic.messages=1000000"})));
-}
 
 TEST(Saturation, SingleSwitchUniformMatchesHeadOfLineBlocking) {
   const Saturated s = saturate({"traffic.messages=200000"});

@@ -14,7 +14,7 @@
 #include <sstream>
 #include <vector>
 
-#include "model_support.h"
+#include "support/model_support.h"
 #include "nic/card_crypto.h"
 #include "nic/host_interface.h"
 #include "nic/replay_window.h"

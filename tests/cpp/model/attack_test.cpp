@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "core/errors.h"
-#include "hex.h"
-#include "model_support.h"
+#include "support/hex.h"
+#include "support/model_support.h"
 #include "attack/attack.h"
 #include "nic/synthetic_payload.h"
 

@@ -4,8 +4,8 @@
 // load has finished, and waits for it if not.
 #include <gtest/gtest.h>
 
-#include "closed_form.h"
-#include "model_support.h"
+#include "support/closed_form.h"
+#include "support/model_support.h"
 #include "nic/frequent_keys.h"
 
 namespace ibsec::testing {

@@ -8,7 +8,7 @@
 #include <gtest/gtest.h>
 
 #include "core/random.h"
-#include "model_support.h"
+#include "support/model_support.h"
 
 namespace ibsec {
 namespace {
