@@ -1,21 +1,31 @@
 #!/usr/bin/env bash
 # Sets ibsec up on a Debian machine (as root, or with sudo) and runs the main
-# job: installs the system packages, builds and installs the C++ engine,
-# installs the Python package into .venv, links `ibsec` onto the PATH.
-#   ./scripts/setup.sh            set up, then run the main job
-#   ./scripts/setup.sh --no-run   set up only
+# job: installs the system packages, builds the C++ engine in build/,
+# installs the Python package into .venv, then installs the engine and links
+# `ibsec` onto the PATH.
+#   ./scripts/setup.sh               set up, then run the main job
+#   ./scripts/setup.sh --no-run      set up only
+#   ./scripts/setup.sh --no-install  leave /usr/local alone: everything stays in
+#                                    this checkout (build/, .venv/), as CI runs
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
 run_main_job=1
-[[ "${1:-}" == "--no-run" ]] && run_main_job=0
+install_system_wide=1
+for option in "$@"; do
+  case "$option" in
+    --no-run) run_main_job=0 ;;
+    --no-install) install_system_wide=0 ;;
+    *) echo "setup: unknown option $option (known: --no-run, --no-install)" >&2; exit 2 ;;
+  esac
+done
 
 as_root() { if [[ $(id -u) -eq 0 ]]; then "$@"; else sudo "$@"; fi; }
 
 echo "== system packages"
 apt_packages=(build-essential cmake ninja-build pkg-config python3 python3-venv python3-pip
               libsystemc-dev libgtest-dev libgmock-dev libbenchmark-dev libcli11-dev
-              nlohmann-json3-dev libfmt-dev libboost-iostreams-dev libssl-dev
+              nlohmann-json3-dev libboost-iostreams-dev libssl-dev
               libopenmpi-dev openmpi-bin gfortran)
 missing=()
 for p in "${apt_packages[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
@@ -27,7 +37,6 @@ fi
 echo "== C++ engine (build/)"
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build build
-as_root cmake --install build --prefix /usr/local >/dev/null
 
 echo "== Python package (.venv/)"
 [[ -x .venv/bin/python ]] || python3 -m venv .venv
@@ -35,10 +44,19 @@ pip_log=.venv/pip-install.log
 if ! { .venv/bin/python -m pip install --upgrade pip && .venv/bin/python -m pip install -e "analytics[test]"; } >"$pip_log" 2>&1; then
   tail -30 "$pip_log"; echo "setup: pip install failed (full log: $pip_log)" >&2; exit 1
 fi
-as_root ln -sf "$root/.venv/bin/ibsec" /usr/local/bin/ibsec
 
-echo "== ready: $(ibsec --version), $(ibsec-engine --version | head -1)"
+if ((install_system_wide)); then
+  echo "== install: ibsec-engine and ibsec in /usr/local/bin"
+  as_root cmake --install build --prefix /usr/local >/dev/null
+  as_root ln -sf "$root/.venv/bin/ibsec" /usr/local/bin/ibsec
+  ibsec=ibsec
+else
+  export IBSEC_ENGINE="$root/build/ibsec-engine"
+  ibsec="$root/.venv/bin/ibsec"
+fi
+
+echo "== ready: $("$ibsec" --version | tr '\n' ' ')"
 if ((run_main_job)); then
   echo "== main job: ibsec study"
-  ibsec study --out results
+  "$ibsec" study --out results
 fi

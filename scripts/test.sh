@@ -1,9 +1,17 @@
 #!/usr/bin/env bash
-# Runs the whole test suite: the C++ GoogleTest cases (one process each,
-# through ctest) and the Python tests. Builds first if needed.
+# Runs the test suite: the C++ GoogleTest cases (one process each, through
+# ctest) and the Python tests, the unit and model tiers. Builds first if
+# needed. The soak tier (long runs) is left to CI (.ci/run) or:
+#   ./scripts/test.sh --soak     also the soak tier
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build build
-ctest --test-dir build --output-on-failure -j "$(nproc)"
-IBSEC_ENGINE="$(pwd)/build/ibsec-engine" .venv/bin/python -m pytest tests/python -q
+export IBSEC_ENGINE="$(pwd)/build/ibsec-engine"
+if [[ "${1:-}" == "--soak" ]]; then
+  ctest --test-dir build --output-on-failure -j "$(nproc)"
+  .venv/bin/python -m pytest tests/python -q -m "unit or model or soak"
+else
+  ctest --test-dir build --output-on-failure -j "$(nproc)" -LE soak
+  .venv/bin/python -m pytest tests/python -q
+fi
