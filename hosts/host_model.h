@@ -1,5 +1,5 @@
 // What drives the cards from the host side: synthetic sources, a script of
-// messages (tests), and later trace replay. The cluster needs to know only
+// messages (tests), and trace replay. The cluster needs to know only
 // where deliveries go and when the hosts have nothing more to offer.
 #pragma once
 

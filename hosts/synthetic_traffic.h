@@ -1,4 +1,4 @@
-// Synthetic traffic for validating the cycle-level model until traces replay:
+// Synthetic traffic, for load sweeps and checking the fabric against theory:
 // every node's host injects messages at an offered load, to destinations
 // picked by a named pattern, between processes so that the session-key
 // caches see a controllable number of sessions.

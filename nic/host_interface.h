@@ -1,6 +1,6 @@
 // The card's host side: processes hand it messages, and it hands back every
-// packet it has verified. Whoever models the processes (synthetic sources now,
-// trace replay later) implements HostInterface.
+// packet it has verified. Whoever models the processes (hosts/: synthetic
+// sources, scripted messages, trace replay) implements HostInterface.
 #pragma once
 
 #include <cstdint>
