@@ -19,6 +19,7 @@ void add_params_command(CLI::App& app) {
       nlohmann::ordered_json out = nlohmann::ordered_json::array();
       for (const auto& p : sim::parameters()) {
         out.push_back({{"key", p.key}, {"default", p.default_value}, {"unit", p.unit}, {"description", p.description}});
+        if (!p.file.empty()) out.back()["file"] = p.file;
       }
       std::cout << out.dump(2) << "\n";
       return;

@@ -26,7 +26,12 @@ struct ParameterInfo {
   nlohmann::json default_value;
   std::string unit;
   std::string description;
+  // For a file name: "input" (the run reads it: its content decides the
+  // result) or "output" (the run writes it); empty for anything else.
+  std::string file = {};
 };
+
+enum class FileRole { kInput, kOutput };
 
 using ParameterTable = std::map<std::string, nlohmann::json>;
 
@@ -126,6 +131,17 @@ class ParameterSet {
   ParameterSet& texts(std::string key, Field field, std::string unit, std::string description) {
     return add(std::move(key), nlohmann::json(field_of(field, defaults_)), std::move(unit), std::move(description),
                [field](const ParameterValues& v, const std::string& k, P& p) { field_of(field, p) = v.texts(k); });
+  }
+  // A file name (a list of them for a list field), read or written by the run.
+  template <typename Field>
+  ParameterSet& file(std::string key, Field field, FileRole role, std::string description) {
+    if constexpr (std::is_same_v<FieldType<Field>, std::string>) {
+      text(std::move(key), field, "path", std::move(description));
+    } else {
+      texts(std::move(key), field, "paths", std::move(description));
+    }
+    infos_.back().file = role == FileRole::kInput ? "input" : "output";
+    return *this;
   }
   // Anything else: its default as written in a configuration, and how to read it.
   ParameterSet& custom(std::string key, nlohmann::json default_value, std::string unit, std::string description,

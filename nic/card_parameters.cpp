@@ -57,7 +57,7 @@ ParameterSet<CicParams> declare() {
              "CACTI line per session key entry (key, identifier, state), for \"cacti\"", 1, 1U << 20)
       .count("nic.tech_nm", [](CicParams& c) -> auto& { return c.cacti.tech_nm; }, "nm",
              "technology node of the card, for nic.skc.access_ns = \"cacti\"", 1, 1000)
-      .text("nic.cacti_table", [](CicParams& c) -> auto& { return c.cacti.table; }, "path",
+      .file("nic.cacti_table", [](CicParams& c) -> auto& { return c.cacti.table; }, FileRole::kInput,
             "CACTI table (CSV) for nic.skc.access_ns = \"cacti\"; empty = the shipped one. The cache of live CACTI "
             "runs that `ibsec hwcost` keeps (~/.cache/ibsec/cacti/cacti_runs.csv) is read after it")
       .count("nic.prefetch.list_entries", &CicParams::prefetch_list_entries, "keys",

@@ -16,17 +16,17 @@ ParameterSet<SimConfig> run_parameters() {
   const SimConfig d;
   ParameterSet<SimConfig> set(d);
   set.count("seed", &SimConfig::seed, "", "seed of every random stream in the run")
-      .text("trace.file", [](SimConfig& c) -> auto& { return c.trace.file; }, "path",
+      .file("trace.file", [](SimConfig& c) -> auto& { return c.trace.file; }, FileRole::kInput,
             "trace to replay (docs/trace-format.md) instead of synthetic traffic; traffic.* is then ignored")
-      .texts("trace.jobs", [](SimConfig& c) -> auto& { return c.trace.jobs; }, "paths",
-             "traces replayed together, one job each, sharing the nodes (rank r of every job on node r mod nodes); "
-             "exclusive with trace.file")
+      .file("trace.jobs", [](SimConfig& c) -> auto& { return c.trace.jobs; }, FileRole::kInput,
+            "traces replayed together, one job each, sharing the nodes (rank r of every job on node r mod nodes); "
+            "exclusive with trace.file")
       .duration("sim.drain_timeout_us", &SimConfig::drain_timeout, TimeUnit::kUs,
                 "simulated time allowed to deliver what is in flight at the end", Bound::kPositive)
-      .text("sim.event_log", [](SimConfig& c) -> auto& { return c.output.event_log; }, "path",
+      .file("sim.event_log", [](SimConfig& c) -> auto& { return c.output.event_log; }, FileRole::kOutput,
             "per-packet CSV log (off when empty)")
-      .text("sim.vcd", [](SimConfig& c) -> auto& { return c.output.vcd; }, "path",
-            "SystemC VCD trace of card and link activity (off when empty)");
+      .file("sim.vcd", [](SimConfig& c) -> auto& { return c.output.vcd; }, FileRole::kOutput,
+            "SystemC VCD trace of card counters (off when empty)");
   return set;
 }
 

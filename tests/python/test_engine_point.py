@@ -11,12 +11,21 @@ from ibsec.engine.point import EnginePoint, EngineRun
 pytestmark = pytest.mark.unit
 
 
+# What a fake engine answers to `params --json`: the parameters that name input files.
+PARAMS = ('[{"key": "trace.file", "file": "input"}, {"key": "trace.jobs", "file": "input"},'
+          ' {"key": "nic.cacti_table", "file": "input"}, {"key": "sim.vcd", "file": "output"}]')
+
+
+def engine_script(build: int) -> str:
+    return f"#!/bin/sh\n# build {build}\n[ \"$1\" = params ] && echo '{PARAMS}' && exit 0\nexit 1\n"
+
+
 @pytest.fixture
 def fake_engine(tmp_path, monkeypatch) -> Path:
-    """An engine binary that is never run here: only its contents matter."""
+    """An engine binary that runs nothing: it only lists its parameters; its contents are its digest."""
     path = tmp_path / "bin" / "ibsec-engine"
     path.parent.mkdir()
-    path.write_text("#!/bin/sh\n# build 1\n")
+    path.write_text(engine_script(1))
     path.chmod(path.stat().st_mode | stat.S_IXUSR)
     monkeypatch.setenv("IBSEC_ENGINE", str(path))
     return path
@@ -53,7 +62,7 @@ def test_identity_holds_the_engine_and_the_contents_of_what_the_run_reads(tmp_pa
             key_after(lambda: trace.write_text("trace 2")),
             key_after(lambda: config.write_text('{"nic": {"security": "SKC-2"}}')),
             EnginePoint(str(config), (f"trace.file={json.dumps(str(trace))}", "seed=3")).key,
-            key_after(lambda: fake_engine.write_text("#!/bin/sh\n# build 2\n"))}
+            key_after(lambda: fake_engine.write_text(engine_script(2)))}
     assert len(keys) == 5
 
 

@@ -40,3 +40,11 @@ def test_trace_ops_are_the_binary_op_bytes_in_order(engine):
     send = next(op for op in ops if op["name"] == "send")
     assert send == {"name": "send", "code": 1, "arguments": ["peer", "bytes", "tag"], "collective": False}
     assert all(op["collective"] == (op["arguments"][:1] == ["comm"]) for op in ops)
+
+
+def test_file_parameters_say_whether_the_run_reads_or_writes_them(engine):
+    params = json.loads(subprocess.run([engine, "params", "--json"], capture_output=True, text=True,
+                                       check=True).stdout)
+    roles = {p["key"]: p["file"] for p in params if "file" in p}
+    assert roles == {"trace.file": "input", "trace.jobs": "input", "nic.cacti_table": "input",
+                     "sim.event_log": "output", "sim.vcd": "output", "attack.capture_file": "output"}

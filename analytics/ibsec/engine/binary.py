@@ -175,7 +175,18 @@ def run_to_result(arguments: list[str], result_file: Path) -> tuple[int, dict]:
 
 
 def parameters() -> list[dict]:
-    """`ibsec-engine params --json`: every `run` key with default, unit and description."""
+    """`ibsec-engine params --json`: every `run` key with default, unit and description (and "file": "input" or
+    "output" for a file name)."""
+    return _parameters(engine_digest())
+
+
+def input_file_keys() -> tuple[str, ...]:
+    """The `run` parameters that name files the run reads: their content is part of what decides a result."""
+    return tuple(p["key"] for p in parameters() if p.get("file") == "input")
+
+
+@functools.cache
+def _parameters(digest: str) -> list[dict]:  # one call per engine binary
     completed = subprocess.run([engine_path(), "params", "--json"], capture_output=True, text=True, check=False)
     if completed.returncode != 0:
         raise EngineError(engine_message(completed.stderr, completed.returncode), exit_code_of(completed.returncode))

@@ -7,8 +7,9 @@ decides its result, and nothing else:
 - the digest of the engine binary, so a rebuilt engine runs every point again;
 - the contents (not the paths) of the base config and the attack file;
 - the overrides, with the input files they name replaced by their contents;
-- the contents of every input file the run reads (INPUT_FILE_KEYS) that the
-  config or attack file names.
+- the contents of every input file the run reads (the parameters the engine
+  marks as input files: traces, a CACTI table) that the config or attack
+  file names.
 
 A resumable store keys the point on its identity, and its result file is
 named after it (LABEL_<16 hex digits>.json), so two points never share a
@@ -28,8 +29,6 @@ from . import binary
 from .config import config_value, parse_override, read_config
 from .digests import file_digest, text_digest
 
-# Parameters of `ibsec-engine run` that name files the run reads (relative paths: from the working folder).
-INPUT_FILE_KEYS = ("trace.file", "trace.jobs", "nic.cacti_table")
 # Statistics that mean nothing when no measured packet arrived (the engine reports 0 ns).
 LATENCY_STATISTICS = ["latency_mean_ns", "latency_min_ns", "latency_p50_ns", "latency_p95_ns", "latency_p99_ns",
                       "latency_max_ns"]
@@ -82,9 +81,10 @@ class EnginePoint:
         """What the store keys the point on; computed once, where the point is made."""
         overrides = []
         overridden = set()
+        input_keys = binary.input_file_keys()
         for text in self.overrides:
             key, value = parse_override(text)
-            if key in INPUT_FILE_KEYS:
+            if key in input_keys:
                 overridden.add(key)
                 text = f"{key}={json.dumps(_contents(value))}"
             overrides.append(text)
@@ -93,19 +93,19 @@ class EnginePoint:
                     "overrides": overrides}
         if self.attack is not None:
             identity["attack"] = _content(self.attack)
-        named = self._inputs_named_in_files(overridden)
+        named = self._inputs_named_in_files(input_keys, overridden)
         if named:
             identity["inputs"] = named
         return identity
 
-    def _inputs_named_in_files(self, overridden: set[str]) -> dict:
+    def _inputs_named_in_files(self, input_keys: tuple[str, ...], overridden: set[str]) -> dict:
         """Digests of the input files the config and attack file name (the later layer wins), unless overridden."""
         inputs = {}
         for path in (self.config, self.attack):
             if path is None:
                 continue
             layer = read_config(path)
-            for key in INPUT_FILE_KEYS:
+            for key in input_keys:
                 try:
                     value = config_value(layer, key)
                 except KeyError:
