@@ -25,7 +25,9 @@ int sc_main(int argc, char** argv) {
   } catch (const CLI::RuntimeError& e) {
     return e.get_exit_code();
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    // Help and --version exit 0; every other misuse of the command line is a usage error, 2.
+    const int code = app.exit(e);
+    return code == 0 ? 0 : 2;
   } catch (const ibsec::traces::TraceError& e) {
     std::cerr << "ibsec-engine: error: " << e.what() << "\n";
     return 2;
@@ -35,6 +37,12 @@ int sc_main(int argc, char** argv) {
   } catch (const std::exception& e) {
     std::cerr << "ibsec-engine: error: " << e.what() << "\n";
     return 1;
+  }
+  // A result printed to a full disk or a closed pipe is lost: say so.
+  std::cout.flush();
+  if (!std::cout || std::fflush(stdout) != 0) {
+    std::cerr << "ibsec-engine: error: cannot write standard output\n";
+    return 2;
   }
   return 0;
 }

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstdio>
 #include <iostream>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,8 +23,8 @@ namespace {
 struct RunOptions {
   std::string config_path;
   std::vector<std::string> overrides;
-  std::string out;
-  std::string perf_out;
+  std::string out = "-";  // standard output
+  std::optional<std::string> perf_out;
   std::string trace;
   std::string attack;
   bool quiet = false;
@@ -66,8 +67,19 @@ void print_attack_summary(const nlohmann::ordered_json& attack) {
 int run(const RunOptions& o) {
   sc_core::sc_set_time_resolution(1, sc_core::SC_PS);
   std::vector<std::string> overrides = o.overrides;
-  if (!o.trace.empty()) overrides.push_back("trace.file=" + nlohmann::json(o.trace).dump());
+  if (!o.trace.empty()) {
+    for (const std::string& item : overrides) {
+      if (item.starts_with("trace.file=") || item.starts_with("trace.jobs=")) {
+        throw ConfigError("--trace", "the trace is also given as --set " + item.substr(0, item.find('=')) +
+                                         ": give it one way");
+      }
+    }
+    overrides.push_back("trace.file=" + nlohmann::json(o.trace).dump());
+  }
   const sim::SimConfig config = sim::load_config(o.config_path, o.attack, overrides);
+  // Every output is checked before the run, so that none is found unwritable after it.
+  check_output_path(o.out, "--out");
+  if (o.perf_out) check_output_path(*o.perf_out, "--perf-json");
   const auto wall_start = std::chrono::steady_clock::now();
   sim::Cluster cluster(config);
   const sim::RunOutcome outcome = cluster.run(o.quiet ? nullptr : report_progress);
@@ -75,11 +87,7 @@ int run(const RunOptions& o) {
 
   const nlohmann::ordered_json result = cluster.result(outcome);
   const std::string text = result.dump(2) + "\n";
-  if (o.out.empty()) {
-    std::cout << text;
-  } else {
-    write_atomically(o.out, "--out", text);
-  }
+  write_atomically(o.out, "--out", text);
   const double delivered = static_cast<double>(cluster.statistics().packets_delivered());
   const nlohmann::ordered_json perf{{"wall_seconds", wall},
                                     {"packets_delivered", cluster.statistics().packets_delivered()},
@@ -87,11 +95,11 @@ int run(const RunOptions& o) {
                                     {"kernel_activations_per_packet",
                                      static_cast<double>(cluster.kernel().activations) / std::max(delivered, 1.0)},
                                     {"peak_rss_mib", static_cast<double>(peak_rss_kib()) / 1024.0}};
-  if (!o.perf_out.empty()) write_atomically(o.perf_out, "--perf-json", perf.dump(2) + "\n");
+  if (o.perf_out) write_atomically(*o.perf_out, "--perf-json", perf.dump(2) + "\n");
   if (!o.quiet) {
     std::fprintf(stderr, "\r  %llu packets in %.2f s wall (%.0f packets/s), peak memory %.0f MiB%s\n",
                  static_cast<unsigned long long>(cluster.statistics().packets_delivered()), wall, delivered / wall,
-                 static_cast<double>(peak_rss_kib()) / 1024.0, o.out.empty() ? "" : (", result in " + o.out).c_str());
+                 static_cast<double>(peak_rss_kib()) / 1024.0, o.out == "-" ? "" : (", result in " + o.out).c_str());
   }
   if (!o.quiet && result.contains("attack")) print_attack_summary(result["attack"]);
   if (!outcome.drained) {
@@ -115,7 +123,7 @@ void add_run_command(CLI::App& app) {
   cmd->add_option("config", options->config_path, "JSON configuration file (omit for the defaults)");
   cmd->add_option("--set", options->overrides, "Override one parameter: key=value (repeatable)")
       ->allow_extra_args(false);
-  cmd->add_option("--out,-o", options->out, "Result file (JSON); standard output when omitted");
+  cmd->add_option("--out,-o", options->out, "Result file (JSON); - or omitted: standard output");
   cmd->add_option("--trace", options->trace, "Replay this trace instead of synthetic traffic (sets trace.file)");
   cmd->add_option("--attack", options->attack,
                   "Attack file (JSON): an attacker on one cable, its actions and rates (docs/attacks.md)");

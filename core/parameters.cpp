@@ -7,12 +7,35 @@ namespace {
 
 using json = nlohmann::json;
 
+// 2^64 as a double: every double at or above it is beyond any uint64_t.
+constexpr double kTwoTo64 = 18446744073709551616.0;
+
 uint64_t count_from_float(const std::string& key, double x, uint64_t max) {
-  if (x > static_cast<double>(max)) throw ConfigError(key, "must be at most " + std::to_string(max));
+  // Compare before converting: a cast of a double >= 2^64 is undefined (it
+  // wrapped 2^64 to 0), and `max` itself may not be exactly representable.
+  if (x >= kTwoTo64 || static_cast<uint64_t>(x) > max) {
+    throw ConfigError(key, "must be at most " + std::to_string(max) + ", got " + json(x).dump());
+  }
   return static_cast<uint64_t>(x);
 }
 
+std::string seconds_text(Tick ticks) { return json(static_cast<double>(ticks) * 1e-12).dump() + " s"; }
+
 }  // namespace
+
+Tick checked_ticks_from_ns(const std::string& key, double ns, bool positive) {
+  if (!(ns >= 0.0) || !std::isfinite(ns)) throw ConfigError(key, "must be a time >= 0, got " + json(ns).dump());
+  const double ticks = ns * static_cast<double>(kTicksPerNs);
+  if (ticks > static_cast<double>(kMaxDuration)) {
+    throw ConfigError(key, "is too long: at most " + seconds_text(kMaxDuration) + " (the model counts picoseconds "
+                           "in 64 bits), got " + json(ns).dump() + " ns");
+  }
+  const Tick rounded = ticks_from_ns(ns);
+  if (positive && rounded == 0) {
+    throw ConfigError(key, "must be at least 1 ps (the model's resolution), got " + json(ns).dump() + " ns");
+  }
+  return rounded;
+}
 
 const json& ParameterValues::at(const std::string& key) const {
   const auto it = table_.find(key);
@@ -64,6 +87,22 @@ double ParameterValues::fraction(const std::string& key) const {
   const double x = non_negative(key);
   if (x > 1.0) throw ConfigError(key, "is a probability: must be at most 1, got " + at(key).dump());
   return x;
+}
+
+Tick ParameterValues::duration(const std::string& key, double ns_per_unit, bool positive) const {
+  const double x = positive ? this->positive(key) : non_negative(key);
+  return checked_ticks_from_ns(key, x * ns_per_unit, positive);
+}
+
+Clock ParameterValues::clock_mhz(const std::string& key) const {
+  const double mhz = positive(key);
+  constexpr double kFastestMhz = 1.0e6;  // a 1 ps period, the model's resolution
+  constexpr double kSlowestMhz = 1.0e-6;  // a 1 s period
+  if (mhz > kFastestMhz || mhz < kSlowestMhz) {
+    throw ConfigError(key, "must be within 1e-06 to 1e+06 MHz (a period of 1 s down to the model's 1 ps), got " +
+                               at(key).dump());
+  }
+  return Clock::from_mhz(mhz);
 }
 
 std::string ParameterValues::text(const std::string& key) const {

@@ -55,12 +55,25 @@ class ParameterValues {
   [[nodiscard]] std::string text(const std::string& key) const;
   [[nodiscard]] bool flag(const std::string& key) const;
   [[nodiscard]] std::vector<std::string> texts(const std::string& key) const;  // a string or a list of them
+  // A duration given in units of `ns_per_unit` ns, in ticks: refused if it
+  // does not fit the model's time (kMaxDuration) or, when `positive`, if it
+  // rounds to no time at all.
+  [[nodiscard]] Tick duration(const std::string& key, double ns_per_unit, bool positive) const;
+  // A clock given in MHz: its period must be at least one tick and at most a second.
+  [[nodiscard]] Clock clock_mhz(const std::string& key) const;
   template <typename T>
   [[nodiscard]] std::vector<T> list(const std::string& key) const;  // a number or a list of them
 
  private:
   ParameterTable table_;
 };
+
+// The longest duration a parameter may give: simulated times are sums of
+// durations in 64-bit picoseconds, so each stays far below 2^64 ps.
+inline constexpr Tick kMaxDuration = Tick{1'000'000} * 1'000'000 * 1'000'000;  // 10^18 ps, about 11.6 days
+// A duration in ns as ticks; ConfigError naming `key` if it is negative, not
+// finite, beyond kMaxDuration, or (when `positive`) shorter than a tick.
+Tick checked_ticks_from_ns(const std::string& key, double ns, bool positive);
 
 // What a number parameter must be.
 enum class Bound { kAny, kNonNegative, kPositive, kFraction };
@@ -106,7 +119,7 @@ class ParameterSet {
     const double default_in_unit = ns_from_ticks(field_of(field, defaults_)) / ns_per(unit);
     return add(std::move(key), nlohmann::json(default_in_unit), unit_name(unit), std::move(description),
                [field, unit, bound](const ParameterValues& v, const std::string& k, P& p) {
-                 field_of(field, p) = ticks_from_ns(bounded(v, k, bound) * ns_per(unit));
+                 field_of(field, p) = v.duration(k, ns_per(unit), bound == Bound::kPositive);
                });
   }
   template <typename Field>

@@ -147,6 +147,11 @@ void validate(const TrafficParams& params, uint32_t nodes) {
       throw ConfigError("traffic.hotspot.fraction", "must be within [0, 1]");
     }
   }
+  if (params.pattern == "shift" && params.shift % nodes == 0) {
+    throw ConfigError("traffic.shift", "a shift of " + std::to_string(params.shift) + " on " + std::to_string(nodes) +
+                                           " nodes sends every message to its own node; choose one that is not a "
+                                           "multiple of the node count");
+  }
   if (params.messages == 0) throw ConfigError("traffic.messages", "must be at least 1");
   if (params.max_backlog_packets == 0) throw ConfigError("traffic.max_backlog_packets", "must be at least 1");
 }

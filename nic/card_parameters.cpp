@@ -21,7 +21,7 @@ void read_policy(const ParameterValues& v, const std::string& key, CicParams& ca
 }
 
 void read_clock(const ParameterValues& v, const std::string& key, CicParams& card) {
-  card.clock = Clock::from_mhz(v.positive(key));
+  card.clock = v.clock_mhz(key);
 }
 
 void read_crypto_mode(const ParameterValues& v, const std::string& key, CicParams& card) {

@@ -19,14 +19,26 @@ uint64_t session_direction(uint32_t source_process, uint32_t destination_process
 
 }  // namespace
 
+namespace {
+
+// A share of the look-ups, or null when there were none (NoSecurity): a rate
+// of 0 would read as "every look-up missed".
+nlohmann::json per_lookup(const StatTotals& t, uint64_t count) {
+  const uint64_t lookups = t.sum("key_lookups");
+  return lookups == 0 ? nlohmann::json() : nlohmann::json(ratio(count, lookups));
+}
+
+}  // namespace
+
 const std::vector<DerivedStatistic>& CicStats::derived() {
   static const std::vector<DerivedStatistic> list{
-      {"skc_hit_rate", "fraction", "(SKC hits + prefetch-buffer hits) / look-ups (the paper's definition)",
-       [](const StatTotals& t) { return ratio(t.sum("skc_hits") + t.sum("buffer_hits"), t.sum("key_lookups")); }},
-      {"skc_only_hit_rate", "fraction", "SKC hits / look-ups",
-       [](const StatTotals& t) { return ratio(t.sum("skc_hits"), t.sum("key_lookups")); }},
-      {"prefetch_buffer_hit_rate", "fraction", "prefetch-buffer hits / look-ups",
-       [](const StatTotals& t) { return ratio(t.sum("buffer_hits"), t.sum("key_lookups")); }},
+      {"skc_hit_rate", "fraction",
+       "(SKC hits + prefetch-buffer hits) / look-ups (the paper's definition); null without look-ups",
+       [](const StatTotals& t) { return per_lookup(t, t.sum("skc_hits") + t.sum("buffer_hits")); }},
+      {"skc_only_hit_rate", "fraction", "SKC hits / look-ups; null without look-ups",
+       [](const StatTotals& t) { return per_lookup(t, t.sum("skc_hits")); }},
+      {"prefetch_buffer_hit_rate", "fraction", "prefetch-buffer hits / look-ups; null without look-ups",
+       [](const StatTotals& t) { return per_lookup(t, t.sum("buffer_hits")); }},
   };
   return list;
 }

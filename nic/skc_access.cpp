@@ -73,7 +73,7 @@ void resolve_skc_access(const ParameterValues& values, CicParams& card) {
       card.security.path == KeyPath::kCache ? "" : " (not used: nic.security = " + card.security.name() + " has no SKC)";
   if (!values.at(key).is_string()) {
     const double ns = values.non_negative(key);
-    card.skc_access = ticks_from_ns(ns);
+    card.skc_access = checked_ticks_from_ns(key, ns, false);
     card.skc_access_origin = {ns, key + unused};
     return;
   }

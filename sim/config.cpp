@@ -2,7 +2,9 @@
 
 #include <fstream>
 
+#include "core/atomic_file.h"
 #include "core/errors.h"
+#include "core/json_input.h"
 #include "network/link_rate.h"
 
 namespace ibsec::sim {
@@ -58,13 +60,16 @@ const std::vector<ParameterInfo>& parameters() {
 
 namespace {
 
-void flatten(const json& node, const std::string& prefix, Table& out) {
+// Nested objects become dotted keys; a key a layer gives twice (dotted and
+// nested: {"traffic.load": 0.1, "traffic": {"load": 0.02}}) is an error.
+// parse_user_json has bounded the depth.
+void flatten(const json& node, const std::string& prefix, Table& out, const std::string& origin) {
   for (const auto& [key, value] : node.items()) {
     const std::string path = prefix.empty() ? key : prefix + "." + key;
     if (value.is_object()) {
-      flatten(value, path, out);
-    } else {
-      out[path] = value;
+      flatten(value, path, out, origin);
+    } else if (!out.emplace(path, value).second) {
+      throw ConfigError(origin, "'" + path + "' is given twice (once with dots in its name, once nested)");
     }
   }
 }
@@ -83,9 +88,10 @@ void merge(Table& table, const Table& layer, const std::string& origin) {
   }
 }
 
-json parse_override_value(const std::string& text) {
-  json value = json::parse(text, nullptr, /*allow_exceptions=*/false);
-  return value.is_discarded() ? json(text) : value;
+// A --set value: JSON if it is JSON (with the same limits as a file), else the text itself.
+json parse_override_value(const std::string& key, const std::string& text) {
+  if (!json::accept(text)) return json(text);
+  return parse_user_json(text, "--set " + key);
 }
 
 // Checks that span areas. The topology is built here, once, so that every
@@ -107,6 +113,15 @@ void check_attack(const SimConfig& config, uint32_t nodes) {
   }
 }
 
+// The files the run will write can be written (before the run, not after it).
+void check_outputs(const ParameterValues& values) {
+  for (const ParameterInfo& p : parameters()) {
+    if (p.file != "output") continue;
+    const std::string path = values.text(p.key);
+    if (!path.empty()) check_output_path(path, p.key);
+  }
+}
+
 void check_together(SimConfig& config) {
   if (!config.trace.file.empty() && !config.trace.jobs.empty()) {
     throw ConfigError("trace.jobs", "give either trace.file (one job) or trace.jobs (several), not both");
@@ -116,10 +131,15 @@ void check_together(SimConfig& config) {
   hosts::validate(config.traffic, nodes);
   check_attack(config, nodes);
   const uint32_t mtu_wire = config.nic.mtu_bytes + config.nic.header_bytes + config.nic.security_bytes;
-  if (config.network.vl_buffer_bytes < mtu_wire) {
+  // Buffers count whole 64-byte credits: what is left over holds no packet.
+  if (config.network.credits_per_lane() < network::credits_for(mtu_wire)) {
     throw ConfigError("network.vl_buffer_bytes",
-                      "must hold one whole packet (virtual cut-through): at least " + std::to_string(mtu_wire) +
-                          " bytes for nic.mtu_bytes = " + std::to_string(config.nic.mtu_bytes));
+                      "must hold one whole packet (virtual cut-through): at least " +
+                          std::to_string(network::credits_for(mtu_wire) * network::kCreditBytes) + " bytes (" +
+                          std::to_string(network::credits_for(mtu_wire)) + " credits of " +
+                          std::to_string(network::kCreditBytes) + " B) for nic.mtu_bytes = " +
+                          std::to_string(config.nic.mtu_bytes) + ", got " +
+                          std::to_string(config.network.vl_buffer_bytes));
   }
 }
 
@@ -154,15 +174,6 @@ struct Layer {
   std::string required_why = {};
 };
 
-json read_json_file(const std::string& path, const std::string& what) {
-  std::ifstream in(path);
-  if (!in) throw ConfigError(path, "cannot open the " + what);
-  try {
-    return json::parse(in);
-  } catch (const json::parse_error& e) {
-    throw ConfigError(path, std::string("not valid JSON: ") + e.what());
-  }
-}
 
 SimConfig load_layers(const std::vector<Layer>& layers, const std::vector<std::string>& overrides) {
   Table table;
@@ -172,7 +183,7 @@ SimConfig load_layers(const std::vector<Layer>& layers, const std::vector<std::s
       throw ConfigError(layer.origin, "a configuration must be a JSON object");
     }
     Table from_file;
-    if (layer.document.is_object()) flatten(layer.document, "", from_file);
+    if (layer.document.is_object()) flatten(layer.document, "", from_file, layer.origin);
     if (!layer.required.empty() && !from_file.contains(layer.required)) {
       throw ConfigError(layer.origin, layer.required_why);
     }
@@ -183,7 +194,8 @@ SimConfig load_layers(const std::vector<Layer>& layers, const std::vector<std::s
     if (eq == std::string::npos || eq == 0) {
       throw ConfigError("--set", "expected key=value, got '" + item + "'");
     }
-    merge(table, Table{{item.substr(0, eq), parse_override_value(item.substr(eq + 1))}}, "--set");
+    const std::string key = item.substr(0, eq);
+    merge(table, Table{{key, parse_override_value(key, item.substr(eq + 1))}}, "--set");
   }
 
   const ParameterValues values(table);
@@ -196,6 +208,7 @@ SimConfig load_layers(const std::vector<Layer>& layers, const std::vector<std::s
   if (attack.present()) config.attack = attack;
   derive_across(config);
   check_together(config);
+  check_outputs(values);
   config.resolved = nest(table);
   return config;
 }
@@ -213,9 +226,9 @@ SimConfig load_config(const std::string& path, const std::vector<std::string>& o
 SimConfig load_config(const std::string& path, const std::string& attack_path,
                       const std::vector<std::string>& overrides) {
   std::vector<Layer> layers;
-  if (!path.empty()) layers.push_back(Layer{read_json_file(path, "configuration file"), path});
+  if (!path.empty()) layers.push_back(Layer{read_user_json_file(path, "configuration file"), path});
   if (!attack_path.empty()) {
-    layers.push_back(Layer{read_json_file(attack_path, "attack file"), attack_path, "attack.link",
+    layers.push_back(Layer{read_user_json_file(attack_path, "attack file"), attack_path, "attack.link",
                            "an attack file must set attack.link (docs/attacks.md)"});
   }
   return load_layers(layers, overrides);

@@ -1,0 +1,29 @@
+"""Items 2, 9, 10: clocks, times and counts out of range are refused naming their key, never wrapped."""
+
+import pytest
+from engine import PAPER16, refused, run
+
+pytestmark = pytest.mark.unit
+
+
+@pytest.mark.parametrize("value", ["1e7", "1e-300", "0", "-270"])
+def test_item02_a_clock_whose_period_is_not_a_whole_tick_is_refused(value):
+    assert refused(run("run", PAPER16, "--set", f"nic.clock_mhz={value}"), "nic.clock_mhz")
+
+
+@pytest.mark.parametrize("setting", ["nic.key_memory_ns=1e300", "network.link_delay_ns=1e20",
+                                     "scheduler.context_switch_us=1e300", "attack.replay_delay_us=1e15",
+                                     "nic.skc.access_ns=1e300", "sim.drain_timeout_us=1e300"])
+def test_item09_a_time_beyond_the_models_clock_is_refused(setting):
+    key = setting.split("=")[0]
+    assert refused(run("run", PAPER16, "--set", setting), key, "too long")
+
+
+def test_item09_a_positive_time_that_rounds_to_nothing_is_refused():
+    assert refused(run("run", PAPER16, "--set", "scheduler.gang_slot_ms=1e-308"), "scheduler.gang_slot_ms",
+                   "at least 1 ps")
+
+
+@pytest.mark.parametrize("key", ["seed", "traffic.warmup_messages", "traffic.messages"])
+def test_item10_a_count_of_2_to_the_64_is_refused_not_wrapped_to_0(key):
+    assert refused(run("run", PAPER16, "--set", f"{key}=18446744073709551616"), key, "at most")
