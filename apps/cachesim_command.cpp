@@ -14,6 +14,7 @@
 #include "core/errors.h"
 #include "core/size_parse.h"
 #include "core/statistics.h"
+#include "nic/replacement_policy.h"
 #include "cachesim/onoff_cachesim.h"
 
 namespace ibsec::apps {
@@ -99,22 +100,36 @@ void run(CachesimOptions& o) {
 
 }  // namespace
 
+std::string policy_names() {
+  std::string names;
+  for (const std::string& name : nic::PolicyRegistry::names()) names += (names.empty() ? "" : ", ") + name;
+  return names;
+}
+
+// Unsigned options refuse a sign: CLI11 would otherwise read -1 as 2^64 - 1.
+const CLI::Validator kWholeNumber(
+    [](std::string& text) -> std::string {
+      if (!text.empty() && text.find_first_not_of("0123456789") == std::string::npos) return {};
+      return "must be a whole number >= 0, got '" + text + "'";
+    },
+    "WHOLE>=0");
+
 void add_cachesim_command(CLI::App& app) {
   auto options = std::make_shared<CachesimOptions>();
   auto& o = *options;
   auto* cmd = app.add_subcommand("cachesim", "synthetic ON/OFF session-key look-ups against one key cache (paper 4.4)");
-  cmd->add_option("--keys", o.sim.workload.keys, "number of session keys (ON/OFF sessions)")->capture_default_str();
-  auto* entries = cmd->add_option("--entries", o.entries, "cache size in entries (overrides --size)");
+  cmd->add_option("--keys", o.sim.workload.keys, "number of session keys (ON/OFF sessions)")->check(kWholeNumber)->capture_default_str();
+  auto* entries = cmd->add_option("--entries", o.entries, "cache size in entries (overrides --size)")->check(kWholeNumber);
   cmd->add_option("--size", o.size, "cache size in bytes, e.g. 2KB, 16KB")->capture_default_str()->excludes(entries);
-  cmd->add_option("--entry-bytes", o.entry_bytes, "bytes per entry (one 128-bit key = 16)")->capture_default_str();
-  cmd->add_option("--ways", o.sim.cache.ways, "associativity; 0 = fully associative")->capture_default_str();
-  cmd->add_option("--policy", o.sim.cache.policy, "replacement policy: lru, fifo, random, lfu, opt")->capture_default_str();
+  cmd->add_option("--entry-bytes", o.entry_bytes, "bytes per entry (one 128-bit key = 16)")->check(kWholeNumber)->capture_default_str();
+  cmd->add_option("--ways", o.sim.cache.ways, "associativity; 0 = fully associative")->check(kWholeNumber)->capture_default_str();
+  cmd->add_option("--policy", o.sim.cache.policy, "replacement policy: " + policy_names())->capture_default_str();
   cmd->add_option("--on-mean", o.sim.workload.on_mean, "mean ON duration (ms)")->capture_default_str();
   cmd->add_option("--off-mean", o.sim.workload.off_mean, "mean OFF duration (ms)")->capture_default_str();
   cmd->add_option("--access-rate", o.sim.workload.access_rate, "look-ups per ms while a session is ON")->capture_default_str();
-  cmd->add_option("--accesses", o.sim.accesses, "measured look-ups")->capture_default_str();
-  cmd->add_option("--warmup", o.warmup, "look-ups before measuring (default: a tenth of --accesses)");
-  cmd->add_option("--seed", o.sim.workload.seed, "random seed")->capture_default_str();
+  cmd->add_option("--accesses", o.sim.accesses, "measured look-ups")->check(kWholeNumber)->capture_default_str();
+  cmd->add_option("--warmup", o.warmup, "look-ups before measuring (default: a tenth of --accesses)")->check(kWholeNumber);
+  cmd->add_option("--seed", o.sim.workload.seed, "random seed")->check(kWholeNumber)->capture_default_str();
   cmd->add_flag("--json", o.json, "print the result as JSON");
   cmd->add_flag("--quiet", o.quiet, "no progress or timing on stderr");
   cmd->callback([options] { run(*options); });

@@ -27,3 +27,16 @@ def test_item09_a_positive_time_that_rounds_to_nothing_is_refused():
 @pytest.mark.parametrize("key", ["seed", "traffic.warmup_messages", "traffic.messages"])
 def test_item10_a_count_of_2_to_the_64_is_refused_not_wrapped_to_0(key):
     assert refused(run("run", PAPER16, "--set", f"{key}=18446744073709551616"), key, "at most")
+
+
+@pytest.mark.parametrize("option", ["--accesses", "--seed", "--warmup", "--keys", "--entries", "--ways"])
+def test_item07_a_negative_count_on_the_command_line_is_refused_not_wrapped(option):
+    result = run("cachesim", "--keys", "100", "--entries", "10", option, "-1", "--json", timeout=20)
+    assert result.returncode == 2 and "must be a whole number >= 0" in result.stderr
+
+
+@pytest.mark.parametrize("on_mean", ["1e-300", "1e-6", "0.009"])
+def test_item08_on_periods_shorter_than_one_lookup_are_refused_not_run_forever(on_mean):
+    # At the default 100 look-ups per ms, 0.01 ms is the shortest ON period that holds one look-up.
+    assert refused(run("cachesim", "--keys", "100", "--entries", "10", "--on-mean", on_mean, "--json", timeout=20),
+                   "on_mean", "at least 1 is needed")
