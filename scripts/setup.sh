@@ -25,7 +25,7 @@ as_root() { if [[ $(id -u) -eq 0 ]]; then "$@"; else sudo "$@"; fi; }
 echo "== system packages"
 apt_packages=(build-essential cmake ninja-build pkg-config python3 python3-venv python3-pip
               libsystemc-dev libgtest-dev libgmock-dev libbenchmark-dev libcli11-dev
-              nlohmann-json3-dev libboost-iostreams-dev libssl-dev
+              nlohmann-json3-dev libboost-iostreams-dev libzstd-dev libssl-dev
               libopenmpi-dev openmpi-bin gfortran)
 missing=()
 for p in "${apt_packages[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done

@@ -8,7 +8,8 @@
 #include <span>
 
 #include <boost/iostreams/filter/gzip.hpp>
-#include <boost/iostreams/filter/zstd.hpp>
+
+#include "traces/zstd_decompressor.h"
 
 namespace ibsec::traces {
 namespace {
@@ -107,11 +108,17 @@ void TraceReader::open_stream() {
     in_.push(boost::iostreams::gzip_decompressor());
   } else if (got == 4 && magic[0] == 0x28 && magic[1] == 0xb5 && magic[2] == 0x2f && magic[3] == 0xfd) {
     compression_ = TraceCompression::kZstd;
-    in_.push(boost::iostreams::zstd_decompressor());
+    in_.push(ZstdDecompressor());
   }
   in_.push(file_);
   // A corrupt compressed stream surfaces as an exception we turn into a TraceError.
   in_.exceptions(std::ios::badbit);
+}
+
+void TraceReader::fail_decompressing(const std::ios_base::failure& e) const {
+  const auto* known = dynamic_cast<const CompressedDataError*>(&e);
+  fail_at(TraceLocation::file(), "", "cannot be decompressed: " +
+                                         (known != nullptr ? known->detail() : "corrupt or truncated compressed data"));
 }
 
 // One line without its '\n'; false at the end of the file. A last line with
@@ -132,8 +139,8 @@ bool TraceReader::read_line(std::string& line) {
       ++position_;
       fail("", "truncated: the last line has no end of line");
     }
-  } catch (const std::ios_base::failure&) {
-    fail_at(TraceLocation::file(), "", "cannot be decompressed (corrupt or truncated compressed data)");
+  } catch (const std::ios_base::failure& e) {
+    fail_decompressing(e);
   }
   return true;
 }
@@ -144,7 +151,7 @@ bool TraceReader::starts_with_binary_magic() {
   std::ifstream probe_file(path_, std::ios::binary);
   boost::iostreams::filtering_istream probe;
   if (compression_ == TraceCompression::kGzip) probe.push(boost::iostreams::gzip_decompressor());
-  if (compression_ == TraceCompression::kZstd) probe.push(boost::iostreams::zstd_decompressor());
+  if (compression_ == TraceCompression::kZstd) probe.push(ZstdDecompressor());
   probe.push(probe_file);
   std::string first(kBinaryMagic.size(), '\0');
   try {
@@ -177,8 +184,8 @@ void TraceReader::read_text_header() {
 void TraceReader::read_binary_header() {
   try {
     read_binary_header_text();
-  } catch (const std::ios_base::failure&) {
-    fail_at(TraceLocation::file(), "", "cannot be decompressed (corrupt or truncated compressed data)");
+  } catch (const std::ios_base::failure& e) {
+    fail_decompressing(e);
   }
   records_.resize(kRecordsPerRead * BinaryRecordLayout::size);
 }
@@ -376,8 +383,8 @@ bool TraceReader::next_binary(TraceEvent& event) {
   if (record_at_ == records_held_) {
     try {
       in_.read(reinterpret_cast<char*>(records_.data()), static_cast<std::streamsize>(records_.size()));
-    } catch (const std::ios_base::failure&) {
-      fail_at(TraceLocation::file(), "", "cannot be decompressed (corrupt or truncated compressed data)");
+    } catch (const std::ios_base::failure& e) {
+      fail_decompressing(e);
     }
     const auto got = static_cast<size_t>(in_.gcount());
     if (got % BinaryRecordLayout::size != 0) {
@@ -403,8 +410,8 @@ bool TraceReader::next_binary(TraceEvent& event) {
     bool more = record_at_ != records_held_;
     try {
       more = more || in_.peek() != std::char_traits<char>::eof();
-    } catch (const std::ios_base::failure&) {
-      fail_at(TraceLocation::file(), "", "cannot be decompressed (corrupt or truncated compressed data)");
+    } catch (const std::ios_base::failure& e) {
+      fail_decompressing(e);
     }
     if (more) fail("", "data after the trailer record");
     return false;

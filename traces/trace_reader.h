@@ -9,6 +9,7 @@
 #include <array>
 #include <cstdint>
 #include <fstream>
+#include <ios>
 #include <map>
 #include <memory>
 #include <string>
@@ -51,6 +52,8 @@ class TraceReader {
   // Throws a TraceError at the current position.
   [[noreturn]] void fail(const std::string& field, const std::string& problem) const;
   [[noreturn]] void fail_at(TraceLocation where, const std::string& field, const std::string& problem) const;
+  // Corrupt or truncated compressed data, said with what the decoder knows.
+  [[noreturn]] void fail_decompressing(const std::ios_base::failure& e) const;
 
  private:
   void open_stream();
