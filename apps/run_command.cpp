@@ -28,6 +28,7 @@ struct RunOptions {
   std::string trace;
   std::string attack;
   bool quiet = false;
+  bool force = false;
 };
 
 void write_atomically(const std::string& path, const std::string& field, const std::string& text) {
@@ -76,7 +77,8 @@ int run(const RunOptions& o) {
     }
     overrides.push_back("trace.file=" + nlohmann::json(o.trace).dump());
   }
-  const sim::SimConfig config = sim::load_config(o.config_path, o.attack, overrides);
+  sim::SimConfig config = sim::load_config(o.config_path, o.attack, overrides);
+  config.ignore_memory_estimate = o.force;
   // Every output is checked before the run, so that none is found unwritable after it.
   check_output_path(o.out, "--out");
   if (o.perf_out) check_output_path(*o.perf_out, "--perf-json");
@@ -129,6 +131,8 @@ void add_run_command(CLI::App& app) {
                   "Attack file (JSON): an attacker on one cable, its actions and rates (docs/attacks.md)");
   cmd->add_option("--perf-json", options->perf_out, "Also write wall time, packets/s and peak memory here");
   cmd->add_flag("--quiet,-q", options->quiet, "No progress or summary on standard error");
+  cmd->add_flag("--force", options->force,
+                "Run even if the estimated memory exceeds the machine's (the estimate is refused otherwise)");
   cmd->callback([options] {
     const int code = run(*options);
     if (code != 0) throw CLI::RuntimeError(code);

@@ -84,7 +84,8 @@ void Cic::attach(network::CreditLink* out, network::CreditLink* in_upstream, Hos
 
 void Cic::submit(const MessageRequest& message, Tick now) {
   const uint32_t mtu = params_.mtu_bytes;
-  const uint32_t packets = std::max<uint32_t>(1, (message.bytes + mtu - 1) / mtu);
+  // In 64 bits: a message near 4 GiB would wrap to a single packet in 32.
+  const auto packets = static_cast<uint32_t>(std::max<uint64_t>(1, (uint64_t{message.bytes} + mtu - 1) / mtu));
   const SessionKeyId key = session_key(message.source_process, message.destination_process, params_.total_processes);
   uint32_t& sequence = next_sequence_[session_direction(message.source_process, message.destination_process)];
   if (frequent_keys_) {

@@ -7,6 +7,7 @@
 #include "network/link_rate.h"
 #include "traces/trace_checker.h"
 #include "hosts/trace_replay.h"
+#include "sim/memory_estimate.h"
 
 namespace ibsec::sim {
 namespace {
@@ -18,13 +19,23 @@ constexpr Tick kRunSlice = 100 * kTicksPerUs;
 // The whole trace is checked before the replay starts, so that a bad trace
 // fails before elaboration with its file, line and field; the replay then
 // streams it again from the start. A trace that several jobs replay is
-// checked once.
-std::unique_ptr<traces::TraceReader> open_checked_trace(const std::string& path, std::set<std::string>& checked) {
+// checked once; the check also finds the largest message, for the memory estimate.
+std::unique_ptr<traces::TraceReader> open_checked_trace(const std::string& path, std::set<std::string>& checked,
+                                                        uint64_t& largest_message) {
   if (checked.insert(path).second) {
     traces::TraceReader checking(path);
-    traces::check_whole_trace(checking);
+    traces::check_whole_trace(checking, [&](const traces::TraceEvent& e) {
+      largest_message = std::max<uint64_t>(largest_message, e.bytes);
+    });
   }
   return std::make_unique<traces::TraceReader>(path);
+}
+
+// Process ids are 32-bit, and one is kept free as "no process".
+constexpr uint64_t kMaxProcesses = UINT32_MAX - 1;
+
+uint64_t largest_size(const std::vector<uint32_t>& sizes) {
+  return sizes.empty() ? 0 : *std::ranges::max_element(sizes);
 }
 
 // The topology the configuration was checked with, or built now for one made by hand.
@@ -37,19 +48,32 @@ network::Topology topology_of(const SimConfig& config) {
 Cluster::Cluster(const SimConfig& config) : config_(config), topology_(topology_of(config)) {
   build_switches();
   if (!config_.trace.replays()) {
-    build_cards(topology_.nodes * config_.traffic.processes_per_node);
+    const uint64_t processes = uint64_t{topology_.nodes} * config_.traffic.processes_per_node;
+    if (processes > kMaxProcesses) {
+      throw ConfigError("traffic.processes_per_node", std::to_string(processes) + " processes: at most " +
+                                                          std::to_string(kMaxProcesses) + " are supported");
+    }
+    check_memory_for(processes, largest_size(config_.traffic.sizes_bytes));
+    build_cards(static_cast<uint32_t>(processes));
     host_ = std::make_unique<hosts::SyntheticTraffic>(
         "traffic", kernel_, config_.traffic, card_pointers(),
         network::link_rate(config_.network.link_rate).ticks_per_byte, config_.nic.mtu_bytes, config_.seed, statistics_);
   } else {
     std::vector<std::unique_ptr<traces::TraceReader>> jobs;
-    uint32_t processes = 0;
+    uint64_t processes = 0;
+    uint64_t largest_message = 0;
     std::set<std::string> checked;
     for (const std::string& file : config_.trace.job_files()) {
-      jobs.push_back(open_checked_trace(file, checked));
+      jobs.push_back(open_checked_trace(file, checked, largest_message));
       processes += jobs.back()->header().processes;
     }
-    build_cards(processes);
+    const std::string key = config_.trace.jobs.empty() ? "trace.file" : "trace.jobs";
+    if (processes > kMaxProcesses) {
+      throw ConfigError(key, "the traces hold " + std::to_string(processes) + " processes together; at most " +
+                                 std::to_string(kMaxProcesses) + " are supported");
+    }
+    check_memory_for(processes, largest_message);
+    build_cards(static_cast<uint32_t>(processes));
     host_ = std::make_unique<hosts::TraceReplay>("replay", kernel_, std::move(jobs), card_pointers(),
                                                   config_.nic.mtu_bytes, config_.scheduling, statistics_);
   }
@@ -68,6 +92,11 @@ Cluster::Cluster(const SimConfig& config, std::vector<hosts::ScriptedMessage> sc
 }
 
 Cluster::~Cluster() = default;
+
+void Cluster::check_memory_for(uint64_t processes, uint64_t largest_message) const {
+  if (config_.ignore_memory_estimate) return;
+  check_memory(estimate_memory(config_, topology_.nodes, processes, largest_message), machine_memory_bytes());
+}
 
 void Cluster::build_switches() {
   const network::SwitchParams params = config_.network.switches();

@@ -68,6 +68,8 @@ class Cluster {
   [[nodiscard]] const hosts::ScriptedTraffic* scripted() const { return scripted_; }
 
  private:
+  // Refuses a run the machine's memory cannot hold (unless the config says to try anyway).
+  void check_memory_for(uint64_t processes, uint64_t largest_message) const;
   void build_switches();
   void build_cards(uint32_t total_processes);  // session keys are per pair of processes
   void wire();

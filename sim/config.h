@@ -53,6 +53,8 @@ struct SimConfig {
   std::optional<attack::AttackParams> attack;  // attack.link set: an attacker on that cable
   // The topology, built once while the configuration is checked (null: the cluster builds it).
   std::shared_ptr<const network::Topology> topology;
+  // Build the cluster even if its estimated memory exceeds the machine's (ibsec-engine run --force).
+  bool ignore_memory_estimate = false;
   nlohmann::ordered_json resolved;  // every key with the value used, for the result file
 };
 

@@ -1,0 +1,81 @@
+#include "sim/memory_estimate.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/errors.h"
+#include "network/packet.h"
+
+namespace ibsec::sim {
+namespace {
+
+// Measured as peak RSS on 16 nodes (docs/running.md, "Memory"): a key cache
+// entry with its index and replacement state (SKC-1M vs SKC-4M: 44.8 B); a
+// drawn session (1 M per node: 12.4 B); a replayed process with its state in
+// the replay, the scheduler and the cards (a trace of 1 M idle ranks).
+constexpr uint64_t kBytesPerSkcEntry = 48;
+constexpr uint64_t kBytesPerSession = 12;
+constexpr uint64_t kBytesPerProcess = 2304;  // 1 048 576 replayed ranks: 2 285 MiB
+// A packet: its slot in the pool, twice over because the pool's vector
+// doubles as it grows (old and new blocks live together while it moves),
+// and its handle in a send queue. Functional mode adds its bytes.
+constexpr uint64_t kBytesPerPacket = 2 * sizeof(network::Packet) + sizeof(network::PacketHandle);
+
+std::string gib(uint64_t bytes) {
+  const double g = static_cast<double>(bytes) / static_cast<double>(1ULL << 30);
+  char text[32];
+  std::snprintf(text, sizeof text, "%.3g GiB", g);
+  return text;
+}
+
+uint64_t saturating_product(std::initializer_list<uint64_t> factors) {
+  long double product = 1;
+  for (const uint64_t f : factors) product *= static_cast<long double>(f);
+  return product >= 1.8e19L ? UINT64_MAX : static_cast<uint64_t>(product);
+}
+
+}  // namespace
+
+std::vector<MemoryNeed> estimate_memory(const SimConfig& config, uint32_t nodes, uint64_t processes,
+                                        uint64_t largest_message_bytes) {
+  const uint64_t packet_bytes = kBytesPerPacket + (config.nic.functional_crypto ? config.nic.mtu_bytes + 16 : 0);
+  const uint64_t packets_per_message = (largest_message_bytes + config.nic.mtu_bytes - 1) / config.nic.mtu_bytes;
+  const std::string processes_key = config.trace.replays() ? (config.trace.jobs.empty() ? "trace.file" : "trace.jobs")
+                                                            : "traffic.processes_per_node";
+  std::vector<MemoryNeed> needs{
+      {"nic.security", "session key caches (" + std::to_string(config.nic.security.skc_entries) + " entries x " +
+                           std::to_string(nodes) + " cards)",
+       saturating_product({nodes, config.nic.security.skc_entries, kBytesPerSkcEntry})},
+      {"traffic.sessions_per_node", "sessions drawn up front", 
+       config.trace.replays() ? 0 : saturating_product({nodes, config.traffic.sessions_per_node, kBytesPerSession})},
+      {processes_key, std::to_string(processes) + " processes on " + std::to_string(nodes) + " cards",
+       saturating_product({processes, kBytesPerProcess}) + saturating_product({processes, nodes}) / 8},
+      {config.trace.replays() ? processes_key : "traffic.sizes_bytes",
+       "packets of the largest message (" + std::to_string(largest_message_bytes) + " B) at every card",
+       saturating_product({nodes, packets_per_message, packet_bytes})},
+  };
+  std::ranges::sort(needs, std::greater{}, &MemoryNeed::bytes);
+  return needs;
+}
+
+void check_memory(const std::vector<MemoryNeed>& needs, uint64_t available) {
+  uint64_t total = 0;
+  for (const MemoryNeed& n : needs) total = total > UINT64_MAX - n.bytes ? UINT64_MAX : total + n.bytes;
+  if (total <= available) return;
+  const MemoryNeed& largest = needs.front();
+  throw ConfigError(largest.parameter, "the run would need about " + gib(total) + " (" + largest.what + ": " +
+                                           gib(largest.bytes) + ") and this machine has " + gib(available) +
+                                           " to give a run (four fifths of its memory); make it smaller, or give --force to try anyway");
+}
+
+// Four fifths of the physical memory: the rest is the system's and the
+// estimate's margin.
+uint64_t machine_memory_bytes() {
+  const long pages = ::sysconf(_SC_PHYS_PAGES);
+  const long page = ::sysconf(_SC_PAGE_SIZE);
+  return pages > 0 && page > 0 ? static_cast<uint64_t>(pages) / 5 * 4 * static_cast<uint64_t>(page) : UINT64_MAX;
+}
+
+}  // namespace ibsec::sim
