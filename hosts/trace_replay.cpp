@@ -34,7 +34,7 @@ TraceReplay::TraceReplay(const sc_core::sc_module_name& name, KernelCounters& co
       Process& process = processes_.emplace_back();
       process.job = j;
       process.node = rank % nodes;
-      placement.push_back({process.node, j});
+      placement.push_back({NodeId(process.node), JobId(j)});
     }
   }
   scheduler_ = schedulers::SchedulerRegistry::get(scheduling.policy).make(scheduling, std::move(placement), nodes);
@@ -48,7 +48,7 @@ void TraceReplay::start_of_simulation() { scheduler_->start(0); }
 void TraceReplay::handle(const ModuleEvent& event) {
   const uint32_t kind = event.kind & ((1U << kKindBits) - 1);
   if (kind == kSchedulerTimer) {
-    scheduler_->timer(event.arg, event.at);
+    scheduler_->timer(TimerId(event.arg), event.at);
     return;
   }
   const uint32_t p = event.arg;
@@ -72,21 +72,22 @@ void TraceReplay::schedule_for(uint32_t p, Tick at, EventKind kind) {
   schedule(at, kind | (processes_[p].generation << kKindBits), p);
 }
 
-void TraceReplay::dispatch(uint32_t p, Tick at) {
+void TraceReplay::dispatch(ProcessId process, Tick at) {
+  const uint32_t p = process.value();
   ++processes_[p].generation;
   schedule_for(p, at, kDispatched);
 }
 
 // A preempted process keeps what is left of its stretch of CPU time.
-void TraceReplay::preempt(uint32_t p, Tick now) {
-  Process& process = processes_[p];
+void TraceReplay::preempt(ProcessId p, Tick now) {
+  Process& process = processes_[p.value()];
   ++process.generation;
   if (!process.on_cpu) return;
   process.on_cpu = false;
   if (process.working) process.work_left -= std::min(process.work_left, now - std::min(now, process.cpu_since));
 }
 
-void TraceReplay::set_timer(Tick at, uint32_t token) { schedule(at, kSchedulerTimer, token); }
+void TraceReplay::set_timer(Tick at, TimerId timer) { schedule(at, kSchedulerTimer, timer.value()); }
 
 // The process holds its CPU from now on: it picks up where it stopped.
 void TraceReplay::dispatched(uint32_t p, Tick now) {
@@ -138,7 +139,7 @@ void TraceReplay::resume(uint32_t p, Tick now) {
 
 void TraceReplay::wait_for(uint32_t p, uint32_t operations, Tick now) {
   processes_[p].blocked_on = operations;
-  scheduler_->waiting(p, now);
+  scheduler_->waiting(ProcessId(p), now);
 }
 
 // Reads ahead in p's trace until p has an event waiting, or the trace ends.
@@ -164,7 +165,7 @@ void TraceReplay::run(uint32_t p, Tick now) {
     if (!fetch(p)) {
       process.done = true;
       process.completed_at = now;
-      scheduler_->exited(p, now);
+      scheduler_->exited(ProcessId(p), now);
       if (++processes_done_ == processes_.size()) sink_.on_sources_done(now);
       return;
     }
@@ -316,7 +317,7 @@ void TraceReplay::operation_done(uint32_t op, Tick now) {
   Process& process = processes_[p];
   if (--process.blocked_on > 0) return;
   process.resume_pending = true;
-  scheduler_->wait_over(p, now);
+  scheduler_->wait_over(ProcessId(p), now);
   if (process.on_cpu) schedule_for(p, now, kResume);
 }
 
@@ -334,7 +335,7 @@ void TraceReplay::on_packet_delivered(const network::Packet& packet, Tick now) {
   if (--m.packets_left > 0) return;
   const ChannelKey key = m.key;
   if (m.send_op == kNone) messages_.release(packet.message);
-  scheduler_->message_arrived(key.destination, now);
+  scheduler_->message_arrived(ProcessId(key.destination), now);
   const auto found = channels_.find(key);
   if (found == channels_.end() || found->second.posted.empty()) {
     ++channels_[key].unexpected;

@@ -134,9 +134,9 @@ class TraceReplay final : public HostModel, private schedulers::SchedulerHost {
   void handle(const ModuleEvent& event) override;
 
   // SchedulerHost.
-  void dispatch(uint32_t process, Tick at) override;
-  void preempt(uint32_t process, Tick now) override;
-  void set_timer(Tick at, uint32_t token) override;
+  void dispatch(ProcessId process, Tick at) override;
+  void preempt(ProcessId process, Tick now) override;
+  void set_timer(Tick at, TimerId timer) override;
 
   void schedule_for(uint32_t p, Tick at, EventKind kind);
   void dispatched(uint32_t p, Tick now);
