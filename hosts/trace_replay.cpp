@@ -12,28 +12,22 @@ constexpr Tick ticks(uint64_t ns) { return ns * kTicksPerNs; }
 
 }  // namespace
 
-size_t TraceReplay::ChannelKeyHash::operator()(const ChannelKey& k) const noexcept {
-  const uint64_t a = (uint64_t{k.source} << 32) | k.destination;
-  const uint64_t b = (uint64_t{k.tag} << 32) | k.context;
-  return std::hash<uint64_t>{}(a * 0x9e3779b97f4a7c15ULL ^ (b + 0x7f4a7c159e3779b9ULL + (a << 6) + (a >> 2)));
-}
-
 TraceReplay::TraceReplay(const sc_core::sc_module_name& name, KernelCounters& counters,
                          std::vector<std::unique_ptr<TraceReader>> jobs, std::vector<nic::Cic*> cards,
                          uint32_t mtu_bytes, const schedulers::SchedulerParams& scheduling, DeliverySink& sink)
-    : HostModel(name, counters), cards_(std::move(cards)), mtu_bytes_(mtu_bytes), sink_(sink) {
+    : HostModel(name, counters),
+      cards_(std::move(cards)),
+      sink_(sink),
+      matching_(mpi_jobs(jobs), mtu_bytes, *this) {
   const auto nodes = static_cast<uint32_t>(cards_.size());
   std::vector<schedulers::ProcessPlacement> placement;
   for (auto& reader : jobs) {
-    Job& job = jobs_.emplace_back();
-    job.comms = reader->communicators();
-    job.first_process = static_cast<uint32_t>(processes_.size());
-    job.reader = std::move(reader);
-    const auto j = static_cast<uint32_t>(jobs_.size() - 1);
+    const JobId j = jobs_.next_id();
+    Job& job = jobs_.emplace_back(Job{std::move(reader), processes_.next_id()});
     for (uint32_t rank = 0; rank < job.reader->header().processes; ++rank) {
       Process& process = processes_.emplace_back();
       process.job = j;
-      process.node = rank % nodes;
+      process.node = NodeId(rank % nodes);
       placement.push_back({process.node, j});
     }
   }
@@ -43,15 +37,27 @@ TraceReplay::TraceReplay(const sc_core::sc_module_name& name, KernelCounters& co
 
 TraceReplay::~TraceReplay() = default;
 
+// Job j's processes follow job j-1's, in rank order.
+IdVector<JobId, MpiJob> TraceReplay::mpi_jobs(const std::vector<std::unique_ptr<TraceReader>>& readers) {
+  IdVector<JobId, MpiJob> jobs;
+  uint32_t first = 0;
+  for (const auto& reader : readers) {
+    const uint32_t processes = reader->header().processes;
+    jobs.push_back(MpiJob{ProcessId(first), processes, reader->communicators()});
+    first += processes;
+  }
+  return jobs;
+}
+
 void TraceReplay::start_of_simulation() { scheduler_->start(0); }
 
 void TraceReplay::handle(const ModuleEvent& event) {
   const uint32_t kind = event.kind & ((1U << kKindBits) - 1);
   if (kind == kSchedulerTimer) {
-    scheduler_->timer(event.arg, event.at);
+    scheduler_->timer(TimerId(event.arg), event.at);
     return;
   }
-  const uint32_t p = event.arg;
+  const ProcessId p(event.arg);
   if (event.kind >> kKindBits != (processes_[p].generation & (UINT32_MAX >> kKindBits))) return;  // stale
   switch (kind) {
     case kDispatched:
@@ -68,17 +74,17 @@ void TraceReplay::handle(const ModuleEvent& event) {
   }
 }
 
-void TraceReplay::schedule_for(uint32_t p, Tick at, EventKind kind) {
-  schedule(at, kind | (processes_[p].generation << kKindBits), p);
+void TraceReplay::schedule_for(ProcessId p, Tick at, EventKind kind) {
+  schedule(at, kind | (processes_[p].generation << kKindBits), p.value());
 }
 
-void TraceReplay::dispatch(uint32_t p, Tick at) {
+void TraceReplay::dispatch(ProcessId p, Tick at) {
   ++processes_[p].generation;
   schedule_for(p, at, kDispatched);
 }
 
 // A preempted process keeps what is left of its stretch of CPU time.
-void TraceReplay::preempt(uint32_t p, Tick now) {
+void TraceReplay::preempt(ProcessId p, Tick now) {
   Process& process = processes_[p];
   ++process.generation;
   if (!process.on_cpu) return;
@@ -86,10 +92,10 @@ void TraceReplay::preempt(uint32_t p, Tick now) {
   if (process.working) process.work_left -= std::min(process.work_left, now - std::min(now, process.cpu_since));
 }
 
-void TraceReplay::set_timer(Tick at, uint32_t token) { schedule(at, kSchedulerTimer, token); }
+void TraceReplay::set_timer(Tick at, TimerId timer) { schedule(at, kSchedulerTimer, timer.value()); }
 
 // The process holds its CPU from now on: it picks up where it stopped.
-void TraceReplay::dispatched(uint32_t p, Tick now) {
+void TraceReplay::dispatched(ProcessId p, Tick now) {
   Process& process = processes_[p];
   process.on_cpu = true;
   process.cpu_since = now;
@@ -101,13 +107,13 @@ void TraceReplay::dispatched(uint32_t p, Tick now) {
     }
   } else if (process.resume_pending) {
     resume(p, now);
-  } else if (process.blocked_on == 0) {
+  } else if (!process.current) {
     run(p, now);  // its first dispatch
   }
   // Otherwise it still waits for communication (the scheduler knows).
 }
 
-void TraceReplay::start_work(uint32_t p, Tick duration, AfterWork after, Tick now) {
+void TraceReplay::start_work(ProcessId p, Tick duration, AfterWork after, Tick now) {
   Process& process = processes_[p];
   process.working = true;
   process.work_left = duration;
@@ -115,7 +121,7 @@ void TraceReplay::start_work(uint32_t p, Tick duration, AfterWork after, Tick no
   schedule_for(p, now + duration, kWorkDone);
 }
 
-void TraceReplay::work_done(uint32_t p, Tick now) {
+void TraceReplay::work_done(ProcessId p, Tick now) {
   Process& process = processes_[p];
   process.working = false;
   process.work_left = 0;
@@ -124,30 +130,34 @@ void TraceReplay::work_done(uint32_t p, Tick now) {
   run(p, now);
 }
 
-// A collective goes on with its next round; anything else is complete.
-void TraceReplay::resume(uint32_t p, Tick now) {
+// What p waited for has happened. It goes on through the module's own queue
+// at the same instant, so a card calling back never sees the process start a
+// new call inside its own pipeline step; one off its CPU goes on when it is
+// next dispatched.
+void TraceReplay::wait_over(ProcessId p, Tick now) {
   Process& process = processes_[p];
-  process.resume_pending = false;
-  if (is_collective(process.current->op)) {
-    ++process.round;
-    if (!start_round(p, now)) return;
+  process.resume_pending = true;
+  scheduler_->wait_over(p, now);
+  if (process.on_cpu) schedule_for(p, now, kResume);
+}
+
+void TraceReplay::resume(ProcessId p, Tick now) {
+  processes_[p].resume_pending = false;
+  if (!matching_.go_on(p, now)) {
+    scheduler_->waiting(p, now);
+    return;
   }
   finish_current(p);
   run(p, now);
 }
 
-void TraceReplay::wait_for(uint32_t p, uint32_t operations, Tick now) {
-  processes_[p].blocked_on = operations;
-  scheduler_->waiting(p, now);
-}
-
 // Reads ahead in p's trace until p has an event waiting, or the trace ends.
-bool TraceReplay::fetch(uint32_t p) {
+bool TraceReplay::fetch(ProcessId p) {
   Job& job = jobs_[processes_[p].job];
   TraceEvent event;
   while (processes_[p].ahead.empty() && !job.exhausted) {
     if (job.reader->next(event)) {
-      processes_[job.first_process + event.rank].ahead.push_back(event);
+      processes_[ProcessId(job.first.value() + event.rank)].ahead.push_back(event);
     } else {
       job.exhausted = true;
     }
@@ -157,17 +167,12 @@ bool TraceReplay::fetch(uint32_t p) {
 
 // Begins p's events one after another for as long as they complete at once;
 // stops at a gap (CPU time), a wait, or the end of p's stream.
-void TraceReplay::run(uint32_t p, Tick now) {
+void TraceReplay::run(ProcessId p, Tick now) {
   Process& process = processes_[p];
-  if (!process.on_cpu) throw std::logic_error("replay: process " + std::to_string(p) + " advances without a CPU");
-  while (true) {
-    if (!fetch(p)) {
-      process.done = true;
-      process.completed_at = now;
-      scheduler_->exited(p, now);
-      if (++processes_done_ == processes_.size()) sink_.on_sources_done(now);
-      return;
-    }
+  if (!process.on_cpu) {
+    throw std::logic_error("replay: process " + std::to_string(p.value()) + " advances without a CPU");
+  }
+  while (fetch(p)) {
     const uint64_t gap = process.ahead.front().start_ns - process.previous_end_ns;
     if (gap > 0) {
       start_work(p, ticks(gap), AfterWork::kBeginNext, now);
@@ -176,175 +181,61 @@ void TraceReplay::run(uint32_t p, Tick now) {
     if (!begin(p, now)) return;
     finish_current(p);
   }
+  finish(p, now);
 }
 
-void TraceReplay::finish_current(uint32_t p) {
+void TraceReplay::finish(ProcessId p, Tick now) {
+  Process& process = processes_[p];
+  process.done = true;
+  process.completed_at = now;
+  scheduler_->exited(p, now);
+  if (++processes_done_ == processes_.size()) sink_.on_sources_done(now);
+}
+
+void TraceReplay::finish_current(ProcessId p) {
   Process& process = processes_[p];
   process.previous_end_ns = process.current->end_ns;
   process.original_last_end_ns = process.current->end_ns;
   process.current.reset();
 }
 
-// Starts the next event of p; true if it completed at once.
-bool TraceReplay::begin(uint32_t p, Tick now) {
+// Starts the next event of p; true if it completed at once. Compute is CPU
+// time; everything else is communication, which p may have to wait for.
+bool TraceReplay::begin(ProcessId p, Tick now) {
   Process& process = processes_[p];
-  const uint32_t first = jobs_[process.job].first_process;
   const TraceEvent& e = process.current.emplace(process.ahead.front());
   process.ahead.pop_front();
   process.original_first_start_ns = std::min(process.original_first_start_ns, e.start_ns);
-  const uint32_t peer = first + e.peer;
-  const ChannelKey from_peer{peer, p, e.tag, 0};
-  const ChannelKey to_peer{p, peer, e.tag, 0};
-  switch (e.op) {
-    case TraceOp::kCompute:
-      if (e.end_ns == e.start_ns) return true;
-      start_work(p, ticks(e.end_ns - e.start_ns), AfterWork::kFinishCompute, now);
-      return false;
-    case TraceOp::kSend:
-      send(p, peer, e.bytes, to_peer, true, now);
-      wait_for(p, 1, now);
-      return false;
-    case TraceOp::kIsend:
-      process.requests[e.request] = send(p, peer, e.bytes, to_peer, false, now);
-      return true;
-    case TraceOp::kRecv:
-      if (post_receive(p, from_peer, true) == kNone) return true;
-      wait_for(p, 1, now);
-      return false;
-    case TraceOp::kIrecv:
-      process.requests[e.request] = post_receive(p, from_peer, false);
-      return true;
-    case TraceOp::kWait: {
-      const auto found = process.requests.find(e.request);
-      const uint32_t op = found->second;
-      process.requests.erase(found);
-      if (op == kNone) return true;
-      if (operations_[op].done) {
-        operations_.release(op);
-        return true;
-      }
-      operations_[op].awaited = true;
-      wait_for(p, 1, now);
-      return false;
-    }
-    default:
-      break;
+  if (e.op == TraceOp::kCompute) {
+    if (e.end_ns == e.start_ns) return true;
+    start_work(p, ticks(e.end_ns - e.start_ns), AfterWork::kFinishCompute, now);
+    return false;
   }
-  const Communicator& comm = communicator(p, e.comm);
-  const uint32_t rank = p - first;
-  process.collective_tag = process.collective_calls[e.comm]++;
-  process.rounds = expand_collective(e.op, static_cast<uint32_t>(comm.members.size()), comm.position(rank),
-                                     has_root(e.op) ? comm.position(e.root) : 0, e.bytes);
-  process.round = 0;
-  return start_round(p, now);
+  if (matching_.begin(p, e, now)) return true;
+  scheduler_->waiting(p, now);
+  return false;
 }
 
-// Runs the current collective's rounds from process.round on; true once
-// every round is complete, false while one waits.
-bool TraceReplay::start_round(uint32_t p, Tick now) {
-  Process& process = processes_[p];
-  const uint32_t comm = process.current->comm;
-  const uint32_t context = comm + 1;
-  for (; process.round < process.rounds.size(); ++process.round) {
-    const CollectiveRound& round = process.rounds[process.round];
-    uint32_t waiting = 0;
-    for (const Transfer& r : round.receives) {
-      const ChannelKey key{world_rank(p, comm, r.peer), p, process.collective_tag, context};
-      if (post_receive(p, key, true) != kNone) ++waiting;
-    }
-    for (const Transfer& s : round.sends) {
-      const uint32_t to = world_rank(p, comm, s.peer);
-      send(p, to, s.bytes, ChannelKey{p, to, process.collective_tag, context}, true, now);
-      ++collective_messages_;
-      ++waiting;
-    }
-    if (waiting > 0) {
-      wait_for(p, waiting, now);
-      return false;
-    }
-  }
-  process.rounds.clear();
-  return true;
-}
-
-const Communicator& TraceReplay::communicator(uint32_t p, uint32_t comm) const {
-  return jobs_[processes_[p].job].comms.at(comm);
-}
-
-uint32_t TraceReplay::world_rank(uint32_t p, uint32_t comm, uint32_t comm_rank) const {
-  return jobs_[processes_[p].job].first_process + communicator(p, comm).members[comm_rank];
-}
-
-uint32_t TraceReplay::new_operation(uint32_t p, bool awaited) {
-  return operations_.acquire(Operation{p, false, awaited});
-}
-
-uint32_t TraceReplay::send(uint32_t p, uint32_t to, uint64_t bytes, const ChannelKey& key, bool awaited, Tick now) {
-  const uint32_t op = new_operation(p, awaited);
-  const uint32_t packets = std::max<uint32_t>(1, static_cast<uint32_t>((bytes + mtu_bytes_ - 1) / mtu_bytes_));
-  const uint32_t slot = messages_.acquire(Message{key, op, packets});
-  const nic::MessageRequest request{p, to, NodeId(processes_[to].node), static_cast<uint32_t>(bytes), slot, true};
-  sink_.on_handover(request, packets, now);
-  cards_[processes_[p].node]->submit(request, now);
-  ++messages_sent_;
-  return op;
-}
-
-// kNone when a message was already waiting (the receive is complete).
-uint32_t TraceReplay::post_receive(uint32_t p, const ChannelKey& key, bool awaited) {
-  Channel& channel = channels_[key];
-  if (channel.unexpected > 0) {
-    if (--channel.unexpected == 0 && channel.posted.empty()) channels_.erase(key);
-    return kNone;
-  }
-  const uint32_t op = new_operation(p, awaited);
-  channel.posted.push_back(op);
-  return op;
-}
-
-// The process goes on through the module's own queue at the same instant, so
-// a card calling back never sees the process start a new call inside its own
-// pipeline step; one off its CPU goes on when it is next dispatched.
-void TraceReplay::operation_done(uint32_t op, Tick now) {
-  Operation& o = operations_[op];
-  if (!o.awaited) {
-    o.done = true;
-    return;
-  }
-  const uint32_t p = o.process;
-  operations_.release(op);
-  Process& process = processes_[p];
-  if (--process.blocked_on > 0) return;
-  process.resume_pending = true;
-  scheduler_->wait_over(p, now);
-  if (process.on_cpu) schedule_for(p, now, kResume);
+void TraceReplay::carry(const OutgoingMessage& m, Tick now) {
+  const nic::MessageRequest request{m.from.value(), m.to.value(), processes_[m.to].node,
+                                    static_cast<uint32_t>(m.bytes), m.message, true};
+  sink_.on_handover(request, m.packets, now);
+  cards_[processes_[m.from].node.value()]->submit(request, now);
 }
 
 void TraceReplay::on_message_sent(uint32_t message, Tick now) {
-  Message& m = messages_[message];
-  const uint32_t op = m.send_op;
-  m.send_op = kNone;
-  if (m.packets_left == 0) messages_.release(message);
-  operation_done(op, now);
+  const ProcessId done = matching_.message_sent(message);
+  if (!done.is_none()) wait_over(done, now);
 }
 
+// The scheduler hears of the arrival before the receive completes: a
+// coscheduler's boost comes first.
 void TraceReplay::on_packet_delivered(const network::Packet& packet, Tick now) {
   sink_.on_delivered(packet, now);
-  Message& m = messages_[packet.message];
-  if (--m.packets_left > 0) return;
-  const ChannelKey key = m.key;
-  if (m.send_op == kNone) messages_.release(packet.message);
-  scheduler_->message_arrived(key.destination, now);
-  const auto found = channels_.find(key);
-  if (found == channels_.end() || found->second.posted.empty()) {
-    ++channels_[key].unexpected;
-    return;
-  }
-  Channel& channel = found->second;
-  const uint32_t op = channel.posted.front();
-  channel.posted.pop_front();
-  if (channel.posted.empty() && channel.unexpected == 0) channels_.erase(found);
-  operation_done(op, now);
+  const MpiMatching::Delivery delivery = matching_.packet_delivered(packet.message);
+  if (delivery.arrived_for.is_none()) return;
+  scheduler_->message_arrived(delivery.arrived_for, now);
+  if (!delivery.wait_over.is_none()) wait_over(delivery.wait_over, now);
 }
 
 namespace {
@@ -364,9 +255,9 @@ struct Span {
 
 nlohmann::ordered_json TraceReplay::report() const {
   nlohmann::ordered_json per_process = nlohmann::ordered_json::array();
-  std::vector<Span> job_spans(jobs_.size());
+  IdVector<JobId, Span> job_spans(jobs_.size());
   Span all;
-  for (uint32_t p = 0; p < processes_.size(); ++p) {
+  for (const ProcessId p : processes_.ids()) {
     const Process& process = processes_[p];
     for (Span* span : {&job_spans[process.job], &all}) {
       span->completed_at = std::max(span->completed_at, process.completed_at);
@@ -375,20 +266,20 @@ nlohmann::ordered_json TraceReplay::report() const {
       span->first_start_ns = std::min(span->first_start_ns, process.original_first_start_ns);
       span->last_end_ns = std::max(span->last_end_ns, process.original_last_end_ns);
     }
-    per_process.push_back({{"process", p},
-                           {"job", process.job},
-                           {"rank", p - jobs_[process.job].first_process},
-                           {"node", process.node},
+    per_process.push_back({{"process", p.value()},
+                           {"job", process.job.value()},
+                           {"rank", rank(p)},
+                           {"node", process.node.value()},
                            {"completed", process.done},
                            {"completion_time_ns", ns_from_ticks(process.completed_at)},
                            {"original_end_ns", process.original_last_end_ns}});
   }
   nlohmann::ordered_json jobs = nlohmann::ordered_json::array();
   double completion_sum = 0;
-  for (uint32_t j = 0; j < jobs_.size(); ++j) {
+  for (const JobId j : jobs_.ids()) {
     const Span& span = job_spans[j];
     completion_sum += ns_from_ticks(span.completed_at);
-    jobs.push_back({{"job", j},
+    jobs.push_back({{"job", j.value()},
                     {"trace", jobs_[j].reader->path()},
                     {"processes", jobs_[j].reader->header().processes},
                     {"completed", span.completed},
@@ -396,16 +287,17 @@ nlohmann::ordered_json TraceReplay::report() const {
                     {"original_execution_time_ns", span.original_ns()}});
   }
   const double original = all.original_ns();
+  const bool one_job = jobs_.size() == 1;
   nlohmann::ordered_json doc;
-  doc["trace"] = jobs_.size() == 1 ? nlohmann::ordered_json(jobs_[0].reader->path()) : nlohmann::ordered_json(nullptr);
+  doc["trace"] = one_job ? nlohmann::ordered_json(jobs_[JobId(0)].reader->path()) : nlohmann::ordered_json(nullptr);
   doc["processes"] = processes_.size();
   doc["completed"] = finished();
   doc["original_execution_time_ns"] = original;
   doc["simulated_execution_time_ns"] = ns_from_ticks(all.completed_at);
   doc["simulated_over_original"] = original > 0 ? ns_from_ticks(all.completed_at) / original : 0.0;
   doc["mean_job_completion_time_ns"] = jobs_.empty() ? 0.0 : completion_sum / static_cast<double>(jobs_.size());
-  doc["messages"] = messages_sent_;
-  doc["collective_messages"] = collective_messages_;
+  doc["messages"] = matching_.messages();
+  doc["collective_messages"] = matching_.collective_messages();
   doc["jobs"] = jobs;
   doc["per_process"] = per_process;
   return doc;
@@ -413,15 +305,16 @@ nlohmann::ordered_json TraceReplay::report() const {
 
 std::string TraceReplay::stall_report() const {
   std::string text;
-  for (uint32_t p = 0; p < processes_.size(); ++p) {
+  for (const ProcessId p : processes_.ids()) {
     const Process& process = processes_[p];
     if (process.done) continue;
-    text += jobs_.size() == 1 ? "  rank " + std::to_string(p) + ": "
-                              : "  job " + std::to_string(process.job) + " rank " +
-                                    std::to_string(p - jobs_[process.job].first_process) + ": ";
+    text += jobs_.size() == 1 ? "  rank " + std::to_string(p.value()) + ": "
+                              : "  job " + std::to_string(process.job.value()) + " rank " +
+                                    std::to_string(rank(p)) + ": ";
     text += process.current ? "waits in '" + format_event(*process.current) + "'" : std::string("has not begun");
     if (process.current && is_collective(process.current->op)) {
-      text += " (round " + std::to_string(process.round + 1) + " of " + std::to_string(process.rounds.size()) + ")";
+      const auto [round, rounds] = matching_.collective_round(p);
+      text += " (round " + std::to_string(round + 1) + " of " + std::to_string(rounds) + ")";
     }
     text += "\n";
   }

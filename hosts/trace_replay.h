@@ -10,34 +10,34 @@
 // when the process runs and waited for by spinning or blocking, as the policy
 // says. Each trace is read as the replay goes (one lookahead queue per
 // process), so memory is bounded by how far processes drift apart.
+//
+// This module is the processes' progress through time and CPUs; what their
+// communication means (matching, requests, collectives) is MpiMatching's.
 #pragma once
 
 #include <cstdint>
 #include <deque>
-#include <map>
+#include <memory>
 #include <optional>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
-#include "core/slot_pool.h"
+#include "core/id_vector.h"
+#include "core/types.h"
+#include "hosts/host_model.h"
+#include "hosts/mpi_matching.h"
+#include "hosts/synthetic_traffic.h"
 #include "nic/cic.h"
 #include "schedulers/scheduler.h"
-#include "hosts/collectives.h"
-#include "hosts/host_model.h"
-#include "hosts/synthetic_traffic.h"
 #include "traces/trace_reader.h"
 
 namespace ibsec::hosts {
 
-// The replay reads the trace format's events, as the checker has passed them.
-using traces::Communicator;
-using traces::TraceEvent;
 using traces::TraceReader;
 
-class TraceReplay final : public HostModel, private schedulers::SchedulerHost {
+class TraceReplay final : public HostModel, private schedulers::SchedulerHost, private MessageTransport {
  public:
   // Each reader (one job) must be freshly opened on a trace that passed TraceChecker.
   TraceReplay(const sc_core::sc_module_name& name, KernelCounters& counters,
@@ -45,7 +45,7 @@ class TraceReplay final : public HostModel, private schedulers::SchedulerHost {
               const schedulers::SchedulerParams& scheduling, DeliverySink& sink);
   ~TraceReplay() override;
 
-  // Cluster-wide process ids: job j's rank r is first_process(j) + r.
+  // Cluster-wide process ids: job j's rank r is process first + r of job j.
   [[nodiscard]] uint32_t total_processes() const { return static_cast<uint32_t>(processes_.size()); }
   [[nodiscard]] const schedulers::Scheduler& scheduler() const { return *scheduler_; }
 
@@ -65,57 +65,20 @@ class TraceReplay final : public HostModel, private schedulers::SchedulerHost {
   // generation, so work queued before a preemption is recognised as stale.
   enum EventKind : uint32_t { kDispatched, kWorkDone, kResume, kSchedulerTimer };
   static constexpr uint32_t kKindBits = 8;
-  static constexpr uint32_t kNone = UINT32_MAX;
   // What a stretch of CPU time leads to when it is done.
   enum class AfterWork : uint8_t { kBeginNext, kFinishCompute };
 
   struct Job {
     std::unique_ptr<TraceReader> reader;
-    std::map<uint32_t, Communicator> comms;
-    uint32_t first_process = 0;
+    ProcessId first;
     bool exhausted = false;
   };
-
-  // A send or posted receive the process may wait for.
-  struct Operation {
-    uint32_t process = 0;
-    bool done = false;
-    bool awaited = false;
-  };
-  // A matching context: user traffic of one tag, or one collective call.
-  struct ChannelKey {
-    uint32_t source = 0;
-    uint32_t destination = 0;
-    uint32_t tag = 0;
-    uint32_t context = 0;  // 0 = user point-to-point, else 1 + communicator id
-    bool operator==(const ChannelKey&) const = default;
-  };
-  struct ChannelKeyHash {
-    size_t operator()(const ChannelKey& k) const noexcept;
-  };
-  struct Message {
-    ChannelKey key;
-    uint32_t send_op = kNone;   // until the card has sent the last packet
-    uint32_t packets_left = 0;  // until the receiving card has delivered them all
-  };
-  // Only one side waits at a time: receives posted early, or messages that
-  // arrived before their receive.
-  struct Channel {
-    std::deque<uint32_t> posted;
-    uint32_t unexpected = 0;
-  };
   struct Process {
-    uint32_t job = 0;
-    uint32_t node = 0;
+    JobId job;
+    NodeId node;
     std::deque<TraceEvent> ahead;        // read from the trace, not yet begun
     std::optional<TraceEvent> current;   // begun, not yet complete
     uint64_t previous_end_ns = 0;        // original END of the last completed event
-    uint32_t blocked_on = 0;             // operations still to complete
-    std::vector<CollectiveRound> rounds; // of the current collective
-    size_t round = 0;
-    std::unordered_map<uint32_t, uint32_t> requests;     // trace REQ -> operation
-    std::map<uint32_t, uint32_t> collective_calls;       // communicator -> calls begun
-    uint32_t collective_tag = 0;                         // call number of the current collective
     uint64_t original_first_start_ns = UINT64_MAX;
     uint64_t original_last_end_ns = 0;
     Tick completed_at = 0;
@@ -134,40 +97,33 @@ class TraceReplay final : public HostModel, private schedulers::SchedulerHost {
   void handle(const ModuleEvent& event) override;
 
   // SchedulerHost.
-  void dispatch(uint32_t process, Tick at) override;
-  void preempt(uint32_t process, Tick now) override;
-  void set_timer(Tick at, uint32_t token) override;
+  void dispatch(ProcessId p, Tick at) override;
+  void preempt(ProcessId p, Tick now) override;
+  void set_timer(Tick at, TimerId timer) override;
+  // MessageTransport.
+  void carry(const OutgoingMessage& message, Tick now) override;
 
-  void schedule_for(uint32_t p, Tick at, EventKind kind);
-  void dispatched(uint32_t p, Tick now);
-  void start_work(uint32_t p, Tick duration, AfterWork after, Tick now);
-  void work_done(uint32_t p, Tick now);
-  void resume(uint32_t p, Tick now);
-  void wait_for(uint32_t p, uint32_t operations, Tick now);
-  bool fetch(uint32_t p);
-  void run(uint32_t p, Tick now);
-  bool begin(uint32_t p, Tick now);
-  bool start_round(uint32_t p, Tick now);
-  void finish_current(uint32_t p);
-  uint32_t send(uint32_t p, uint32_t to, uint64_t bytes, const ChannelKey& key, bool awaited, Tick now);
-  uint32_t post_receive(uint32_t p, const ChannelKey& key, bool awaited);
-  void operation_done(uint32_t op, Tick now);
-  uint32_t new_operation(uint32_t p, bool awaited);
-  [[nodiscard]] uint32_t world_rank(uint32_t p, uint32_t comm, uint32_t comm_rank) const;
-  [[nodiscard]] const Communicator& communicator(uint32_t p, uint32_t comm) const;
+  void schedule_for(ProcessId p, Tick at, EventKind kind);
+  void dispatched(ProcessId p, Tick now);
+  void start_work(ProcessId p, Tick duration, AfterWork after, Tick now);
+  void work_done(ProcessId p, Tick now);
+  void wait_over(ProcessId p, Tick now);
+  void resume(ProcessId p, Tick now);
+  bool fetch(ProcessId p);
+  void run(ProcessId p, Tick now);
+  void finish(ProcessId p, Tick now);
+  bool begin(ProcessId p, Tick now);
+  void finish_current(ProcessId p);
+  static IdVector<JobId, MpiJob> mpi_jobs(const std::vector<std::unique_ptr<TraceReader>>& readers);
+  [[nodiscard]] uint32_t rank(ProcessId p) const { return p.value() - jobs_[processes_[p].job].first.value(); }
 
-  std::vector<Job> jobs_;
+  IdVector<JobId, Job> jobs_;
   std::vector<nic::Cic*> cards_;
-  uint32_t mtu_bytes_;
   DeliverySink& sink_;
-  std::vector<Process> processes_;
+  IdVector<ProcessId, Process> processes_;
   std::unique_ptr<schedulers::Scheduler> scheduler_;
+  MpiMatching matching_;
   size_t processes_done_ = 0;
-  SlotPool<Operation> operations_;
-  SlotPool<Message> messages_;
-  std::unordered_map<ChannelKey, Channel, ChannelKeyHash> channels_;
-  uint64_t messages_sent_ = 0;
-  uint64_t collective_messages_ = 0;
 };
 
 }  // namespace ibsec::hosts

@@ -89,9 +89,9 @@ void Cic::submit(const MessageRequest& message, Tick now) {
   const SessionKeyId key = session_key(message.source_process, message.destination_process, params_.total_processes);
   uint32_t& sequence = next_sequence_[session_direction(message.source_process, message.destination_process)];
   if (frequent_keys_) {
-    running_ = message.source_process;
-    local_processes_[running_] = true;
-    if (prefetched_for_ == running_) prefetched_for_ = UINT32_MAX;
+    running_ = ProcessId(message.source_process);
+    local_processes_[message.source_process] = true;
+    if (prefetched_for_ == running_) prefetched_for_ = ProcessId::none();
   }
   const uint32_t overhead = params_.header_bytes + (params_.security.encrypts() ? params_.security_bytes : 0);
   for (uint32_t i = 0; i < packets; ++i) {
@@ -297,12 +297,12 @@ void Cic::record_eviction(SessionKeyId key) {
 // A packet for a process other than the one taken to be running is the
 // coschedulers' hint that it will run soon: queue its keys once per switch.
 void Cic::on_arrival(const network::Packet& packet, Tick now) {
-  const uint32_t process = packet.destination_process;
-  local_processes_[process] = true;
+  const ProcessId process(packet.destination_process);
+  local_processes_[process.value()] = true;
   if (process == running_ || process == prefetched_for_) return;
   prefetched_for_ = process;
   ++stats_.prefetch_triggers;
-  for (const SessionKeyId key : frequent_keys_->keys(process)) {
+  for (const SessionKeyId key : frequent_keys_->keys(process.value())) {
     const bool on_card = lookup_->skc().contains(key) || lookup_->buffer()->contains(key);
     const bool coming = std::ranges::find(prefetch_queue_, key) != prefetch_queue_.end() ||
                         (prefetch_in_flight_ && prefetch_in_flight_->key == key);

@@ -190,9 +190,9 @@ class Cic final : public EventDrivenModule, public network::PacketReceiver, publ
   std::vector<PendingKey> pending_keys_;
   // Prefetching.
   std::optional<FrequentKeyLists> frequent_keys_;
-  std::vector<bool> local_processes_;           // seen sending or receiving here
-  uint32_t running_ = UINT32_MAX;               // inferred: the last process to hand over a message
-  uint32_t prefetched_for_ = UINT32_MAX;        // the last process whose keys were prefetched
+  std::vector<bool> local_processes_;             // seen sending or receiving here
+  ProcessId running_ = ProcessId::none();         // inferred: the last process to hand over a message
+  ProcessId prefetched_for_ = ProcessId::none();  // the last process whose keys were prefetched
   std::deque<SessionKeyId> prefetch_queue_;
   std::optional<PendingKey> prefetch_in_flight_;
   Tick prefetch_wake_ = kNever;

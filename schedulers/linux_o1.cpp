@@ -47,10 +47,11 @@ LinuxScheduler::LinuxScheduler(std::string name, const SchedulerParams& params,
     : Scheduler(std::move(name), params, processes, node_major_cpus(nodes, params.cpus_per_node)),
       tasks_(processes.size()),
       queues_(nodes) {
-  for (uint32_t c = 0; c < cpu_count(); ++c) queues_[cpu(c).node].cpus.push_back(c);
-  for (uint32_t p = 0; p < processes.size(); ++p) {
-    queues_[processes[p].node].members.push_back(p);
-    ++queues_[processes[p].node].unfinished;
+  for (const CpuId c : ids<CpuId>(cpu_count())) queues_[cpu(c).node].cpus.push_back(c);
+  for (const ProcessId p : ids<ProcessId>(process_count())) {
+    RunQueue& rq = queues_[process(p).where.node];
+    rq.members.push_back(p);
+    ++rq.unfinished;
   }
   for (RunQueue& rq : queues_) rq.expired_since = kNoTime;
 }
@@ -58,21 +59,21 @@ LinuxScheduler::LinuxScheduler(std::string name, const SchedulerParams& params,
 void LinuxScheduler::on_start(Tick now) {
   Rng rng(params().seed);
   for (RunQueue& rq : queues_) {
-    std::vector<uint32_t> order = rq.members;
+    std::vector<ProcessId> order = rq.members;
     if (params().random_start_order) {
       for (size_t i = order.size(); i > 1; --i) std::swap(order[i - 1], order[rng.below(i)]);
     }
-    for (uint32_t p : order) {
+    for (const ProcessId p : order) {
       Task& task = tasks_[p];
       task.prio = LinuxO1::effective_prio(task.static_prio, task.sleep_avg);
       task.slice_left = LinuxO1::timeslice(task.static_prio);
       enqueue(p, false, false);
     }
   }
-  for (uint32_t c = 0; c < cpu_count(); ++c) schedule(c, now);
+  for (const CpuId c : ids<CpuId>(cpu_count())) schedule(c, now);
 }
 
-void LinuxScheduler::enqueue(uint32_t p, bool expired, bool front) {
+void LinuxScheduler::enqueue(ProcessId p, bool expired, bool front) {
   Task& task = tasks_[p];
   RunQueue& rq = queues_[process(p).where.node];
   task.expired = expired;
@@ -87,7 +88,7 @@ void LinuxScheduler::enqueue(uint32_t p, bool expired, bool front) {
   task.queued = true;
 }
 
-void LinuxScheduler::dequeue(uint32_t p) {
+void LinuxScheduler::dequeue(ProcessId p) {
   Task& task = tasks_[p];
   if (!task.queued) return;
   RunQueue& rq = queues_[process(p).where.node];
@@ -98,38 +99,38 @@ void LinuxScheduler::dequeue(uint32_t p) {
   task.queued = false;
 }
 
-uint32_t LinuxScheduler::pick_next(RunQueue& rq) {
+ProcessId LinuxScheduler::pick_next(RunQueue& rq) {
   if (rq.arrays[rq.active].count == 0 && rq.arrays[1 - rq.active].count > 0) {
     // Every task in the expired array becomes active: the flags flip with the arrays.
     rq.active = 1 - rq.active;
     rq.expired_since = kNoTime;
-    for (uint32_t p : rq.members) tasks_[p].expired = false;
+    for (const ProcessId p : rq.members) tasks_[p].expired = false;
   }
   PrioArray& array = rq.arrays[rq.active];
   for (auto& list : array.lists) {
     if (list.empty()) continue;
-    const uint32_t p = list.front();
+    const ProcessId p = list.front();
     list.pop_front();
     --array.count;
     tasks_[p].queued = false;
     return p;
   }
-  return kNoProcess;
+  return ProcessId::none();
 }
 
-void LinuxScheduler::schedule(uint32_t c, Tick now) {
-  const uint32_t next = pick_next(queues_[cpu(c).node]);
-  if (next != kNoProcess) dispatch(c, next, now);
+void LinuxScheduler::schedule(CpuId c, Tick now) {
+  const ProcessId next = pick_next(queues_[cpu(c).node]);
+  if (!next.is_none()) dispatch(c, next, now);
 }
 
-void LinuxScheduler::dispatch(uint32_t c, uint32_t p, Tick now) {
+void LinuxScheduler::dispatch(CpuId c, ProcessId p, Tick now) {
   Task& task = tasks_[p];
   task.boosted = false;
   const Tick at = run_on(c, p, now);
-  task.slice_timer = set_timer(at + task.slice_left, kSliceTimer, p);
+  task.slice_timer = set_timer(at + task.slice_left, kSliceTimer, p.value());
 }
 
-void LinuxScheduler::on_leave_cpu(uint32_t p, Tick ran) {
+void LinuxScheduler::on_leave_cpu(ProcessId p, Tick ran) {
   Task& task = tasks_[p];
   cancel_timer(task.slice_timer);
   task.slice_left -= std::min(ran, task.slice_left);
@@ -138,16 +139,17 @@ void LinuxScheduler::on_leave_cpu(uint32_t p, Tick ran) {
 
 void LinuxScheduler::on_timer(uint32_t kind, uint32_t arg, Tick now) {
   if (kind != kSliceTimer) return;
-  tasks_[arg].slice_timer = UINT32_MAX;
-  slice_expired(arg, now);
+  const ProcessId p(arg);
+  tasks_[p].slice_timer = TimerId::none();
+  slice_expired(p, now);
 }
 
 // scheduler_tick at the end of a slice: a new priority and slice, and back
 // to the active array if interactive, else to the expired one.
-void LinuxScheduler::slice_expired(uint32_t p, Tick now) {
+void LinuxScheduler::slice_expired(ProcessId p, Tick now) {
   Task& task = tasks_[p];
   RunQueue& rq = queues_[process(p).where.node];
-  const uint32_t c = process(p).cpu;
+  const CpuId c = process(p).cpu;
   task.prio = LinuxO1::effective_prio(task.static_prio, task.sleep_avg);
   preempt_cpu(c, now);
   task.slice_left = LinuxO1::timeslice(task.static_prio);
@@ -165,42 +167,42 @@ void LinuxScheduler::slice_expired(uint32_t p, Tick now) {
 bool LinuxScheduler::expired_starving(const RunQueue& rq, Tick now) const {
   if (rq.expired_since == kNoTime) return false;
   size_t runnable = rq.arrays[0].count + rq.arrays[1].count;
-  for (uint32_t c : rq.cpus) runnable += running_on(c) != kNoProcess ? 1 : 0;
+  for (const CpuId c : rq.cpus) runnable += running_on(c).is_none() ? 0 : 1;
   return now - rq.expired_since >= LinuxO1::kStarvationLimit * runnable + kTicksPerMs;
 }
 
-void LinuxScheduler::on_block(uint32_t p, uint32_t c, Tick now) {
+void LinuxScheduler::on_block(ProcessId p, CpuId c, Tick now) {
   tasks_[p].slept_at = now;
   schedule(c, now);
 }
 
-void LinuxScheduler::on_exit(uint32_t p, uint32_t c, Tick now) {
+void LinuxScheduler::on_exit(ProcessId p, CpuId c, Tick now) {
   --queues_[process(p).where.node].unfinished;
   schedule(c, now);
 }
 
 // activate_task: the sleep earns its bonus, the task joins the active array
 // and preempts a CPU running something of lower priority.
-void LinuxScheduler::on_wake(uint32_t p, Tick now) {
+void LinuxScheduler::on_wake(ProcessId p, Tick now) {
   credit_sleep(p, now);
   enqueue(p, false, false);
   preempt_for(p, now);
 }
 
 // recalc_task_prio: the time slept since blocking raises the sleep average.
-void LinuxScheduler::credit_sleep(uint32_t p, Tick now) {
+void LinuxScheduler::credit_sleep(ProcessId p, Tick now) {
   Task& task = tasks_[p];
   task.sleep_avg = LinuxO1::sleep_avg_after_sleep(task.sleep_avg, now - task.slept_at, task.static_prio);
   task.prio = LinuxO1::effective_prio(task.static_prio, task.sleep_avg);
 }
 
-void LinuxScheduler::preempt_for(uint32_t p, Tick now) {
+void LinuxScheduler::preempt_for(ProcessId p, Tick now) {
   const RunQueue& rq = queues_[process(p).where.node];
-  uint32_t target = UINT32_MAX;
+  CpuId target = CpuId::none();
   int worst = queue_prio(tasks_[p]);
-  for (uint32_t c : rq.cpus) {
-    const uint32_t current = running_on(c);
-    if (current == kNoProcess) {
+  for (const CpuId c : rq.cpus) {
+    const ProcessId current = running_on(c);
+    if (current.is_none()) {
       schedule(c, now);
       return;
     }
@@ -209,14 +211,14 @@ void LinuxScheduler::preempt_for(uint32_t p, Tick now) {
       target = c;
     }
   }
-  if (target == UINT32_MAX) return;
+  if (target.is_none()) return;
   // The preempted task keeps its place at the head of its priority list.
-  const uint32_t preempted = preempt_cpu(target, now);
+  const ProcessId preempted = preempt_cpu(target, now);
   enqueue(preempted, false, true);
   schedule(target, now);
 }
 
-void LinuxScheduler::boost(uint32_t p, Tick now) {
+void LinuxScheduler::boost(ProcessId p, Tick now) {
   Task& task = tasks_[p];
   if (state(p) == ProcessState::kBlocked) {
     unblock(p);

@@ -53,27 +53,27 @@ class LinuxScheduler : public Scheduler {
                  uint32_t nodes);
 
   // For tests: the dynamic priority and sleep average of p.
-  [[nodiscard]] int priority(uint32_t p) const { return tasks_[p].prio; }
-  [[nodiscard]] Tick sleep_avg(uint32_t p) const { return tasks_[p].sleep_avg; }
+  [[nodiscard]] int priority(ProcessId p) const { return tasks_[p].prio; }
+  [[nodiscard]] Tick sleep_avg(ProcessId p) const { return tasks_[p].sleep_avg; }
 
  protected:
   static constexpr uint32_t kSliceTimer = 0;
   static constexpr uint32_t kFirstPolicyTimer = 1;
 
   void on_start(Tick now) override;
-  void on_block(uint32_t p, uint32_t cpu, Tick now) override;
-  void on_exit(uint32_t p, uint32_t cpu, Tick now) override;
-  void on_wake(uint32_t p, Tick now) override;
+  void on_block(ProcessId p, CpuId cpu, Tick now) override;
+  void on_exit(ProcessId p, CpuId cpu, Tick now) override;
+  void on_wake(ProcessId p, Tick now) override;
   void on_timer(uint32_t kind, uint32_t arg, Tick now) override;
-  void on_leave_cpu(uint32_t p, Tick ran) override;
+  void on_leave_cpu(ProcessId p, Tick ran) override;
 
   // Raises p (ready or blocked) above every other process of its node and
   // gives it a CPU now: the coscheduling boost of DCS-SB and PB.
-  void boost(uint32_t p, Tick now);
+  void boost(ProcessId p, Tick now);
   // The node's processes in a fixed order (PB's round robin).
-  [[nodiscard]] const std::vector<uint32_t>& node_processes(uint32_t node) const { return queues_[node].members; }
+  [[nodiscard]] const std::vector<ProcessId>& node_processes(NodeId node) const { return queues_[node].members; }
   [[nodiscard]] uint32_t nodes() const { return static_cast<uint32_t>(queues_.size()); }
-  [[nodiscard]] bool node_finished(uint32_t node) const { return queues_[node].unfinished == 0; }
+  [[nodiscard]] bool node_finished(NodeId node) const { return queues_[node].unfinished == 0; }
 
  private:
   struct Task {
@@ -83,39 +83,39 @@ class LinuxScheduler : public Scheduler {
     Tick slice_left = LinuxO1::kDefTimeslice;
     Tick slept_at = 0;
     Tick expires_at = 0;       // of the running slice
-    uint32_t slice_timer = UINT32_MAX;
+    TimerId slice_timer = TimerId::none();
     bool boosted = false;
     bool expired = false;      // in which array it waits
     bool queued = false;
   };
   struct PrioArray {
-    std::array<std::deque<uint32_t>, LinuxO1::kMaxPrio - LinuxO1::kMaxRtPrio> lists;
+    std::array<std::deque<ProcessId>, LinuxO1::kMaxPrio - LinuxO1::kMaxRtPrio> lists;
     size_t count = 0;
   };
   struct RunQueue {
     PrioArray arrays[2];
     uint32_t active = 0;
     Tick expired_since = 0;    // when the first task entered the expired array; 0 = none
-    std::vector<uint32_t> cpus;
-    std::vector<uint32_t> members;
+    std::vector<CpuId> cpus;
+    std::vector<ProcessId> members;
     uint32_t unfinished = 0;
   };
 
-  void enqueue(uint32_t p, bool expired, bool front);
-  void dequeue(uint32_t p);
-  uint32_t pick_next(RunQueue& rq);
-  void schedule(uint32_t cpu, Tick now);
-  void dispatch(uint32_t cpu, uint32_t p, Tick now);
-  void slice_expired(uint32_t p, Tick now);
+  void enqueue(ProcessId p, bool expired, bool front);
+  void dequeue(ProcessId p);
+  ProcessId pick_next(RunQueue& rq);
+  void schedule(CpuId cpu, Tick now);
+  void dispatch(CpuId cpu, ProcessId p, Tick now);
+  void slice_expired(ProcessId p, Tick now);
   bool expired_starving(const RunQueue& rq, Tick now) const;
-  void preempt_for(uint32_t p, Tick now);
-  void credit_sleep(uint32_t p, Tick now);
+  void preempt_for(ProcessId p, Tick now);
+  void credit_sleep(ProcessId p, Tick now);
   [[nodiscard]] int queue_prio(const Task& task) const {
     return task.boosted ? LinuxO1::kMaxRtPrio : task.prio;
   }
 
-  std::vector<Task> tasks_;
-  std::vector<RunQueue> queues_;
+  IdVector<ProcessId, Task> tasks_;
+  IdVector<NodeId, RunQueue> queues_;
 };
 
 }  // namespace ibsec::schedulers

@@ -80,17 +80,19 @@ const char* wait_mode_name(WaitMode mode) {
   return "auto";
 }
 
-std::vector<uint32_t> node_major_cpus(uint32_t nodes, uint32_t cpus_per_node) {
-  std::vector<uint32_t> cpu_nodes;
-  for (uint32_t n = 0; n < nodes; ++n) cpu_nodes.insert(cpu_nodes.end(), cpus_per_node, n);
+IdVector<CpuId, NodeId> node_major_cpus(uint32_t nodes, uint32_t cpus_per_node) {
+  IdVector<CpuId, NodeId> cpu_nodes;
+  for (const NodeId n : ids<NodeId>(nodes)) {
+    for (uint32_t i = 0; i < cpus_per_node; ++i) cpu_nodes.push_back(n);
+  }
   return cpu_nodes;
 }
 
-Scheduler::Scheduler(std::string name, const SchedulerParams& params, std::vector<ProcessPlacement> processes,
-                     std::vector<uint32_t> cpu_nodes)
+Scheduler::Scheduler(std::string name, const SchedulerParams& params, const std::vector<ProcessPlacement>& processes,
+                     const IdVector<CpuId, NodeId>& cpu_nodes)
     : name_(std::move(name)), params_(params) {
   for (const ProcessPlacement& where : processes) processes_.push_back(Process{where});
-  for (uint32_t node : cpu_nodes) cpus_.push_back(Cpu{node});
+  for (const NodeId node : cpu_nodes) cpus_.push_back(Cpu{node});
 }
 
 void Scheduler::start(Tick now) {
@@ -99,7 +101,7 @@ void Scheduler::start(Tick now) {
   on_start(now);
 }
 
-void Scheduler::waiting(uint32_t p, Tick now) {
+void Scheduler::waiting(ProcessId p, Tick now) {
   Process& process = processes_[p];
   if (process.state != ProcessState::kRunning) broken("waits without a CPU", p);
   process.waiting = true;
@@ -107,11 +109,11 @@ void Scheduler::waiting(uint32_t p, Tick now) {
   if (wait_ == WaitMode::kBlock) {
     block(p, now);
   } else if (wait_ == WaitMode::kSpinBlock) {
-    process.spin_timer = set_timer(now + params_.spin, kSpinTimeout, p);
+    process.spin_timer = set_timer(now + params_.spin, kSpinTimeout, p.value());
   }
 }
 
-void Scheduler::wait_over(uint32_t p, Tick now) {
+void Scheduler::wait_over(ProcessId p, Tick now) {
   Process& process = processes_[p];
   if (!process.waiting) broken("ends a wait it is not in", p);
   if (process.state == ProcessState::kRunning) stop_spinning(process, now);
@@ -124,46 +126,49 @@ void Scheduler::wait_over(uint32_t p, Tick now) {
   }
 }
 
-void Scheduler::exited(uint32_t p, Tick now) {
+void Scheduler::exited(ProcessId p, Tick now) {
   Process& process = processes_[p];
   if (process.state != ProcessState::kRunning) broken("finishes without a CPU", p);
-  const uint32_t c = process.cpu;
+  const CpuId c = process.cpu;
   take_off_cpu(p, now);
   process.state = ProcessState::kDone;
   on_exit(p, c, now);
 }
 
-void Scheduler::message_arrived(uint32_t p, Tick now) {
+void Scheduler::message_arrived(ProcessId p, Tick now) {
   Process& process = processes_[p];
   if (process.state == ProcessState::kRunning || process.state == ProcessState::kDone) return;
   process.unconsumed = true;
   on_message(p, now);
 }
 
-void Scheduler::timer(uint32_t token, Tick now) {
-  Timer& t = timers_[token];
+void Scheduler::timer(TimerId timer, Tick now) {
+  Timer& t = timers_[timer];
   const bool live = t.live;
   const uint32_t kind = t.kind;
   const uint32_t arg = t.arg;
   t.live = false;
-  timers_.release(token);
+  timers_.release(timer);
   if (!live) return;
   if (kind == kSpinTimeout) {
-    processes_[arg].spin_timer = UINT32_MAX;
-    block(arg, now);
+    const ProcessId p(arg);
+    processes_[p].spin_timer = TimerId::none();
+    block(p, now);
     return;
   }
   on_timer(kind, arg, now);
 }
 
-Tick Scheduler::run_on(uint32_t c, uint32_t p, Tick now) {
+Tick Scheduler::run_on(CpuId c, ProcessId p, Tick now) {
   Cpu& cpu = cpus_[c];
   Process& process = processes_[p];
-  if (cpu.current != kNoProcess) broken("is dispatched on a busy CPU " + std::to_string(c), p);
+  if (!cpu.current.is_none()) broken("is dispatched on a busy CPU " + std::to_string(c.value()), p);
   if (process.state != ProcessState::kReady) broken("is dispatched but not ready", p);
-  if (cpu.node != process.where.node) broken("is dispatched on CPU " + std::to_string(c) + " of another node", p);
+  if (cpu.node != process.where.node) {
+    broken("is dispatched on CPU " + std::to_string(c.value()) + " of another node", p);
+  }
   Tick at = now;
-  if (cpu.last != kNoProcess && cpu.last != p) {
+  if (!cpu.last.is_none() && cpu.last != p) {
     at += params_.context_switch;
     ++stats_.context_switches;
     stats_.switching += params_.context_switch;
@@ -178,17 +183,17 @@ Tick Scheduler::run_on(uint32_t c, uint32_t p, Tick now) {
     // Back on a CPU while still waiting: the wait starts over (a boosted
     // process that has not got its message yet spins, or blocks, again).
     process.spin_since = at;
-    if (wait_ == WaitMode::kSpinBlock) process.spin_timer = set_timer(at + params_.spin, kSpinTimeout, p);
-    if (wait_ == WaitMode::kBlock) process.spin_timer = set_timer(at, kSpinTimeout, p);
+    if (wait_ == WaitMode::kSpinBlock) process.spin_timer = set_timer(at + params_.spin, kSpinTimeout, p.value());
+    if (wait_ == WaitMode::kBlock) process.spin_timer = set_timer(at, kSpinTimeout, p.value());
   }
   ++stats_.dispatches;
   host_->dispatch(p, at);
   return at;
 }
 
-uint32_t Scheduler::preempt_cpu(uint32_t c, Tick now) {
-  const uint32_t p = cpus_[c].current;
-  if (p == kNoProcess) return p;
+ProcessId Scheduler::preempt_cpu(CpuId c, Tick now) {
+  const ProcessId p = cpus_[c].current;
+  if (p.is_none()) return p;
   take_off_cpu(p, now);
   processes_[p].state = ProcessState::kReady;
   ++stats_.preemptions;
@@ -196,22 +201,22 @@ uint32_t Scheduler::preempt_cpu(uint32_t c, Tick now) {
   return p;
 }
 
-void Scheduler::unblock(uint32_t p) {
+void Scheduler::unblock(ProcessId p) {
   Process& process = processes_[p];
   if (process.state != ProcessState::kBlocked) return;
   process.state = ProcessState::kReady;
   ++stats_.wakeups;
 }
 
-void Scheduler::take_off_cpu(uint32_t p, Tick now) {
+void Scheduler::take_off_cpu(ProcessId p, Tick now) {
   Process& process = processes_[p];
   cancel_timer(process.spin_timer);
   if (process.waiting) stop_spinning(process, now);
   const Tick ran = now > process.on_cpu_since ? now - process.on_cpu_since : 0;
   stats_.on_cpu += ran;
   on_leave_cpu(p, ran);
-  cpus_[process.cpu].current = kNoProcess;
-  process.cpu = UINT32_MAX;
+  cpus_[process.cpu].current = ProcessId::none();
+  process.cpu = CpuId::none();
 }
 
 void Scheduler::stop_spinning(Process& process, Tick now) {
@@ -219,10 +224,10 @@ void Scheduler::stop_spinning(Process& process, Tick now) {
   process.spin_since = now;
 }
 
-void Scheduler::block(uint32_t p, Tick now) {
+void Scheduler::block(ProcessId p, Tick now) {
   Process& process = processes_[p];
   if (process.state != ProcessState::kRunning) broken("blocks without a CPU", p);
-  const uint32_t c = process.cpu;
+  const CpuId c = process.cpu;
   take_off_cpu(p, now);
   process.state = ProcessState::kBlocked;
   ++stats_.blocks;
@@ -230,21 +235,21 @@ void Scheduler::block(uint32_t p, Tick now) {
   on_block(p, c, now);
 }
 
-uint32_t Scheduler::set_timer(Tick at, uint32_t kind, uint32_t arg) {
-  const uint32_t token = timers_.acquire(Timer{kind, arg, true});
-  host_->set_timer(at, token);
-  return token;
+TimerId Scheduler::set_timer(Tick at, uint32_t kind, uint32_t arg) {
+  const TimerId timer = timers_.acquire(Timer{kind, arg, true});
+  host_->set_timer(at, timer);
+  return timer;
 }
 
 // The timer's slot stays taken until it fires; it then does nothing.
-void Scheduler::cancel_timer(uint32_t& token) {
-  if (token == UINT32_MAX) return;
-  timers_[token].live = false;
-  token = UINT32_MAX;
+void Scheduler::cancel_timer(TimerId& timer) {
+  if (timer.is_none()) return;
+  timers_[timer].live = false;
+  timer = TimerId::none();
 }
 
-void Scheduler::broken(const std::string& what, uint32_t p) const {
-  throw std::logic_error("scheduler '" + name_ + "': process " + std::to_string(p) + " " + what);
+void Scheduler::broken(const std::string& what, ProcessId p) const {
+  throw std::logic_error("scheduler '" + name_ + "': process " + std::to_string(p.value()) + " " + what);
 }
 
 nlohmann::ordered_json Scheduler::report() const {

@@ -19,16 +19,17 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/id_vector.h"
 #include "core/parameters.h"
 #include "core/registry.h"
 #include "core/slot_pool.h"
 #include "core/statistics.h"
 #include "core/time.h"
+#include "core/types.h"
 
 namespace ibsec::schedulers {
 
 inline constexpr Tick kTicksPerMs = 1000 * kTicksPerUs;
-inline constexpr uint32_t kNoProcess = UINT32_MAX;
 
 // How a process waits for communication it cannot go on without.
 enum class WaitMode : uint8_t {
@@ -61,8 +62,8 @@ struct SchedulerParams {
 const ParameterSet<SchedulerParams>& scheduler_parameters();
 
 struct ProcessPlacement {
-  uint32_t node = 0;
-  uint32_t job = 0;
+  NodeId node;
+  JobId job;
 };
 
 enum class ProcessState : uint8_t { kReady, kRunning, kBlocked, kDone };
@@ -71,11 +72,11 @@ class SchedulerHost {
  public:
   virtual ~SchedulerHost() = default;
   // `process` holds a CPU from `at` on (`at` is after any context switch).
-  virtual void dispatch(uint32_t process, Tick at) = 0;
+  virtual void dispatch(ProcessId process, Tick at) = 0;
   // `process` loses its CPU now.
-  virtual void preempt(uint32_t process, Tick now) = 0;
-  // Scheduler::timer(token, at) is to be called at time `at`.
-  virtual void set_timer(Tick at, uint32_t token) = 0;
+  virtual void preempt(ProcessId process, Tick now) = 0;
+  // Scheduler::timer(timer, at) is to be called at time `at`.
+  virtual void set_timer(Tick at, TimerId timer) = 0;
 };
 
 // The result reports context switches; the rest is in its "scheduler" section.
@@ -97,8 +98,8 @@ struct SchedulerStats : StatGroup {
 class Scheduler {
  public:
   // `cpu_nodes[c]` is the node of CPU c.
-  Scheduler(std::string name, const SchedulerParams& params, std::vector<ProcessPlacement> processes,
-            std::vector<uint32_t> cpu_nodes);
+  Scheduler(std::string name, const SchedulerParams& params, const std::vector<ProcessPlacement>& processes,
+            const IdVector<CpuId, NodeId>& cpu_nodes);
   virtual ~Scheduler() = default;
   Scheduler(const Scheduler&) = delete;
   Scheduler& operator=(const Scheduler&) = delete;
@@ -107,16 +108,17 @@ class Scheduler {
 
   // What the process model reports. Every process is ready at start().
   void start(Tick now);
-  void waiting(uint32_t p, Tick now);          // p, on a CPU, waits for communication
-  void wait_over(uint32_t p, Tick now);        // what p waited for has happened
-  void exited(uint32_t p, Tick now);           // p, on a CPU, has finished its trace
-  void message_arrived(uint32_t p, Tick now);  // a message for p is in its node's memory
-  void timer(uint32_t token, Tick now);
+  void waiting(ProcessId p, Tick now);          // p, on a CPU, waits for communication
+  void wait_over(ProcessId p, Tick now);        // what p waited for has happened
+  void exited(ProcessId p, Tick now);           // p, on a CPU, has finished its trace
+  void message_arrived(ProcessId p, Tick now);  // a message for p is in its node's memory
+  void timer(TimerId timer, Tick now);
 
   [[nodiscard]] const std::string& name() const { return name_; }
-  [[nodiscard]] ProcessState state(uint32_t p) const { return processes_[p].state; }
-  [[nodiscard]] bool is_waiting(uint32_t p) const { return processes_[p].waiting; }
-  [[nodiscard]] uint32_t running_on(uint32_t cpu) const { return cpus_[cpu].current; }
+  [[nodiscard]] ProcessState state(ProcessId p) const { return processes_[p].state; }
+  [[nodiscard]] bool is_waiting(ProcessId p) const { return processes_[p].waiting; }
+  // The process on `cpu`, or none.
+  [[nodiscard]] ProcessId running_on(CpuId cpu) const { return cpus_[cpu].current; }
   [[nodiscard]] uint32_t cpu_count() const { return static_cast<uint32_t>(cpus_.size()); }
   [[nodiscard]] uint32_t process_count() const { return static_cast<uint32_t>(processes_.size()); }
   [[nodiscard]] const SchedulerStats& stats() const { return stats_; }
@@ -127,46 +129,49 @@ class Scheduler {
   struct Process {
     ProcessPlacement where;
     ProcessState state = ProcessState::kReady;
-    uint32_t cpu = UINT32_MAX;
+    CpuId cpu = CpuId::none();
     bool waiting = false;       // for communication
     bool unconsumed = false;    // a message arrived while it was off its CPU
     Tick on_cpu_since = 0;
     Tick spin_since = 0;
-    uint32_t spin_timer = UINT32_MAX;
+    TimerId spin_timer = TimerId::none();
   };
   struct Cpu {
-    uint32_t node = 0;
-    uint32_t current = kNoProcess;
-    uint32_t last = kNoProcess;  // whose state the CPU holds: switching back costs nothing
+    NodeId node;
+    ProcessId current = ProcessId::none();
+    ProcessId last = ProcessId::none();  // whose state the CPU holds: switching back costs nothing
   };
 
   // Mechanics for policies.
   // Starts p on the idle CPU `cpu`; returns when p actually runs.
-  Tick run_on(uint32_t cpu, uint32_t p, Tick now);
-  // Takes the CPU from its process (which becomes ready); returns it or kNoProcess.
-  uint32_t preempt_cpu(uint32_t cpu, Tick now);
+  Tick run_on(CpuId cpu, ProcessId p, Tick now);
+  // Takes the CPU from its process (which becomes ready); returns it or none.
+  ProcessId preempt_cpu(CpuId cpu, Tick now);
   // Makes a blocked process ready without its wait being over (a boost).
-  void unblock(uint32_t p);
+  void unblock(ProcessId p);
   void count_boost() { ++stats_.boosts; }
-  uint32_t set_timer(Tick at, uint32_t kind, uint32_t arg);
-  void cancel_timer(uint32_t& token);
-  [[nodiscard]] const Process& process(uint32_t p) const { return processes_[p]; }
-  [[nodiscard]] const Cpu& cpu(uint32_t c) const { return cpus_[c]; }
+  // on_timer(kind, arg) is called at `at` unless the timer is cancelled
+  // first; `arg` is what the kind says (a process id, a node id, nothing).
+  TimerId set_timer(Tick at, uint32_t kind, uint32_t arg);
+  // Leaves `timer` none.
+  void cancel_timer(TimerId& timer);
+  [[nodiscard]] const Process& process(ProcessId p) const { return processes_[p]; }
+  [[nodiscard]] const Cpu& cpu(CpuId c) const { return cpus_[c]; }
   [[nodiscard]] const SchedulerParams& params() const { return params_; }
 
   // Policy hooks.
   [[nodiscard]] virtual WaitMode default_wait() const = 0;
   virtual void on_start(Tick now) = 0;
   // p gave up `cpu` to sleep, or finished: the CPU is idle; choose what runs next.
-  virtual void on_block(uint32_t p, uint32_t cpu, Tick now) = 0;
-  virtual void on_exit(uint32_t p, uint32_t cpu, Tick now) = 0;
+  virtual void on_block(ProcessId p, CpuId cpu, Tick now) = 0;
+  virtual void on_exit(ProcessId p, CpuId cpu, Tick now) = 0;
   // The blocked p is ready again.
-  virtual void on_wake(uint32_t p, Tick now) = 0;
+  virtual void on_wake(ProcessId p, Tick now) = 0;
   // A message arrived for p while it was off its CPU.
-  virtual void on_message(uint32_t /*p*/, Tick /*now*/) {}
+  virtual void on_message(ProcessId /*p*/, Tick /*now*/) {}
   virtual void on_timer(uint32_t kind, uint32_t arg, Tick now) = 0;
   // p is about to leave its CPU (block, exit, preemption): account its run.
-  virtual void on_leave_cpu(uint32_t /*p*/, Tick /*ran*/) {}
+  virtual void on_leave_cpu(ProcessId /*p*/, Tick /*ran*/) {}
 
  private:
   enum BaseTimer : uint32_t { kSpinTimeout = UINT32_MAX };
@@ -176,17 +181,17 @@ class Scheduler {
     bool live = false;
   };
 
-  void take_off_cpu(uint32_t p, Tick now);
-  void block(uint32_t p, Tick now);
+  void take_off_cpu(ProcessId p, Tick now);
+  void block(ProcessId p, Tick now);
   void stop_spinning(Process& process, Tick now);
-  [[noreturn]] void broken(const std::string& what, uint32_t p) const;
+  [[noreturn]] void broken(const std::string& what, ProcessId p) const;
 
   std::string name_;
   SchedulerParams params_;
   WaitMode wait_ = WaitMode::kSpin;
-  std::vector<Process> processes_;
-  std::vector<Cpu> cpus_;
-  SlotPool<Timer> timers_;
+  IdVector<ProcessId, Process> processes_;
+  IdVector<CpuId, Cpu> cpus_;
+  SlotPool<Timer, TimerId> timers_;
   SchedulerHost* host_ = nullptr;
   SchedulerStats stats_;
 };
@@ -207,7 +212,7 @@ class SchedulerRegistry : public Registry<SchedulerEntry> {
 };
 
 // CPUs numbered node-major: CPU c is on node c / cpus_per_node.
-std::vector<uint32_t> node_major_cpus(uint32_t nodes, uint32_t cpus_per_node);
+IdVector<CpuId, NodeId> node_major_cpus(uint32_t nodes, uint32_t cpus_per_node);
 
 #define IBSEC_REGISTER_SCHEDULER(NAME, DESCRIPTION, CLASS)                                                       \
   namespace {                                                                                                    \

@@ -6,11 +6,14 @@
 namespace ibsec::schedulers {
 namespace {
 
-std::vector<uint32_t> one_cpu_per_process(const std::vector<ProcessPlacement>& processes) {
-  std::vector<uint32_t> cpu_nodes;
+// CPU c is process c's.
+IdVector<CpuId, NodeId> one_cpu_per_process(const std::vector<ProcessPlacement>& processes) {
+  IdVector<CpuId, NodeId> cpu_nodes;
   for (const ProcessPlacement& where : processes) cpu_nodes.push_back(where.node);
   return cpu_nodes;
 }
+
+CpuId cpu_of(ProcessId p) { return CpuId(p.value()); }
 
 class BatchScheduler final : public Scheduler {
  public:
@@ -20,11 +23,11 @@ class BatchScheduler final : public Scheduler {
  private:
   [[nodiscard]] WaitMode default_wait() const override { return WaitMode::kSpin; }
   void on_start(Tick now) override {
-    for (uint32_t p = 0; p < process_count(); ++p) run_on(p, p, now);
+    for (const ProcessId p : ids<ProcessId>(process_count())) run_on(cpu_of(p), p, now);
   }
-  void on_block(uint32_t /*p*/, uint32_t /*cpu*/, Tick /*now*/) override {}
-  void on_exit(uint32_t /*p*/, uint32_t /*cpu*/, Tick /*now*/) override {}
-  void on_wake(uint32_t p, Tick now) override { run_on(p, p, now); }
+  void on_block(ProcessId /*p*/, CpuId /*cpu*/, Tick /*now*/) override {}
+  void on_exit(ProcessId /*p*/, CpuId /*cpu*/, Tick /*now*/) override {}
+  void on_wake(ProcessId p, Tick now) override { run_on(cpu_of(p), p, now); }
   void on_timer(uint32_t /*kind*/, uint32_t /*arg*/, Tick /*now*/) override {}
 };
 

@@ -14,7 +14,7 @@ class DcsSbScheduler final : public LinuxScheduler {
 
  private:
   [[nodiscard]] WaitMode default_wait() const override { return WaitMode::kSpinBlock; }
-  void on_message(uint32_t p, Tick now) override { boost(p, now); }
+  void on_message(ProcessId p, Tick now) override { boost(p, now); }
 };
 
 }  // namespace

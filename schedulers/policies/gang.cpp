@@ -15,7 +15,7 @@ namespace {
 
 uint32_t job_count(const std::vector<ProcessPlacement>& processes) {
   uint32_t jobs = 0;
-  for (const ProcessPlacement& where : processes) jobs = std::max(jobs, where.job + 1);
+  for (const ProcessPlacement& where : processes) jobs = std::max(jobs, where.job.value() + 1);
   return jobs;
 }
 
@@ -24,7 +24,7 @@ class GangScheduler final : public Scheduler {
   GangScheduler(const SchedulerParams& params, std::vector<ProcessPlacement> processes, uint32_t nodes)
       : Scheduler("gang", params, processes, node_major_cpus(nodes, params.cpus_per_node)),
         unfinished_(job_count(processes), 0),
-        assigned_(processes.size(), UINT32_MAX) {
+        assigned_(processes.size(), CpuId::none()) {
     for (const ProcessPlacement& where : processes) ++unfinished_[where.job];
   }
 
@@ -35,18 +35,18 @@ class GangScheduler final : public Scheduler {
   void on_start(Tick now) override { begin_slot(now); }
   void on_timer(uint32_t kind, uint32_t /*arg*/, Tick now) override {
     if (kind != kSlotEnd) return;
-    slot_timer_ = UINT32_MAX;
+    slot_timer_ = TimerId::none();
     begin_slot(now);
   }
-  void on_block(uint32_t /*p*/, uint32_t /*cpu*/, Tick /*now*/) override {}
-  void on_wake(uint32_t p, Tick now) override {
-    const uint32_t c = assigned_[p];
-    if (c != UINT32_MAX && running_on(c) == kNoProcess) run_on(c, p, now);
+  void on_block(ProcessId /*p*/, CpuId /*cpu*/, Tick /*now*/) override {}
+  void on_wake(ProcessId p, Tick now) override {
+    const CpuId c = assigned_[p];
+    if (!c.is_none() && running_on(c).is_none()) run_on(c, p, now);
   }
-  void on_exit(uint32_t p, uint32_t /*cpu*/, Tick now) override {
-    assigned_[p] = UINT32_MAX;
+  void on_exit(ProcessId p, CpuId /*cpu*/, Tick now) override {
+    assigned_[p] = CpuId::none();
     --unfinished_[process(p).where.job];
-    const bool row_done = std::ranges::all_of(row_, [this](uint32_t job) { return unfinished_[job] == 0; });
+    const bool row_done = std::ranges::all_of(row_, [this](JobId job) { return unfinished_[job] == 0; });
     if (row_done) begin_slot(now);
   }
 
@@ -54,16 +54,16 @@ class GangScheduler final : public Scheduler {
     cancel_timer(slot_timer_);
     next_row();
     if (row_.empty()) return;  // every job has finished
-    std::vector<uint32_t> wanted = wanted_processes();
-    std::ranges::fill(assigned_, UINT32_MAX);
-    for (uint32_t c = 0; c < cpu_count(); ++c) {
+    const IdVector<CpuId, ProcessId> wanted = wanted_processes();
+    std::ranges::fill(assigned_, CpuId::none());
+    for (const CpuId c : ids<CpuId>(cpu_count())) {
       if (running_on(c) != wanted[c]) preempt_cpu(c, now);
     }
-    for (uint32_t c = 0; c < cpu_count(); ++c) {
-      const uint32_t p = wanted[c];
-      if (p == kNoProcess) continue;
+    for (const CpuId c : ids<CpuId>(cpu_count())) {
+      const ProcessId p = wanted[c];
+      if (p.is_none()) continue;
       assigned_[p] = c;
-      if (running_on(c) == kNoProcess && state(p) == ProcessState::kReady) run_on(c, p, now);
+      if (running_on(c).is_none() && state(p) == ProcessState::kReady) run_on(c, p, now);
     }
     slot_timer_ = set_timer(now + params().gang_slot, kSlotEnd, 0);
   }
@@ -73,32 +73,34 @@ class GangScheduler final : public Scheduler {
     row_.clear();
     const auto jobs = static_cast<uint32_t>(unfinished_.size());
     for (uint32_t i = 0; i < jobs && row_.size() < params().cpus_per_node; ++i) {
-      const uint32_t job = (cursor_ + i) % jobs;
+      const JobId job((cursor_ + i) % jobs);
       if (unfinished_[job] > 0) row_.push_back(job);
     }
-    if (!row_.empty()) cursor_ = (row_.back() + 1) % jobs;
+    if (!row_.empty()) cursor_ = (row_.back().value() + 1) % jobs;
   }
 
   // For every CPU, the process of the row that it runs this slot.
-  [[nodiscard]] std::vector<uint32_t> wanted_processes() const {
-    std::vector<uint32_t> wanted(cpu_count(), kNoProcess);
-    std::vector<uint32_t> next_cpu(cpu_count() / params().cpus_per_node, 0);
-    for (uint32_t job : row_) {
-      for (uint32_t p = 0; p < process_count(); ++p) {
+  // CPUs are node-major: a node's k-th CPU is node * cpus_per_node + k.
+  [[nodiscard]] IdVector<CpuId, ProcessId> wanted_processes() const {
+    const uint32_t per_node = params().cpus_per_node;
+    IdVector<CpuId, ProcessId> wanted(cpu_count(), ProcessId::none());
+    IdVector<NodeId, uint32_t> next_cpu(cpu_count() / per_node, 0);
+    for (const JobId job : row_) {
+      for (const ProcessId p : ids<ProcessId>(process_count())) {
         const ProcessPlacement& where = process(p).where;
         if (where.job != job || state(p) == ProcessState::kDone) continue;
         uint32_t& k = next_cpu[where.node];
-        if (k < params().cpus_per_node) wanted[where.node * params().cpus_per_node + k++] = p;
+        if (k < per_node) wanted[CpuId(where.node.value() * per_node + k++)] = p;
       }
     }
     return wanted;
   }
 
-  std::vector<uint32_t> unfinished_;  // per job: processes not done
-  std::vector<uint32_t> assigned_;    // per process: its CPU in this slot, if any
-  std::vector<uint32_t> row_;
+  IdVector<JobId, uint32_t> unfinished_;  // per job: processes not done
+  IdVector<ProcessId, CpuId> assigned_;   // per process: its CPU in this slot, if any
+  std::vector<JobId> row_;
   uint32_t cursor_ = 0;
-  uint32_t slot_timer_ = UINT32_MAX;
+  TimerId slot_timer_ = TimerId::none();
 };
 
 }  // namespace

@@ -19,8 +19,8 @@ class PeriodicBoostScheduler final : public LinuxScheduler {
 
   void on_start(Tick now) override {
     LinuxScheduler::on_start(now);
-    for (uint32_t n = 0; n < nodes(); ++n) {
-      if (!node_processes(n).empty()) set_timer(now + params().boost_period, kBoostTick, n);
+    for (const NodeId n : ids<NodeId>(nodes())) {
+      if (!node_processes(n).empty()) set_timer(now + params().boost_period, kBoostTick, n.value());
     }
   }
 
@@ -29,17 +29,18 @@ class PeriodicBoostScheduler final : public LinuxScheduler {
       LinuxScheduler::on_timer(kind, arg, now);
       return;
     }
-    if (node_finished(arg)) return;  // no more ticks: the run can end
-    boost_next(arg, now);
+    const NodeId node(arg);
+    if (node_finished(node)) return;  // no more ticks: the run can end
+    boost_next(node, now);
     set_timer(now + params().boost_period, kBoostTick, arg);
   }
 
-  void boost_next(uint32_t node, Tick now) {
-    const std::vector<uint32_t>& members = node_processes(node);
+  void boost_next(NodeId node, Tick now) {
+    const std::vector<ProcessId>& members = node_processes(node);
     const auto count = static_cast<uint32_t>(members.size());
     for (uint32_t i = 0; i < count; ++i) {
       const uint32_t index = (next_[node] + i) % count;
-      const uint32_t p = members[index];
+      const ProcessId p = members[index];
       const ProcessState s = state(p);
       if ((s == ProcessState::kReady || s == ProcessState::kBlocked) && process(p).unconsumed) {
         next_[node] = (index + 1) % count;
@@ -49,7 +50,7 @@ class PeriodicBoostScheduler final : public LinuxScheduler {
     }
   }
 
-  std::vector<uint32_t> next_;  // per node: where the round robin resumes
+  IdVector<NodeId, uint32_t> next_;  // per node: where the round robin resumes
 };
 
 }  // namespace

@@ -30,16 +30,16 @@ class FakeHost final : public SchedulerHost {
  public:
   explicit FakeHost(Scheduler& scheduler) : scheduler_(scheduler) { scheduler.attach(*this); }
 
-  void dispatch(uint32_t p, Tick at) override { log.push_back({at, p, true}); }
-  void preempt(uint32_t p, Tick now) override { log.push_back({now, p, false}); }
-  void set_timer(Tick at, uint32_t token) override { timers_.push({at, order_++, token}); }
+  void dispatch(ProcessId p, Tick at) override { log.push_back({at, p.value(), true}); }
+  void preempt(ProcessId p, Tick now) override { log.push_back({now, p.value(), false}); }
+  void set_timer(Tick at, TimerId timer) override { timers_.push({at, order_++, timer}); }
 
   // Fires every timer due up to and including t.
   void advance_to(Tick t) {
     while (!timers_.empty() && timers_.top().at <= t) {
       const Timer timer = timers_.top();
       timers_.pop();
-      scheduler_.timer(timer.token, timer.at);
+      scheduler_.timer(timer.id, timer.at);
     }
   }
   [[nodiscard]] bool timers_pending() const { return !timers_.empty(); }
@@ -52,7 +52,7 @@ class FakeHost final : public SchedulerHost {
   struct Timer {
     Tick at;
     uint64_t order;
-    uint32_t token;
+    TimerId id;
     bool operator>(const Timer& o) const { return at != o.at ? at > o.at : order > o.order; }
   };
   Scheduler& scheduler_;
@@ -74,10 +74,12 @@ std::unique_ptr<Scheduler> make(const SchedulerParams& params, std::vector<Proce
   return SchedulerRegistry::get(params.policy).make(params, std::move(processes), nodes);
 }
 
+ProcessPlacement place(uint32_t node, uint32_t job) { return {NodeId(node), JobId(job)}; }
+
 // One node, one process per job.
 std::vector<ProcessPlacement> one_node(uint32_t processes) {
   std::vector<ProcessPlacement> placement;
-  for (uint32_t j = 0; j < processes; ++j) placement.push_back({0, j});
+  for (uint32_t j = 0; j < processes; ++j) placement.push_back(place(0, j));
   return placement;
 }
 
@@ -102,13 +104,13 @@ TEST(SpinBlock, SpinsExactlyItsSpinTimeThenBlocks) {
   FakeHost host(*s);
   s->start(0);
   ASSERT_EQ(host.log, (std::vector<Change>{{0, 0, true}}));
-  s->waiting(0, 1 * kMs);
+  s->waiting(ProcessId(0), 1 * kMs);
   host.advance_to(1 * kMs + 750 * kUs - 1);
   EXPECT_EQ(host.log.size(), 1U);
-  EXPECT_EQ(s->state(0), ProcessState::kRunning);
+  EXPECT_EQ(s->state(ProcessId(0)), ProcessState::kRunning);
   host.advance_to(1 * kMs + 750 * kUs);
   EXPECT_EQ(host.since(1), (std::vector<Change>{{1750 * kUs, 0, false}, {1750 * kUs + kSwitch, 1, true}}));
-  EXPECT_EQ(s->state(0), ProcessState::kBlocked);
+  EXPECT_EQ(s->state(ProcessId(0)), ProcessState::kBlocked);
   EXPECT_EQ(s->stats().spinning, 750 * kUs);
   EXPECT_EQ(s->stats().blocks, 1U);
 }
@@ -117,9 +119,9 @@ TEST(SpinBlock, AMessageWithinTheSpinTimeKeepsTheCpu) {
   auto s = make(params_for("sb"), one_node(2), 1);
   FakeHost host(*s);
   s->start(0);
-  s->waiting(0, 1 * kMs);
+  s->waiting(ProcessId(0), 1 * kMs);
   host.advance_to(1500 * kUs);
-  s->wait_over(0, 1500 * kUs);
+  s->wait_over(ProcessId(0), 1500 * kUs);
   host.advance_to(10 * kMs);
   EXPECT_EQ(host.log.size(), 1U);
   EXPECT_EQ(s->stats().spinning, 500 * kUs);
@@ -130,7 +132,7 @@ TEST(Local, SpinsThroughItsSliceAndTimeSlicesEveryHundredMs) {
   auto s = make(params_for("local"), one_node(2), 1);
   FakeHost host(*s);
   s->start(0);
-  s->waiting(0, 1 * kMs);  // spins: nothing happens until the slice ends
+  s->waiting(ProcessId(0), 1 * kMs);  // spins: nothing happens until the slice ends
   host.advance_to(250 * kMs);
   const Tick second = 100 * kMs + kSwitch;
   EXPECT_EQ(host.since(1), (std::vector<Change>{{100 * kMs, 0, false},
@@ -147,19 +149,19 @@ TEST(Local, GivesASleepingProcessItsBonus) {
     auto s = make(params_for("local", WaitMode::kBlock), one_node(2), 1);
     FakeHost host(*s);
     s->start(0);
-    s->waiting(0, 10 * kMs);  // blocks at once
+    s->waiting(ProcessId(0), 10 * kMs);  // blocks at once
     EXPECT_EQ(host.since(1), (std::vector<Change>{{10 * kMs, 0, false}, {10 * kMs + kSwitch, 1, true}}));
     const Tick wake = 10 * kMs + sleep;
     host.advance_to(wake);
     const size_t before = host.log.size();
-    s->wait_over(0, wake);
+    s->wait_over(ProcessId(0), wake);
     const auto& linux = dynamic_cast<const LinuxScheduler&>(*s);
     if (sleep == 400 * kMs) {
-      EXPECT_EQ(linux.sleep_avg(0), 400 * kMs);
-      EXPECT_EQ(linux.priority(0), 121);
+      EXPECT_EQ(linux.sleep_avg(ProcessId(0)), 400 * kMs);
+      EXPECT_EQ(linux.priority(ProcessId(0)), 121);
       EXPECT_EQ(host.since(before), (std::vector<Change>{{wake, 1, false}, {wake + kSwitch, 0, true}}));
     } else {
-      EXPECT_EQ(linux.priority(0), 125);  // 50 ms earns no bonus level: no preemption
+      EXPECT_EQ(linux.priority(ProcessId(0)), 125);  // 50 ms earns no bonus level: no preemption
       EXPECT_TRUE(host.since(before).empty());
     }
   }
@@ -170,7 +172,7 @@ TEST(DcsSb, AMessageForAProcessOffItsCpuPreempts) {
     auto s = make(params_for(policy), one_node(2), 1);
     FakeHost host(*s);
     s->start(0);
-    s->message_arrived(1, 3 * kMs);
+    s->message_arrived(ProcessId(1), 3 * kMs);
     if (policy == "dcs-sb") {
       EXPECT_EQ(host.since(1), (std::vector<Change>{{3 * kMs, 0, false}, {3 * kMs + kSwitch, 1, true}}));
       EXPECT_EQ(s->stats().boosts, 1U);
@@ -184,10 +186,10 @@ TEST(DcsSb, AMessageWakesABlockedProcess) {
   auto s = make(params_for("dcs-sb"), one_node(2), 1);
   FakeHost host(*s);
   s->start(0);
-  s->waiting(0, 0);
+  s->waiting(ProcessId(0), 0);
   host.advance_to(750 * kUs);  // p0 blocks, p1 runs
-  ASSERT_EQ(s->state(0), ProcessState::kBlocked);
-  s->message_arrived(0, 2 * kMs);
+  ASSERT_EQ(s->state(ProcessId(0)), ProcessState::kBlocked);
+  s->message_arrived(ProcessId(0), 2 * kMs);
   EXPECT_EQ(host.since(3), (std::vector<Change>{{2 * kMs, 1, false}, {2 * kMs + kSwitch, 0, true}}));
 }
 
@@ -195,16 +197,16 @@ TEST(PeriodicBoost, BoostsInRoundRobinOrderEveryTwoMs) {
   auto s = make(params_for("pb"), one_node(3), 1);
   FakeHost host(*s);
   s->start(0);
-  s->message_arrived(1, 500 * kUs);
-  s->message_arrived(2, 500 * kUs);
+  s->message_arrived(ProcessId(1), 500 * kUs);
+  s->message_arrived(ProcessId(2), 500 * kUs);
   host.advance_to(2 * kMs - 1);
   EXPECT_EQ(host.log.size(), 1U);
   host.advance_to(2 * kMs);
   EXPECT_EQ(host.since(1), (std::vector<Change>{{2 * kMs, 0, false}, {2 * kMs + kSwitch, 1, true}}));
   host.advance_to(4 * kMs);
   EXPECT_EQ(host.since(3), (std::vector<Change>{{4 * kMs, 1, false}, {4 * kMs + kSwitch, 2, true}}));
-  s->message_arrived(1, 5 * kMs);
-  s->message_arrived(0, 5 * kMs);
+  s->message_arrived(ProcessId(1), 5 * kMs);
+  s->message_arrived(ProcessId(0), 5 * kMs);
   host.advance_to(6 * kMs);  // round robin goes on after 2: process 0 before process 1
   EXPECT_EQ(host.since(5), (std::vector<Change>{{6 * kMs, 2, false}, {6 * kMs + kSwitch, 0, true}}));
   host.advance_to(8 * kMs);
@@ -214,7 +216,7 @@ TEST(PeriodicBoost, BoostsInRoundRobinOrderEveryTwoMs) {
 
 TEST(Gang, SlotsLineUpAcrossNodesAndSwitchEveryTwentyMs) {
   // Job 0: processes 0 (node 0) and 1 (node 1); job 1: processes 2 (node 0) and 3 (node 1).
-  auto s = make(params_for("gang"), {{0, 0}, {1, 0}, {0, 1}, {1, 1}}, 2);
+  auto s = make(params_for("gang"), {place(0, 0), place(1, 0), place(0, 1), place(1, 1)}, 2);
   FakeHost host(*s);
   s->start(0);
   EXPECT_EQ(host.log, (std::vector<Change>{{0, 0, true}, {0, 1, true}}));
@@ -229,13 +231,13 @@ TEST(Gang, SlotsLineUpAcrossNodesAndSwitchEveryTwentyMs) {
                                                 {40 * kMs + kSwitch, 0, true},
                                                 {40 * kMs + kSwitch, 1, true}}));
   // Job 0 waits by spinning: it keeps its CPUs for the whole slot.
-  s->waiting(0, 41 * kMs);
+  s->waiting(ProcessId(0), 41 * kMs);
   host.advance_to(59 * kMs);
   EXPECT_EQ(host.log.size(), 10U);
   // When job 1 finishes inside its slot, job 0 gets the next slot at once.
   host.advance_to(60 * kMs);
-  s->exited(2, 61 * kMs);
-  s->exited(3, 62 * kMs);
+  s->exited(ProcessId(2), 61 * kMs);
+  s->exited(ProcessId(3), 62 * kMs);
   EXPECT_EQ(host.since(14), (std::vector<Change>{{62 * kMs + kSwitch, 0, true}, {62 * kMs + kSwitch, 1, true}}));
 }
 
@@ -244,7 +246,7 @@ TEST(Batch, EveryProcessRunsAtOnceWithoutSwitches) {
   FakeHost host(*s);
   s->start(0);
   EXPECT_EQ(host.log, (std::vector<Change>{{0, 0, true}, {0, 1, true}, {0, 2, true}}));
-  s->waiting(1, 5 * kMs);
+  s->waiting(ProcessId(1), 5 * kMs);
   host.advance_to(1000 * kMs);
   EXPECT_EQ(host.log.size(), 3U);
   EXPECT_EQ(s->stats().context_switches, 0U);
@@ -254,8 +256,8 @@ TEST(Scheduler, MisuseIsCaught) {
   auto s = make(params_for("local"), one_node(2), 1);
   FakeHost host(*s);
   s->start(0);
-  EXPECT_THROW(s->waiting(1, 0), std::logic_error);  // process 1 has no CPU
-  EXPECT_THROW(s->exited(1, 0), std::logic_error);
+  EXPECT_THROW(s->waiting(ProcessId(1), 0), std::logic_error);  // process 1 has no CPU
+  EXPECT_THROW(s->exited(ProcessId(1), 0), std::logic_error);
 }
 
 // Random process behaviour under every policy: at every step at most one
@@ -268,7 +270,7 @@ TEST_P(Invariants, HoldUnderRandomBehaviour) {
   constexpr uint32_t kJobs = 4;
   std::vector<ProcessPlacement> placement;
   for (uint32_t j = 0; j < kJobs; ++j) {
-    for (uint32_t n = 0; n < kNodes; ++n) placement.push_back({n, j});
+    for (uint32_t n = 0; n < kNodes; ++n) placement.push_back(place(n, j));
   }
   auto params = params_for(GetParam());
   params.spin = 300 * kUs;
@@ -276,13 +278,14 @@ TEST_P(Invariants, HoldUnderRandomBehaviour) {
   FakeHost host(*s);
   std::mt19937_64 rng(7);
   std::uniform_real_distribution<double> u(0.0, 1.0);
-  std::vector<Tick> work_done(placement.size(), 0);
+  IdVector<ProcessId, Tick> work_done(placement.size(), 0);
+  const auto processes = ids<ProcessId>(placement.size());
   s->start(0);
   Tick now = 0;
   for (; now < 20'000 * kMs; now += 100 * kUs) {
     host.advance_to(now);
     bool all_done = true;
-    for (uint32_t p = 0; p < placement.size(); ++p) {
+    for (const ProcessId p : processes) {
       const ProcessState st = s->state(p);
       all_done = all_done && st == ProcessState::kDone;
       if (st == ProcessState::kDone) continue;
@@ -300,21 +303,20 @@ TEST_P(Invariants, HoldUnderRandomBehaviour) {
         s->message_arrived(p, now);
       }
     }
-    std::vector<uint32_t> running;
-    for (uint32_t c = 0; c < s->cpu_count(); ++c) {
-      const uint32_t p = s->running_on(c);
-      if (p == kNoProcess) continue;
-      ASSERT_EQ(s->state(p), ProcessState::kRunning) << "CPU " << c;
+    std::vector<ProcessId> running;
+    for (const CpuId c : ids<CpuId>(s->cpu_count())) {
+      const ProcessId p = s->running_on(c);
+      if (p.is_none()) continue;
+      ASSERT_EQ(s->state(p), ProcessState::kRunning) << "CPU " << c.value();
       running.push_back(p);
     }
-    const auto on_cpu = std::ranges::count(std::views::iota(0U, static_cast<uint32_t>(placement.size())),
-                                           ProcessState::kRunning, [&](uint32_t p) { return s->state(p); });
+    const auto on_cpu = std::ranges::count(processes, ProcessState::kRunning, [&](ProcessId p) { return s->state(p); });
     ASSERT_EQ(static_cast<size_t>(on_cpu), running.size()) << "a running process without a CPU";
     std::ranges::sort(running);
     ASSERT_EQ(std::ranges::adjacent_find(running), running.end()) << "a process on two CPUs";
     if (all_done) break;
   }
-  for (uint32_t p = 0; p < placement.size(); ++p) EXPECT_EQ(s->state(p), ProcessState::kDone) << "process " << p;
+  for (const ProcessId p : processes) EXPECT_EQ(s->state(p), ProcessState::kDone) << "process " << p.value();
   // Each process needs over 200 ms of CPU; sharing one CPU, a node's four need over 800 ms.
   EXPECT_GT(now, (GetParam() == "batch" ? 1 : kJobs) * 200 * kMs);
   host.advance_to(now + 1000 * kMs);

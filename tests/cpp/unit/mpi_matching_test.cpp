@@ -1,0 +1,140 @@
+// MPI matching on its own, with the cards replaced by a transport that
+// records what it is asked to carry: receives posted before and after their
+// message, matching order within and across tags, waits on nonblocking
+// requests, multi-packet messages and a collective's rounds.
+#include <gtest/gtest.h>
+
+#include "hosts/mpi_matching.h"
+
+namespace ibsec::hosts {
+namespace {
+
+constexpr uint32_t kMtu = 256;
+const ProcessId kP0(0);
+const ProcessId kP1(1);
+
+class RecordingTransport final : public MessageTransport {
+ public:
+  void carry(const OutgoingMessage& message, Tick /*now*/) override { carried.push_back(message); }
+  std::vector<OutgoingMessage> carried;
+};
+
+// One job of `processes` ranks with only the world communicator.
+IdVector<JobId, MpiJob> one_job(uint32_t processes) {
+  traces::TraceHeader header;
+  header.processes = processes;
+  IdVector<JobId, MpiJob> jobs;
+  jobs.push_back(MpiJob{ProcessId(0), processes, header.communicators()});
+  return jobs;
+}
+
+TraceEvent event(TraceOp op, uint32_t rank, uint32_t peer = 0, uint32_t tag = 0, uint32_t request = 0,
+                 uint64_t bytes = 8) {
+  TraceEvent e;
+  e.op = op;
+  e.rank = rank;
+  e.peer = peer;
+  e.tag = tag;
+  e.request = request;
+  e.bytes = bytes;
+  return e;
+}
+
+class MpiMatchingTest : public ::testing::Test {
+ protected:
+  // Delivers every packet of the message carried `index`-th.
+  MpiMatching::Delivery deliver(size_t index) {
+    const OutgoingMessage& m = transport.carried.at(index);
+    MpiMatching::Delivery last;
+    for (uint32_t i = 0; i < m.packets; ++i) last = matching.packet_delivered(m.message);
+    return last;
+  }
+  ProcessId sent(size_t index) { return matching.message_sent(transport.carried.at(index).message); }
+
+  RecordingTransport transport;
+  MpiMatching matching{one_job(2), kMtu, transport};
+};
+
+TEST_F(MpiMatchingTest, ReceivePostedBeforeTheMessageCompletesOnArrival) {
+  EXPECT_FALSE(matching.begin(kP1, event(TraceOp::kRecv, 1, 0, 3), 0));
+  EXPECT_FALSE(matching.begin(kP0, event(TraceOp::kSend, 0, 1, 3), 0));
+  ASSERT_EQ(transport.carried.size(), 1U);
+  EXPECT_EQ(transport.carried[0].from, kP0);
+  EXPECT_EQ(transport.carried[0].to, kP1);
+  EXPECT_EQ(sent(0), kP0);  // the blocking send returns once the card has sent it
+  const MpiMatching::Delivery d = deliver(0);
+  EXPECT_EQ(d.arrived_for, kP1);
+  EXPECT_EQ(d.wait_over, kP1);
+  EXPECT_EQ(matching.messages(), 1U);
+}
+
+TEST_F(MpiMatchingTest, ReceivePostedAfterTheMessageCompletesAtOnce) {
+  EXPECT_TRUE(matching.begin(kP0, event(TraceOp::kIsend, 0, 1, 3, 7), 0));
+  EXPECT_TRUE(sent(0).is_none());  // nobody waits for the isend yet
+  const MpiMatching::Delivery d = deliver(0);
+  EXPECT_EQ(d.arrived_for, kP1);
+  EXPECT_TRUE(d.wait_over.is_none());
+  EXPECT_TRUE(matching.begin(kP1, event(TraceOp::kRecv, 1, 0, 3), 0));
+  // A second receive on the same channel finds nothing left.
+  EXPECT_FALSE(matching.begin(kP1, event(TraceOp::kRecv, 1, 0, 3), 0));
+}
+
+TEST_F(MpiMatchingTest, MessagesMeetReceivesByTagAndInOrderWithinATag) {
+  EXPECT_TRUE(matching.begin(kP1, event(TraceOp::kIrecv, 1, 0, 7, 1), 0));
+  EXPECT_TRUE(matching.begin(kP1, event(TraceOp::kIrecv, 1, 0, 5, 2), 0));
+  EXPECT_TRUE(matching.begin(kP1, event(TraceOp::kIrecv, 1, 0, 5, 3), 0));
+  EXPECT_TRUE(matching.begin(kP0, event(TraceOp::kIsend, 0, 1, 5, 1), 0));
+  EXPECT_TRUE(matching.begin(kP0, event(TraceOp::kIsend, 0, 1, 7, 2), 0));
+  EXPECT_TRUE(matching.begin(kP0, event(TraceOp::kIsend, 0, 1, 5, 3), 0));
+  deliver(0);  // tag 5: the first receive posted for tag 5, request 2
+  EXPECT_TRUE(matching.begin(kP1, event(TraceOp::kWait, 1, 0, 0, 2), 0));
+  EXPECT_FALSE(matching.begin(kP1, event(TraceOp::kWait, 1, 0, 0, 3), 0));
+  EXPECT_EQ(deliver(2).wait_over, kP1);  // the second tag-5 message completes request 3
+  EXPECT_FALSE(matching.begin(kP1, event(TraceOp::kWait, 1, 0, 0, 1), 0));
+  EXPECT_EQ(deliver(1).wait_over, kP1);
+}
+
+TEST_F(MpiMatchingTest, AWaitOnAnIsendEndsWhenTheCardHasSentIt) {
+  EXPECT_TRUE(matching.begin(kP0, event(TraceOp::kIsend, 0, 1, 0, 4), 0));
+  EXPECT_FALSE(matching.begin(kP0, event(TraceOp::kWait, 0, 0, 0, 4), 0));
+  EXPECT_EQ(sent(0), kP0);
+  // Sent before the wait: the wait completes at once.
+  EXPECT_TRUE(matching.begin(kP0, event(TraceOp::kIsend, 0, 1, 0, 5), 0));
+  EXPECT_TRUE(sent(1).is_none());
+  EXPECT_TRUE(matching.begin(kP0, event(TraceOp::kWait, 0, 0, 0, 5), 0));
+}
+
+TEST_F(MpiMatchingTest, AMessageArrivesWithItsLastPacket) {
+  EXPECT_FALSE(matching.begin(kP1, event(TraceOp::kRecv, 1, 0, 0), 0));
+  EXPECT_TRUE(matching.begin(kP0, event(TraceOp::kIsend, 0, 1, 0, 1, 2 * kMtu + 1), 0));
+  const OutgoingMessage& m = transport.carried.at(0);
+  ASSERT_EQ(m.packets, 3U);
+  EXPECT_TRUE(matching.packet_delivered(m.message).arrived_for.is_none());
+  EXPECT_TRUE(matching.packet_delivered(m.message).arrived_for.is_none());
+  EXPECT_EQ(matching.packet_delivered(m.message).wait_over, kP1);
+}
+
+// A barrier of two is one dissemination round: each sends to the other and
+// receives from it. A user message on tag 0 is not taken for the barrier's.
+TEST_F(MpiMatchingTest, ACollectiveCompletesWithItsLastRoundAndIgnoresUserMessages) {
+  EXPECT_TRUE(matching.begin(kP0, event(TraceOp::kIsend, 0, 1, 0, 1), 0));
+  deliver(0);  // unexpected at process 1, user context
+  TraceEvent barrier = event(TraceOp::kBarrier, 0);
+  EXPECT_FALSE(matching.begin(kP0, barrier, 0));
+  barrier.rank = 1;
+  EXPECT_FALSE(matching.begin(kP1, barrier, 0));
+  ASSERT_EQ(transport.carried.size(), 3U);
+  EXPECT_EQ(matching.collective_messages(), 2U);
+  EXPECT_EQ(matching.collective_round(kP0), (std::pair<size_t, size_t>{0, 1}));
+  EXPECT_TRUE(sent(1).is_none());  // process 0 still waits for its receive
+  EXPECT_EQ(deliver(2).wait_over, kP0);
+  EXPECT_TRUE(matching.go_on(kP0, 0));
+  EXPECT_TRUE(deliver(1).wait_over.is_none());  // process 1 still waits for its send
+  EXPECT_EQ(sent(2), kP1);
+  EXPECT_TRUE(matching.go_on(kP1, 0));
+  // The user message is still there for a user receive.
+  EXPECT_TRUE(matching.begin(kP1, event(TraceOp::kRecv, 1, 0, 0), 0));
+}
+
+}  // namespace
+}  // namespace ibsec::hosts
