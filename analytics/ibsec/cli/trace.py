@@ -36,11 +36,14 @@ def gen_default(args) -> None:
 
 def engine_tool(args) -> int:
     """info, validate and convert are the engine's: run it and pass its exit code on."""
-    from ..engine.binary import engine_path, exit_code_of
+    from ..engine.binary import EngineError, engine_path, exit_code_of, killed_by
 
     files = [getattr(args, name) for name in args.file_args]
     command = [engine_path(), "trace", args.trace_command, *files, *(["--json"] if args.json else [])]
-    return exit_code_of(subprocess.run(command, check=False).returncode)
+    returncode = subprocess.run(command, check=False).returncode
+    if returncode < 0:
+        raise EngineError(killed_by(returncode, "its standard error is above"), exit_code_of(returncode))
+    return exit_code_of(returncode)
 
 
 def add_parser(commands) -> None:
