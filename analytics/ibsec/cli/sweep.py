@@ -10,12 +10,16 @@ from .options import add_cluster_options, cluster_options
 
 
 def out_folder(out: str | None) -> Path:
+    """The output folder, checked before anything runs: it and the files the sweep writes there can be made."""
+    from ..output.files import check_output_file, check_output_folder
+    from ..runs.spec_sweep import OUTPUTS
+
     if out is None:
         raise ConfigError("--out", "give the output folder: --out DIR")
-    path = Path(out)
-    if path.exists() and not path.is_dir():
-        raise ConfigError("--out", f"{out!r} is a file, not a folder")
-    return path
+    check_output_folder(out, "--out")
+    for name in OUTPUTS:
+        check_output_file(Path(out) / name, "--out")
+    return Path(out)
 
 
 def execute(args: argparse.Namespace) -> int:

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import ConfigError
+from ..numeric import UINT64_MAX
 
 KINDS = ("run", "cachesim", "analytic")
 FIELDS = ("kind", "description", "config", "set", "grid", "points", "seeds")
@@ -104,6 +105,8 @@ def load_spec(path: str | Path) -> Spec:
                 seeds=_seeds(path, data, kind), description=_description(path, data))
     _check_overlaps(spec)
     _check_parameters(spec)
+    if kind == "cachesim":
+        _check_cachesim_points(spec)
     spec = _with_input_paths_resolved(spec)
     _check_unique(spec)
     return spec
@@ -170,8 +173,8 @@ def _seeds(path: Path, data: dict, kind: str) -> list:
     if not seeds:
         raise SpecError(path, "seeds", "empty list: give at least one seed (or leave seeds out for [1])")
     for i, seed in enumerate(seeds):
-        if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-            raise SpecError(path, f"seeds[{i}]", f"expected a whole number >= 0, got {seed!r}")
+        if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= UINT64_MAX:
+            raise SpecError(path, f"seeds[{i}]", f"expected a whole number from 0 to {UINT64_MAX}, got {seed!r}")
         if seed in seeds[:i]:
             raise SpecError(path, f"seeds[{i}]", f"repeats the seed {seed}")
     return seeds
@@ -204,6 +207,27 @@ def _config(path: Path, data: dict, kind: str) -> Path | None:
 def _places(spec: Spec) -> list[tuple[str, dict]]:
     """(field prefix, table) of every place a parameter is named."""
     return [("set", spec.fixed), ("grid", spec.grid), *((f"points[{i}]", p) for i, p in enumerate(spec.points))]
+
+
+def _check_cachesim_points(spec: Spec) -> None:
+    """Every cachesim value in its range, and every point's work bounded (models/cachesim.py), before any runs."""
+    from ..models.cachesim import NUMBERS, check_point
+    from ..models.presets import with_preset
+
+    for place, table in _places(spec):
+        for name, value in table.items():
+            for item in value if place == "grid" else [value]:
+                if name in NUMBERS:
+                    try:
+                        NUMBERS[name](item, name)
+                    except ConfigError as error:
+                        raise SpecError(spec.path, f"{place}.{name}", error.problem) from None
+    for parameters in spec.parameter_sets():
+        try:
+            check_point(with_preset(parameters))
+        except ConfigError as error:
+            shown = ", ".join(f"{name}={json.dumps(value)}" for name, value in parameters.items())
+            raise SpecError(spec.path, error.field, f"{error.problem} (the point {shown})") from None
 
 
 def _check_overlaps(spec: Spec) -> None:
