@@ -26,6 +26,7 @@ def execute(args: argparse.Namespace) -> int:
     from ..runs.cluster import job_script
     from ..runs.spec import load_spec
     from ..runs.spec_sweep import (
+        STORE,
         SweepFailed,
         describe,
         execute_points,
@@ -34,6 +35,7 @@ def execute(args: argparse.Namespace) -> int:
         write_echo,
         write_table,
     )
+    from ..runs.store import store_locked
 
     options = cluster_options(args)
     spec = load_spec(args.spec) if args.spec is not None else None
@@ -44,10 +46,10 @@ def execute(args: argparse.Namespace) -> int:
         raise ConfigError("SPEC", "give the sweep spec file (docs/sweeps.md)")
     out = out_folder(args.out)
     points = sweep_points(spec)
-    out.mkdir(parents=True, exist_ok=True)
-    write_echo(spec, points, out, args.argv)
-    rows, errors, computed = execute_points(spec, points, out, options, args.quiet)
-    write_table(sweep_table(spec, points, rows, errors), out)
+    with store_locked(out / STORE):  # before anything is written or a cluster started: one sweep per folder
+        write_echo(spec, points, out, args.argv)
+        rows, errors, computed = execute_points(spec, points, out, options, args.quiet)
+        write_table(sweep_table(spec, points, rows, errors), out)
     if not args.quiet:
         print(f"{len(points)} points: {len(points) - len(errors)} done ({computed - len(errors)} computed now), "
               f"{len(errors)} failed; wrote {out / 'sweep.csv'} and {out / 'sweep.parquet'}")
