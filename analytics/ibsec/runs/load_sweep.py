@@ -47,8 +47,8 @@ def parse_loads(spec: str) -> list[float]:
     """'0.05:0.95:0.1' (inclusive) or '0.1,0.3,0.5' -> loads, each > 0, rounded to 12 digits."""
     try:
         _, values = parse_sweep(f"load={spec}")
-    except ConfigError:
-        raise ConfigError("--sweep-load", f"expected START:STOP:STEP or V1,V2,..., got {spec!r}") from None
+    except ConfigError as error:
+        raise ConfigError("--sweep-load", f"{error.problem} (expected START:STOP:STEP or V1,V2,...)") from None
     loads = []
     for value in values:
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
