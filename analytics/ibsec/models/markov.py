@@ -13,6 +13,7 @@ n up to 10^7 and beyond.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -30,7 +31,11 @@ def on_probability(on_mean: float, off_mean: float) -> float:
     """q = lambda / (lambda + mu) = on_mean / (on_mean + off_mean)."""
     on = positive_real(on_mean, "on_mean")
     off = positive_real(off_mean, "off_mean")
-    return on / (on + off)
+    if math.isfinite(on + off):
+        return on / (on + off)
+    # Both near the largest float: their sum overflows (and q would read 0); scaled, the ratio is exact.
+    larger = max(on, off)
+    return (on / larger) / (on / larger + off / larger)
 
 
 def state_probabilities(processes: int, on_mean: float, off_mean: float) -> np.ndarray:
