@@ -72,14 +72,19 @@ def add_onoff_options(parser: argparse.ArgumentParser) -> None:
 
 
 def on_off_from(args) -> tuple[float, float, str]:
-    """ON/OFF means (ms) from --on-mean/--off-mean or --preset/--machine."""
+    """ON/OFF means (ms) from --on-mean/--off-mean or --preset/--machine, and where they came from: the
+    preset's name, "custom" when both were given (a preset they both override contributes nothing), or the
+    preset's name with the mean that was given instead of its own."""
     from ..models import presets
 
     if args.preset:
         preset = presets.get(args.preset, args.machine)
         on = args.on_mean if args.on_mean is not None else preset.on_mean_ms
         off = args.off_mean if args.off_mean is not None else preset.off_mean_ms
-        return on, off, preset.name
+        given = [name for name in ("on_mean", "off_mean") if getattr(args, name) is not None]
+        if len(given) == 2:
+            return on, off, "custom"
+        return on, off, preset.name + "".join(f" with custom {name}" for name in given)
     if args.on_mean is None or args.off_mean is None:
         raise ConfigError("on_mean", "give --on-mean and --off-mean, or --preset BENCH [--machine M]")
     return args.on_mean, args.off_mean, "custom"
