@@ -86,6 +86,9 @@ def read_spec_file(path: Path) -> dict:
     except json.JSONDecodeError as error:
         raise SpecError(path, "SPEC", f"not valid JSON: {error.msg} at line {error.lineno}, column {error.colno}") \
             from None
+    except RecursionError:  # the parsers recurse once per level: tables nested thousands deep
+        raise SpecError(path, "SPEC", "nested too deeply (a sweep spec is a table of tables at most a few "
+                                      "levels deep)") from None
     if not isinstance(data, dict):
         raise SpecError(path, "SPEC", "a sweep spec must be a JSON object")
     return data
