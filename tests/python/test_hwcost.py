@@ -158,8 +158,8 @@ def test_the_paper_table_for_the_report(tmp_path):
     (["--tech", "28"], "technologies 22 nm, 32 nm, 45 nm"),
     (["--skc", "100B"], "not a whole number of 32-byte blocks"),
     (["--skc", "lots"], "is not a size"),
-    (["--pb", "-1"], "'--pb'"),
-    (["--clock-mhz", "0"], "'--clock-mhz'"),
+    (["--pb", "-1"], "argument --pb: must be at least 0"),
+    (["--clock-mhz", "0"], "argument --clock-mhz: must be greater than 0"),
 ])
 def test_bad_input_exits_2_with_the_reason(args, message):
     done = run_ibsec("hwcost", *args)

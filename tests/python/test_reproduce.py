@@ -154,7 +154,7 @@ def test_a_failing_step_stops_with_its_error_and_no_report(tmp_path, monkeypatch
 def test_zero_workers_is_refused_before_any_step(tmp_path, monkeypatch, capsys):
     recorder = Recorder(monkeypatch)
     assert main(["reproduce", "--out", str(tmp_path), "--workers", "0"]) == 2
-    assert "invalid '--workers': must be at least 1" in capsys.readouterr().err and recorder.calls == []
+    assert "argument --workers: must be at least 1" in capsys.readouterr().err and recorder.calls == []
 
 
 def test_points_of_every_step_run_on_the_dask_cluster(tmp_path, monkeypatch):
@@ -186,9 +186,7 @@ def test_batch_job_script_is_printed_without_running_anything(tmp_path, monkeypa
 
 
 def test_unknown_option_exits_2(tmp_path):
-    with pytest.raises(SystemExit) as stop:
-        main(["reproduce", "--out", str(tmp_path), "--bogus"])
-    assert stop.value.code == 2
+    assert main(["reproduce", "--out", str(tmp_path), "--bogus"]) == 2
 
 
 def test_hardware_rows_compare_area_power_and_access_time(tmp_path):

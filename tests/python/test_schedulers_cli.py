@@ -170,9 +170,9 @@ def test_configuration_names_map_to_security_modes():
     ("--schedulers", "local,fifo",
      "invalid '--schedulers': unknown 'fifo' (known: batch, dcs-sb, gang, local, pb, sb)"),
     ("--configs", "SKC,Huge", "invalid '--configs': unknown 'Huge' (known: NoSecurity, NoSKC, SKC, Prefetch)"),
-    ("--skc", "0", "invalid '--skc': must be at least 1, got 0"),
+    ("--skc", "0", "argument --skc: must be at least 1, got '0'"),
     ("--set", "nic.security=SKC-2", "invalid '--set': nic.security is set by the study itself"),
-    ("--jobs", "0", "invalid '--jobs': must be at least 1, got 0"),
+    ("--jobs", "0", "argument --jobs: must be at least 1, got '0'"),
 ])
 def test_bad_arguments_exit_2_before_any_engine_run(tmp_path, mix_file, fake_engine, capsys, option, value, needle):
     code = main(["compare-schedulers", *study_args(mix_file, tmp_path / "out"), option, value])

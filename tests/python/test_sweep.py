@@ -70,4 +70,4 @@ def test_cli_sweep_writes_csv_and_resumes(tmp_path, engine):
 @pytest.mark.unit
 def test_cli_sweep_without_out_is_an_error(engine):
     done = run_ibsec("cachesim", "--sweep", "keys=1,2")
-    assert done.returncode == 2 and "invalid 'out'" in done.stderr
+    assert done.returncode == 2 and "invalid '--out'" in done.stderr

@@ -338,8 +338,8 @@ def test_cli_gen_writes_the_trace(tmp_path):
     (["CG", "--procs", "12"], "power of two"),
     (["SP", "--procs", "8"], "square"),
     (["LU", "--class", "S"], "invalid '--procs'"),
-    (["MG", "--scale", "0"], "invalid '--scale'"),
-    (["MG", "--scale", "1.5"], "invalid '--scale'"),
+    (["MG", "--scale", "0"], "argument --scale: must be greater than 0"),
+    (["MG", "--scale", "1.5"], "argument --scale: must be at most 1"),
     (["MG", "--class", "Q"], "invalid '--class'"),
     (["FT", "--procs", "64", "--class", "W"], "invalid '--procs'"),
 ])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ..numeric import count_option, real_option
 from .options import add_onoff_options, add_size_options, entries_from, on_off_from, print_json
 
 
@@ -53,18 +54,19 @@ def add_parser(commands) -> None:
     analytic_commands = analytic.add_subparsers(dest="analytic_command", required=True, metavar="ANALYTIC")
     hit = analytic_commands.add_parser("hitrate", help="F_n(x): hit-rate estimate for x entries and n sessions")
     add_size_options(hit, required=True)
-    hit.add_argument("--processes", type=int, required=True, help="number of sessions n")
+    hit.add_argument("--processes", type=count_option, required=True, help="number of sessions n")
     add_onoff_options(hit)
     hit.add_argument("--json", action="store_true", help="print JSON")
     hit.set_defaults(func=hitrate)
     cap = analytic_commands.add_parser("capacity", help="largest n with F_n(x) >= target")
     add_size_options(cap, required=True)
-    cap.add_argument("--target", type=float, default=0.9, help="target hit rate p in (0, 1) (default: %(default)s)")
+    cap.add_argument("--target", type=real_option(above=0.0, below=1.0), default=0.9,
+                     help="target hit rate p in (0, 1) (default: %(default)s)")
     add_onoff_options(cap)
     cap.add_argument("--json", action="store_true", help="print JSON")
     cap.set_defaults(func=capacity)
     probabilities = analytic_commands.add_parser("states", help="P_0..P_n, Eq. (1)-(2)")
-    probabilities.add_argument("--processes", type=int, required=True, help="number of sessions n")
+    probabilities.add_argument("--processes", type=count_option, required=True, help="number of sessions n")
     add_onoff_options(probabilities)
     probabilities.add_argument("--json", action="store_true", help="print JSON")
     probabilities.set_defaults(func=states)

@@ -5,10 +5,29 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..errors import ConfigError
-from .options import RegistryHelpFormatter, add_onoff_options, add_size_options, on_off_from, print_json
+from ..numeric import as_option, count_option
+from .options import (
+    RegistryHelpFormatter,
+    add_onoff_options,
+    add_size_options,
+    on_off_from,
+    output_file,
+    print_json,
+)
 
 CACHESIM_OPTIONS = ["keys", "entries", "size", "entry_bytes", "ways", "policy", "access_rate", "accesses", "warmup",
                     "seed"]
+
+
+def parameter(name: str):
+    """argparse type= of a cachesim parameter: its range as models/cachesim.py checks every point's."""
+
+    def check(text: str, field: str):
+        from ..models.cachesim import NUMBERS
+
+        return NUMBERS[name](text, field)
+
+    return as_option(check)
 
 
 def check_policies(policies: list, field: str) -> None:
@@ -18,42 +37,81 @@ def check_policies(policies: list, field: str) -> None:
     require_registered("replacement_policies", [str(p) for p in policies], field)
 
 
-def execute(args) -> None:
-    from ..models.cachesim import identity, run_point
-    from ..runs.ranges import expand, parse_sweep
-    from ..runs.store import run_points
+def execute(args) -> int:
+    from ..models.cachesim import check_point
 
     point = {name: getattr(args, name) for name in CACHESIM_OPTIONS if getattr(args, name) is not None}
     if args.policy is not None:
         check_policies([args.policy], "--policy")
     if args.preset or args.on_mean is not None or args.off_mean is not None:
         point["on_mean"], point["off_mean"], _ = on_off_from(args)
-    if args.sweep is None:
-        result = run_point(point)
-        if args.json:
-            print_json(result)
-        else:
-            print(f"hit rate {result['hit_rate']:.6f} ({result['hits']} hits, {result['misses']} misses "
-                  f"of {result['accesses']} look-ups; {result['keys']} keys, {result['entries']} entries)")
-        return
-    if args.out is None:
-        raise ConfigError("out", "a sweep writes a CSV: give --out FILE.csv")
-    import pandas as pd
+    if args.sweep is not None:
+        return run_sweep(point, args)
+    if args.out is not None:
+        raise ConfigError("--out", "only a sweep (--sweep) writes a table; one point prints its result")
+    return run_one(check_point(point), args.json)
 
-    from ..output.files import write_atomically
 
+def run_one(point: dict, json: bool) -> int:
+    from ..models.cachesim import run_point
+
+    result = run_point(point)
+    if json:
+        print_json(result)
+    else:
+        print(f"hit rate {result['hit_rate']:.6f} ({result['hits']} hits, {result['misses']} misses "
+              f"of {result['accesses']} look-ups; {result['keys']} keys, {result['entries']} entries)")
+    return 0
+
+
+def run_sweep(point: dict, args) -> int:
+    """Every point of --sweep (each checked before any runs); the table holds every point that finished,
+    and a failed point's row its error, so one bad point does not lose the others."""
+    from ..engine.binary import EngineError
+    from ..models.cachesim import check_point, identity, run_point
+    from ..output.files import STDOUT, write_output
+    from ..runs.ranges import expand, parse_sweep
+    from ..runs.store import PointsFailed, run_points
+
+    if args.out is None or args.out == STDOUT:
+        raise ConfigError("--out", "a sweep writes a CSV and keeps its finished points beside it: "
+                                   "give --out FILE.csv")
     name, values = parse_sweep(args.sweep)
     if name == "policy":
         check_policies(values, "--sweep")
+    points = expand(point, name, values)
+    for each in points:
+        check_point(each)
     out = Path(args.out)
-    rows = run_points(expand(point, name, values), run_point, store=out.with_name(f".{out.name}.points.jsonl"),
-                      jobs=args.jobs, quiet=args.quiet, label=f"cachesim sweep of {name}", key=identity)
-    table = pd.DataFrame(rows)
-    write_atomically(out, lambda tmp: table.to_csv(tmp, index=False, float_format="%.6g"))
+    failure = None
+    try:
+        rows = run_points(points, run_point, store=out.with_name(f".{out.name}.points.jsonl"), jobs=args.jobs,
+                          quiet=args.quiet, label=f"cachesim sweep of {name}", key=identity)
+    except PointsFailed as error:
+        failure, rows = error, error.results
+    table = sweep_table(points, rows, failure)
+    write_output(out, lambda file: table.to_csv(file, index=False, float_format="%.6g"))
     if not args.quiet:
-        shown = [c for c in ["keys", "entries", "ways", "policy", "hit_rate"] if c in table]
+        shown = [c for c in ["keys", "entries", "ways", "policy", "hit_rate", "error"] if c in table]
         print(table[shown].to_string(index=False))
         print(f"wrote {out}")
+    if failure is not None:
+        first = min(failure.errors)
+        raise EngineError(f"{len(failure.errors)} of {len(points)} points failed (first, {name}={values[first]}: "
+                          f"{failure.errors[first]}); the others are in {out}; run the same command again to retry "
+                          "the failed ones", failure.exit_code)
+    return 0
+
+
+def sweep_table(points: list[dict], rows: list, failure):
+    """One row per point: its result, or for a failed one its parameters and an `error` column."""
+    import pandas as pd
+
+    if failure is None:
+        return pd.DataFrame(rows)
+    records = [row if row is not None else {**point, "error": str(failure.errors[i])}
+               for i, (point, row) in enumerate(zip(points, rows, strict=True))]
+    return pd.DataFrame(records)
 
 
 def add_parser(commands) -> None:
@@ -61,19 +119,22 @@ def add_parser(commands) -> None:
         "cachesim", formatter_class=RegistryHelpFormatter,
         help="synthetic ON/OFF look-ups against a key cache (paper 4.4)",
         description="Run the ON/OFF session-key generator against one key cache, or sweep one parameter.")
-    sim.add_argument("--keys", type=int, help="session keys (default 1000)")
+    sim.add_argument("--keys", type=parameter("keys"), help="session keys (default 1000)")
     add_size_options(sim, required=False)
-    sim.add_argument("--ways", type=int, help="associativity, 0 = fully associative (default 0)")
+    sim.add_argument("--ways", type=parameter("ways"), help="associativity, 0 = fully associative (default 0)")
     sim.add_argument("--policy", help="replacement policy, one of the engine's: {replacement_policies} (default lru)")
     add_onoff_options(sim)
-    sim.add_argument("--access-rate", type=float, help="look-ups per ms while ON (default 100)")
-    sim.add_argument("--accesses", type=int, help="measured look-ups (default 4 000 000)")
-    sim.add_argument("--warmup", type=int, help="look-ups before measuring (default: a tenth of --accesses)")
-    sim.add_argument("--seed", type=int, help="random seed (default 1)")
+    sim.add_argument("--access-rate", type=parameter("access_rate"), help="look-ups per ms while ON (default 100)")
+    sim.add_argument("--accesses", type=parameter("accesses"), help="measured look-ups (default 4 000 000)")
+    sim.add_argument("--warmup", type=parameter("warmup"),
+                     help="look-ups before measuring (default: a tenth of --accesses)")
+    sim.add_argument("--seed", type=parameter("seed"), help="random seed (default 1)")
     sim.add_argument("--json", action="store_true", help="print JSON")
     sim.add_argument("--sweep", metavar="NAME=VALUES", help="vary one parameter: keys=1000:10000:1000 or ways=1,2,4,0")
-    sim.add_argument("--out", help="CSV file for a sweep (finished points are kept beside it and reused)")
-    sim.add_argument("--jobs", type=int, default=2, help="points run at once in a sweep (default: %(default)s)")
+    sim.add_argument("--out", type=output_file,
+                     help="CSV file for a sweep (finished points are kept beside it and reused)")
+    sim.add_argument("--jobs", type=count_option, default=2,
+                     help="points run at once in a sweep (default: %(default)s)")
     sim.add_argument("--quiet", action="store_true", help="no progress output")
     sim.set_defaults(func=execute)
     sim.set_defaults(entry_bytes=None)

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from ..numeric import count_option
 from .mixes import add_study_options, study_of, warn_unfinished
-from .options import RegistryHelpFormatter, positive
+from .options import RegistryHelpFormatter
 
 
 def execute(args) -> None:
@@ -20,7 +21,7 @@ def execute(args) -> None:
     # Every argument is checked before a trace is generated or the engine run.
     schedulers = parse_schedulers(args.schedulers, "--schedulers")
     configs = parse_names(args.configs, CONFIGS, "--configs")
-    skc, pb = positive(args.skc, "--skc"), positive(args.pb, "--pb")
+    skc, pb = args.skc, args.pb
     study = study_of(args)
     df = compare_schedulers(study, schedulers, configs, skc, pb, argv=args.argv)
     print(f"\nMix {study.mix.name}: {len(study.mix.jobs)} jobs on 16 nodes; "
@@ -50,7 +51,8 @@ def add_parser(commands) -> None:
     compare.add_argument("--configs", default="NoSKC,SKC,Prefetch",
                          help="comma-separated: NoSecurity, NoSKC, SKC (SKC-N), Prefetch (SKC-N+Prefetch-M) "
                               "(default: %(default)s)")
-    compare.add_argument("--skc", type=int, default=10, help="session key cache entries N (default: %(default)s)")
-    compare.add_argument("--pb", type=int, default=8, help="prefetch buffer entries M (default: %(default)s)")
+    compare.add_argument("--skc", type=count_option, default=10,
+                         help="session key cache entries N (default: %(default)s)")
+    compare.add_argument("--pb", type=count_option, default=8, help="prefetch buffer entries M (default: %(default)s)")
     add_study_options(compare, "fig6")
     compare.set_defaults(func=execute)

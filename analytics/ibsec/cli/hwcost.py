@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ..numeric import count_option, positive_real_option, whole_option
 from ..units import parse_size
-from .options import print_json
+from .options import output_file, print_json
 
 
 def execute(args) -> None:
@@ -38,26 +39,30 @@ def add_parser(commands) -> None:
                     "CACTI run for other geometries, cached in ~/.cache/ibsec/cacti/). SKC/PB power = leakage + "
                     "energy per look-up x look-up rate. Units: mm2, W, ns. docs/hardware-cost.md has the model.")
     hw.add_argument("--skc", default="16KB", help="SKC capacity in bytes, e.g. 2KB, 16KB, 192B (default: %(default)s)")
-    hw.add_argument("--ways", type=int, default=0,
+    hw.add_argument("--ways", type=whole_option(minimum=0), default=0,
                     help="SKC associativity, 0 = fully associative (default: %(default)s)")
-    hw.add_argument("--pb", type=int, default=16, help="prefetch buffer entries, 0 = no buffer (default: %(default)s)")
-    hw.add_argument("--block", type=int, default=32,
+    hw.add_argument("--pb", type=whole_option(minimum=0), default=16,
+                    help="prefetch buffer entries, 0 = no buffer (default: %(default)s)")
+    hw.add_argument("--block", type=count_option, default=32,
                     help="bytes per SKC line and buffer entry (CACTI block size) (default: %(default)s)")
-    hw.add_argument("--tech", type=int, default=45, help="technology node, nm (default: %(default)s)")
+    hw.add_argument("--tech", type=count_option, default=45, help="technology node, nm (default: %(default)s)")
     rate = hw.add_mutually_exclusive_group()
-    rate.add_argument("--clock-mhz", type=float, default=270.0,
+    rate.add_argument("--clock-mhz", type=positive_real_option, default=270.0,
                       help="one look-up per cycle of this clock, MHz (default: %(default)s, the card clock)")
     rate.add_argument("--from-result", metavar="RESULT.json",
                       help="take the look-up rate per card from an `ibsec run` result instead")
     hw.add_argument("--cacti", metavar="PATH",
                     help="CACTI 7 binary for geometries the table lacks (default: $CACTI_BIN); "
                          "it must have its tech_params/ folder beside it")
-    hw.add_argument("--gcm-kgates", type=float, default=500.0, help="GCM unit size, kgates (default: %(default)s)")
-    hw.add_argument("--gcm-mhz", type=float, default=271.0, help="GCM unit clock, MHz (default: %(default)s)")
-    hw.add_argument("--gate-density", type=float,
+    hw.add_argument("--gcm-kgates", type=positive_real_option, default=500.0,
+                    help="GCM unit size, kgates (default: %(default)s)")
+    hw.add_argument("--gcm-mhz", type=positive_real_option, default=271.0,
+                    help="GCM unit clock, MHz (default: %(default)s)")
+    hw.add_argument("--gate-density", type=positive_real_option,
                     help="library density, kgates/mm2 (default: 1480, the 45 nm figure; needed for other nodes)")
-    hw.add_argument("--gate-power", type=float,
+    hw.add_argument("--gate-power", type=positive_real_option,
                     help="library power, nW/MHz/gate (default: 2.6, the 45 nm figure; needed for other nodes)")
     hw.add_argument("--json", action="store_true", help="print JSON")
-    hw.add_argument("--out", metavar="FILE.csv", help="also write the table as CSV (and FILE.meta.json)")
+    hw.add_argument("--out", type=output_file, metavar="FILE.csv",
+                    help="also write the table as CSV (and FILE.meta.json)")
     hw.set_defaults(func=execute)

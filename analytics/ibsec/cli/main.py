@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import signal
 import sys
 
@@ -52,20 +53,66 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+# Exit codes of every command (a command may add its own, e.g. `run`'s 3: the network did not drain).
+EXIT_ERROR = 2  # a bad option, configuration or input; an output that cannot be written
+EXIT_INTERRUPTED = 130  # Ctrl-C, as a shell reports SIGINT
+
+
 def main(argv: list[str] | None = None) -> int:
     if hasattr(signal, "SIGPIPE"):  # `ibsec presets | head` ends quietly, as other tools do
         signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     parser = build_parser()
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as done:  # --help, --version, or an option its type refused (argparse said why): exit 2
+        return done.code or 0
     args.argv = list(sys.argv[1:] if argv is None else argv)
+    code = run_command(args)
+    failed = stdout_failure()  # a result printed to a full disk is lost: say so
+    if failed is not None:
+        return fail(f"cannot write standard output: {failed.strerror or failed}", code or EXIT_ERROR)
+    return code
+
+
+def run_command(args) -> int:
+    """The command's exit code. Every error a user can cause becomes one message on standard error; a traceback
+    means a bug in ibsec."""
     try:
         return args.func(args) or 0
-    except IbsecError as error:
-        print(f"ibsec: error: {error}", file=sys.stderr)
-        return getattr(error, "exit_code", 2)
+    except IbsecError as error:  # ConfigError, SpecError, EngineError, a failed sweep, ...
+        return fail(str(error), getattr(error, "exit_code", EXIT_ERROR))
+    except OSError as error:  # the system refused a file: an output under a regular file, a full disk, ...
+        return fail(describe_os_error(error), EXIT_ERROR)
     except KeyboardInterrupt:
-        print("ibsec: interrupted", file=sys.stderr)
-        return 130
+        return fail("interrupted", EXIT_INTERRUPTED)
+
+
+def describe_os_error(error: OSError) -> str:
+    """'afile/r.json: Not a directory': the system's reason, naming the file when the error does.
+    A failed write names none (print() to a full standard output, pandas writing a CSV to a full disk)."""
+    reason = error.strerror or str(error)
+    if error.filename is None:
+        return f"{reason} (writing standard output or an output file)"
+    names = " -> ".join(str(name) for name in (error.filename, error.filename2) if name is not None)
+    return f"{names}: {reason}"
+
+
+def stdout_failure() -> OSError | None:
+    """Flush standard output; the error if that failed. Standard output then points at /dev/null (opened,
+    never replaced), so the interpreter's own flush at exit does not fail again with a message of its own."""
+    try:
+        sys.stdout.flush()
+        return None
+    except OSError as error:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+        return error
+
+
+def fail(message: str, code: int) -> int:
+    print(f"ibsec: error: {message}", file=sys.stderr)
+    return code
 
 
 if __name__ == "__main__":

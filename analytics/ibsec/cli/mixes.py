@@ -6,7 +6,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from .options import positive
+from ..numeric import count_option
+from .options import output_folder
 
 
 def add_study_options(parser: argparse.ArgumentParser, figure: str) -> None:
@@ -14,12 +15,12 @@ def add_study_options(parser: argparse.ArgumentParser, figure: str) -> None:
     parser.add_argument("--mix", default="nas15",
                         help="nas15 (CG, MG, LU, SP, BT x3), ft-jbb6 (FT, JBB x3) or a mix file: one job per line, "
                              "'TRACE [COUNT]', paths relative to the file (default: %(default)s)")
-    parser.add_argument("--out", default="results/schedulers",
+    parser.add_argument("--out", type=output_folder, default="results/schedulers",
                         help=f"output folder: {figure}_<mix>.csv/.png/.meta.json and the resumable store "
                              "<mix>.runs/ (default: %(default)s)")
     parser.add_argument("--traces", default="workloads/mixes",
                         help="folder of the built-in mixes' traces, generated there if missing (default: %(default)s)")
-    parser.add_argument("--jobs", type=int, help="engine runs at once (default: CPUs, at most 8)")
+    parser.add_argument("--jobs", type=count_option, help="engine runs at once (default: CPUs, at most 8)")
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                         help="override one engine parameter in every run, e.g. --set scheduler.cpus_per_node=2 "
                              "(repeatable; not trace.jobs, trace.file, scheduler.policy or nic.security, "
@@ -33,7 +34,7 @@ def study_of(args):
     from ..paper.mixes import load_mix
     from ..runs.store import default_jobs
 
-    jobs = default_jobs() if args.jobs is None else positive(args.jobs, "--jobs")
+    jobs = default_jobs() if args.jobs is None else args.jobs
     overrides = check_overrides(args.set)
     progress = None if args.quiet else (
         lambda r: print(f"generated {r.path}: {r.stats.packets} packets of 256 B (synthetic)", flush=True))

@@ -8,6 +8,8 @@ import json
 from ..engine.registries import SECTIONS as REGISTRY_SECTIONS
 from ..engine.registries import listed
 from ..errors import ConfigError
+from ..numeric import as_option, count_option, positive_real_option
+from ..output.files import check_output_file, check_output_folder
 from ..runs.cluster import BATCH_OPTIONS, BATCH_SYSTEMS, ClusterOptions
 from ..units import parse_size
 
@@ -28,19 +30,26 @@ def print_json(data) -> None:
     print(json.dumps(data, indent=2))
 
 
-def positive(value: int, option: str) -> int:
-    if value < 1:
-        raise ConfigError(option, f"must be at least 1, got {value}")
-    return value
+# ---- outputs, checked when the options are read, so a run never ends unable to write its result ----------
+
+def output_file(text: str) -> str:
+    """argparse type= of an output file (`-`: standard output): its folder exists or can be made, it is no
+    folder (output/files.py)."""
+    return as_option(lambda path, field: check_output_file(path, field) or path)(text)
+
+
+def output_folder(text: str) -> str:
+    """argparse type= of an output folder: a writable folder, or one that can be made."""
+    return as_option(lambda path, field: check_output_folder(path, field) or path)(text)
 
 
 # ---- cache models: sizes and ON/OFF traffic --------------------------------------
 
 def add_size_options(parser: argparse.ArgumentParser, required: bool) -> None:
     group = parser.add_mutually_exclusive_group(required=required)
-    group.add_argument("--entries", type=int, help="cache size in entries (x)")
+    group.add_argument("--entries", type=count_option, help="cache size in entries (x)")
     group.add_argument("--size", help="cache size in bytes, e.g. 2KB, 16KB")
-    parser.add_argument("--entry-bytes", type=int, default=16,
+    parser.add_argument("--entry-bytes", type=count_option, default=16,
                         help="bytes per entry (default: %(default)s, one 128-bit key)")
 
 
@@ -55,22 +64,27 @@ def entries_from(args) -> int:
 
 def add_onoff_options(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("ON/OFF traffic (give the means, or a preset)")
-    group.add_argument("--on-mean", type=float, help="mean ON duration, ms (1/mu)")
-    group.add_argument("--off-mean", type=float, help="mean OFF duration, ms (1/lambda)")
+    group.add_argument("--on-mean", type=positive_real_option, help="mean ON duration, ms (1/mu)")
+    group.add_argument("--off-mean", type=positive_real_option, help="mean OFF duration, ms (1/lambda)")
     group.add_argument("--preset", help="NAS benchmark preset: BT, CG, FT, LU, MG, SP (see `ibsec presets`)")
     group.add_argument("--machine", default="origin2000",
                        help="preset machine: origin2000 or sp2 (default: %(default)s)")
 
 
 def on_off_from(args) -> tuple[float, float, str]:
-    """ON/OFF means (ms) from --on-mean/--off-mean or --preset/--machine."""
+    """ON/OFF means (ms) from --on-mean/--off-mean or --preset/--machine, and where they came from: the
+    preset's name, "custom" when both were given (a preset they both override contributes nothing), or the
+    preset's name with the mean that was given instead of its own."""
     from ..models import presets
 
     if args.preset:
         preset = presets.get(args.preset, args.machine)
         on = args.on_mean if args.on_mean is not None else preset.on_mean_ms
         off = args.off_mean if args.off_mean is not None else preset.off_mean_ms
-        return on, off, preset.name
+        given = [name for name in ("on_mean", "off_mean") if getattr(args, name) is not None]
+        if len(given) == 2:
+            return on, off, "custom"
+        return on, off, preset.name + "".join(f" with custom {name}" for name in given)
     if args.on_mean is None or args.off_mean is None:
         raise ConfigError("on_mean", "give --on-mean and --off-mean, or --preset BENCH [--machine M]")
     return args.on_mean, args.off_mean, "custom"
@@ -84,14 +98,14 @@ def add_cluster_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--cluster", choices=["local", *BATCH_SYSTEMS],
                        help="local: a Dask LocalCluster on this machine (default); slurm or pbs: batch jobs "
                             "submitted through dask-jobqueue")
-    group.add_argument("--workers", type=int, help="local cluster: points run at once (default: the CPUs)")
+    group.add_argument("--workers", type=count_option, help="local cluster: points run at once (default: the CPUs)")
     group.add_argument("--scheduler", metavar="ADDRESS",
                        help="connect to a running Dask scheduler (e.g. tcp://host:8786) instead of starting one")
     group.add_argument("--queue", help="batch: queue (SLURM partition)")
     group.add_argument("--walltime", help="batch: wall time of each job, e.g. 02:00:00")
     group.add_argument("--memory", help="batch: memory of each job, e.g. 16GiB")
-    group.add_argument("--cores", type=int, help="batch: cores of each job = engine runs at once in it")
-    group.add_argument("--jobs", type=int, help="batch: how many jobs to scale to (default 1)")
+    group.add_argument("--cores", type=count_option, help="batch: cores of each job = engine runs at once in it")
+    group.add_argument("--jobs", type=count_option, help="batch: how many jobs to scale to (default 1)")
     group.add_argument("--print-job-script", action="store_true",
                        help="batch: print the job script dask-jobqueue would submit, and exit without submitting")
     group.add_argument("--verbose", action="store_true", help="show Dask's own log messages")

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from ..numeric import count_option
 from .mixes import add_study_options, study_of, warn_unfinished
-from .options import RegistryHelpFormatter, positive
+from .options import RegistryHelpFormatter
 
 
 def execute(args) -> None:
@@ -12,7 +13,7 @@ def execute(args) -> None:
     schedulers = parse_schedulers(args.schedulers, "--schedulers")
     skc_sizes, pb_sizes = parse_sizes(args.skc_sizes, "--skc-sizes"), parse_sizes(args.pb_sizes, "--pb-sizes")
     skc_fixed = parse_sizes(args.skc_fixed, "--skc-fixed")
-    pb_fixed = positive(args.pb_fixed, "--pb-fixed")
+    pb_fixed = args.pb_fixed
     study = study_of(args)
     df = prefetch_sweep(study, schedulers, skc_sizes, pb_fixed, pb_sizes, skc_fixed, argv=args.argv)
     for title, wide in fig7_tables(df).items():
@@ -32,7 +33,7 @@ def add_parser(commands) -> None:
     sweep.add_argument("--schedulers", default="dcs-sb,gang",
                        help="comma-separated, any of the engine's: {schedulers} (default: %(default)s)")
     sweep.add_argument("--skc-sizes", default="2,5,10,15,20,25,30", help="SKC entries to sweep (default: %(default)s)")
-    sweep.add_argument("--pb-fixed", type=int, default=2,
+    sweep.add_argument("--pb-fixed", type=count_option, default=2,
                        help="buffer entries during the SKC sweep (default: %(default)s)")
     sweep.add_argument("--pb-sizes", default="1,2,4,8,16", help="buffer entries to sweep (default: %(default)s)")
     sweep.add_argument("--skc-fixed", default="5,20", help="SKC entries during the buffer sweep (default: %(default)s)")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .options import add_cluster_options, cluster_options
+from .options import add_cluster_options, cluster_options, output_folder
 
 
 def execute(args) -> None:
@@ -28,7 +28,7 @@ def add_parser(commands) -> None:
                     "statement. Finished runs are kept in resumable stores under --out and reused.")
     repro.add_argument("--quick", action="store_true",
                        help="fewer points and look-ups: a few minutes on 2 cores instead of the full plan")
-    repro.add_argument("--out", default="results", help="output folder (default: %(default)s)")
+    repro.add_argument("--out", type=output_folder, default="results", help="output folder (default: %(default)s)")
     repro.add_argument("--traces", default="workloads",
                        help="folder of the workload traces, generated there if missing (default: %(default)s)")
     repro.add_argument("--mix-traces", default="workloads/mixes",

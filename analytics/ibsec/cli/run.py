@@ -11,6 +11,8 @@ import json
 from pathlib import Path
 
 from ..errors import ConfigError
+from ..numeric import count_option
+from .options import output_file
 
 
 def run_once(config: str | None, overrides: list[str], out: str | None, quiet: bool, perf_json: str | None,
@@ -18,6 +20,7 @@ def run_once(config: str | None, overrides: list[str], out: str | None, quiet: b
     """One simulation with the engine's own progress and messages; returns its exit code."""
     from ..engine.binary import run_arguments, run_simulation_streaming
     from ..engine.config import check_config_file, parse_override
+    from ..output.files import check_output_file
 
     if config is not None:
         check_config_file(config)
@@ -25,11 +28,10 @@ def run_once(config: str | None, overrides: list[str], out: str | None, quiet: b
         raise ConfigError("--attack", f"attack file {attack!r} does not exist or is not a file")
     for text in overrides:
         parse_override(text)
-    for path in (out, perf_json):
+    for path, option in ((out, "--out"), (perf_json, "--perf-json")):
         if path is not None:
-            if Path(path).is_dir():
-                raise ConfigError("--out" if path == out else "--perf-json", f"{path!r} is a directory, not a file")
-            Path(path).parent.mkdir(parents=True, exist_ok=True)
+            check_output_file(path, option)
+            Path(path).parent.mkdir(parents=True, exist_ok=True)  # the engine writes into an existing folder
     return run_simulation_streaming(run_arguments(config, overrides, out=out, quiet=quiet, perf_json=perf_json,
                                                   attack=attack))
 
@@ -69,7 +71,7 @@ def add_parser(commands) -> None:
     run.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                      help="override one parameter, e.g. --set nic.security=SKC-16 (repeatable; later wins; "
                           "VALUE is JSON if it parses, else a string)")
-    run.add_argument("-o", "--out", help="result file (JSON; standard output when omitted); "
+    run.add_argument("-o", "--out", type=output_file, help="result file (JSON; standard output when omitted); "
                                    "with --sweep-load, the PREFIX of PREFIX.csv/.png/.meta.json")
     run.add_argument("--sweep-load", metavar="LOADS",
                      help="run one point per traffic.load: START:STOP:STEP (inclusive, e.g. 0.05:0.95:0.1) or "
@@ -81,7 +83,8 @@ def add_parser(commands) -> None:
                      help="an attacker on one cable (JSON: attack.link, rates of snoop, tamper, inject, replay, "
                           "spoof; configs/attacks/ has examples, docs/attacks.md explains); the result gains an "
                           "`attack` section and the summary a table of attacked, detected and delivered packets")
-    run.add_argument("--jobs", type=int, help="load points run at once (default: CPUs, at most 8)")
-    run.add_argument("--perf-json", help="also write wall time, packets/s and peak memory here (single run)")
+    run.add_argument("--jobs", type=count_option, help="load points run at once (default: CPUs, at most 8)")
+    run.add_argument("--perf-json", type=output_file,
+                     help="also write wall time, packets/s and peak memory here (single run)")
     run.add_argument("-q", "--quiet", action="store_true", help="no progress or summary on standard error")
     run.set_defaults(func=execute)

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..errors import ConfigError
+from ..numeric import count_option
+from .options import output_folder
 
 
 def execute(args) -> None:
@@ -13,9 +14,7 @@ def execute(args) -> None:
     from ..runs.store import default_jobs
 
     out, traces = Path(args.out), Path(args.traces)
-    jobs = args.jobs or default_jobs()
-    if jobs < 1:
-        raise ConfigError("--jobs", f"must be at least 1, got {jobs}")
+    jobs = default_jobs() if args.jobs is None else args.jobs
     df = fig3(out)
     wide = df.pivot(index=["machine", "benchmark"], columns="size_kb", values="capacity")
     wide.columns = [f"{c} KB ({c * 1024 // 16} entries)" for c in wide.columns]
@@ -49,10 +48,10 @@ def add_parser(commands) -> None:
                     "under NoSecurity, NoSKC and SKC-n on the 16-node cluster and prints latency, SKC hit rate "
                     "and completion time per benchmark (Fig. 5, Table 1), and CG by packet size (Fig. 5d). "
                     "Missing traces are generated first; finished replays are kept and reused.")
-    study.add_argument("--out", default="results", help="output folder (default: %(default)s)")
+    study.add_argument("--out", type=output_folder, default="results", help="output folder (default: %(default)s)")
     study.add_argument("--traces", default="workloads",
                        help="folder of the workload traces, generated there if missing (default: %(default)s)")
-    study.add_argument("--jobs", type=int, help="replays run at once (default: CPUs, at most 8)")
+    study.add_argument("--jobs", type=count_option, help="replays run at once (default: CPUs, at most 8)")
     study.add_argument("--skip-packet-size", action="store_true", help="leave out the packet-size sweep (Fig. 5d)")
     study.add_argument("-q", "--quiet", action="store_true", help="no progress bars")
     study.set_defaults(func=execute)

@@ -10,18 +10,23 @@ from .options import add_cluster_options, cluster_options
 
 
 def out_folder(out: str | None) -> Path:
+    """The output folder, checked before anything runs: it and the files the sweep writes there can be made."""
+    from ..output.files import check_output_file, check_output_folder
+    from ..runs.spec_sweep import OUTPUTS
+
     if out is None:
         raise ConfigError("--out", "give the output folder: --out DIR")
-    path = Path(out)
-    if path.exists() and not path.is_dir():
-        raise ConfigError("--out", f"{out!r} is a file, not a folder")
-    return path
+    check_output_folder(out, "--out")
+    for name in OUTPUTS:
+        check_output_file(Path(out) / name, "--out")
+    return Path(out)
 
 
 def execute(args: argparse.Namespace) -> int:
     from ..runs.cluster import job_script
     from ..runs.spec import load_spec
     from ..runs.spec_sweep import (
+        STORE,
         SweepFailed,
         describe,
         execute_points,
@@ -30,6 +35,7 @@ def execute(args: argparse.Namespace) -> int:
         write_echo,
         write_table,
     )
+    from ..runs.store import store_locked
 
     options = cluster_options(args)
     spec = load_spec(args.spec) if args.spec is not None else None
@@ -40,10 +46,10 @@ def execute(args: argparse.Namespace) -> int:
         raise ConfigError("SPEC", "give the sweep spec file (docs/sweeps.md)")
     out = out_folder(args.out)
     points = sweep_points(spec)
-    out.mkdir(parents=True, exist_ok=True)
-    write_echo(spec, points, out, args.argv)
-    rows, errors, computed = execute_points(spec, points, out, options, args.quiet)
-    write_table(sweep_table(spec, points, rows, errors), out)
+    with store_locked(out / STORE):  # before anything is written or a cluster started: one sweep per folder
+        write_echo(spec, points, out, args.argv)
+        rows, errors, computed = execute_points(spec, points, out, options, args.quiet)
+        write_table(sweep_table(spec, points, rows, errors), out)
     if not args.quiet:
         print(f"{len(points)} points: {len(points) - len(errors)} done ({computed - len(errors)} computed now), "
               f"{len(errors)} failed; wrote {out / 'sweep.csv'} and {out / 'sweep.parquet'}")

@@ -5,6 +5,9 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
+from ..numeric import count_option, real_option, seed_option
+from .options import output_file, output_folder
+
 
 def gen(args) -> None:
     from ..workloads import generate, make_params
@@ -36,11 +39,14 @@ def gen_default(args) -> None:
 
 def engine_tool(args) -> int:
     """info, validate and convert are the engine's: run it and pass its exit code on."""
-    from ..engine.binary import engine_path, exit_code_of
+    from ..engine.binary import EngineError, engine_path, exit_code_of, killed_by
 
     files = [getattr(args, name) for name in args.file_args]
     command = [engine_path(), "trace", args.trace_command, *files, *(["--json"] if args.json else [])]
-    return exit_code_of(subprocess.run(command, check=False).returncode)
+    returncode = subprocess.run(command, check=False).returncode
+    if returncode < 0:
+        raise EngineError(killed_by(returncode, "its standard error is above"), exit_code_of(returncode))
+    return exit_code_of(returncode)
 
 
 def add_parser(commands) -> None:
@@ -55,12 +61,14 @@ def add_parser(commands) -> None:
                     "benchmark or a SPECjbb2000-style server workload. The same arguments give the same bytes. "
                     "Processes: CG, MG, LU, FT a power of two; SP, BT a square; JBB at least 2.")
     generator.add_argument("bench", metavar="BENCH", help="CG, MG, LU, SP, BT, FT or JBB")
-    generator.add_argument("--procs", type=int, default=16, help="number of processes (default: %(default)s)")
+    generator.add_argument("--procs", type=count_option, default=16,
+                           help="number of processes (default: %(default)s)")
     generator.add_argument("--class", dest="cls", default="A", help="problem class S, W or A (default: %(default)s)")
-    generator.add_argument("--scale", type=float, default=1.0,
+    generator.add_argument("--scale", type=real_option(above=0.0, maximum=1.0), default=1.0,
                            help="multiply the iteration count by this, 0 < F <= 1 (default: %(default)s)")
-    generator.add_argument("--seed", type=int, default=1, help="random seed (default: %(default)s)")
-    generator.add_argument("--out", required=True, help="trace file to write (text; gzipped if it ends in .gz)")
+    generator.add_argument("--seed", type=seed_option, default=1, help="random seed (default: %(default)s)")
+    generator.add_argument("--out", type=output_file, required=True,
+                           help="trace file to write (text; gzipped if it ends in .gz)")
     generator.set_defaults(func=gen)
 
     default = trace_commands.add_parser(
@@ -68,8 +76,8 @@ def add_parser(commands) -> None:
         description="Write the default workload set used by the main job: CG, MG, LU, SP, BT (class A), FT "
                     "(class W) and JBB on 16 processes, each scaled to roughly 50k-300k packets, plus an index "
                     "workloads.csv.")
-    default.add_argument("--out", required=True, help="folder to write the traces into")
-    default.add_argument("--seed", type=int, default=1, help="random seed (default: %(default)s)")
+    default.add_argument("--out", type=output_folder, required=True, help="folder to write the traces into")
+    default.add_argument("--seed", type=seed_option, default=1, help="random seed (default: %(default)s)")
     default.set_defaults(func=gen_default)
 
     for name, files, help_text in (

@@ -6,6 +6,7 @@ import functools
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -75,12 +76,11 @@ def describe_engine() -> str:
 
 
 def run_engine(arguments: list[str]) -> dict:
-    """Run one engine command with --json and return its parsed result."""
+    """Run one engine command with --json and return its parsed result; EngineError if it fails."""
     command = [engine_path(), *arguments, "--json", "--quiet"]
     completed = subprocess.run(command, capture_output=True, text=True, check=False)
     if completed.returncode != 0:
-        message = completed.stderr.strip() or f"exit code {completed.returncode}"
-        raise IbsecError(message.removeprefix("ibsec-engine: error: "))
+        raise EngineError(engine_message(completed.stderr, completed.returncode), exit_code_of(completed.returncode))
     try:
         return json.loads(completed.stdout)
     except json.JSONDecodeError as error:
@@ -94,6 +94,8 @@ EXIT_OK = 0
 EXIT_FAILED = 1
 EXIT_BAD_CONFIG = 2
 EXIT_NOT_DRAINED = 3  # the result is still written
+# Lines of a killed engine's captured standard error that its error message repeats.
+STDERR_LINES_SHOWN = 5
 
 
 class EngineError(IbsecError):
@@ -112,9 +114,25 @@ def exit_code_of(returncode: int) -> int:
     return 128 - returncode if returncode < 0 else returncode
 
 
+def killed_by(returncode: int, stderr_went: str) -> str:
+    """What to say when the engine died on a signal: which one, that it is a bug, and where its stderr went."""
+    number = -returncode
+    try:
+        name = signal.Signals(number).name
+    except ValueError:
+        name = f"signal {number}"
+    return (f"ibsec-engine was killed by {name} ({number}); unless you sent it, this is a bug in ibsec-engine: "
+            f"please report it with the command that ran ({stderr_went})")
+
+
 def engine_message(stderr: str, returncode: int) -> str:
-    """The engine's error message without its 'ibsec-engine: error: ' prefix."""
+    """The engine's error message without its 'ibsec-engine: error: ' prefix; for a signal, which one, and the
+    last lines of its standard error, which was captured and would otherwise be lost."""
     lines = [line for line in stderr.strip().splitlines() if line.strip()]
+    if returncode < 0:
+        tail = " | ".join(lines[-STDERR_LINES_SHOWN:])
+        return killed_by(returncode, f"its standard error ended: {tail}" if tail else "it wrote nothing on "
+                                                                                       "standard error")
     errors = [line for line in lines if line.startswith("ibsec-engine: error: ")]
     if errors:
         return errors[-1].removeprefix("ibsec-engine: error: ")
@@ -149,11 +167,17 @@ def engine_digest() -> str:
 
 
 def run_simulation_streaming(arguments: list[str]) -> int:
-    """Run `ibsec-engine run ...` with the terminal's stdout/stderr; return its exit code.
+    """Run `ibsec-engine run ...` with its progress and errors on the terminal's stderr; return its exit code.
 
-    The engine prints its own progress and errors, so nothing is captured.
+    Its standard output (the result, without --out) passes through ours, so that ibsec's own check of standard
+    output at exit reports a result lost to a full disk, whatever the engine does.
     """
-    completed = subprocess.run([engine_path(), *arguments], check=False)
+    completed = subprocess.run([engine_path(), *arguments], stdout=subprocess.PIPE, check=False)
+    sys.stdout.flush()
+    sys.stdout.buffer.write(completed.stdout)
+    if completed.returncode < 0:
+        raise EngineError(killed_by(completed.returncode, "its standard error is above"),
+                          exit_code_of(completed.returncode))
     return exit_code_of(completed.returncode)
 
 

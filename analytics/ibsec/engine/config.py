@@ -31,6 +31,8 @@ def read_config(path: str | Path | None) -> dict:
     except json.JSONDecodeError as error:
         raise ConfigError(str(path),
                           f"not valid JSON: {error.msg} at line {error.lineno}, column {error.colno}") from None
+    except RecursionError:  # json recurses once per level: objects nested thousands deep
+        raise ConfigError(str(path), "nested too deeply (a configuration is a few levels of objects)") from None
     if not isinstance(data, dict):
         raise ConfigError(str(path), "a configuration must be a JSON object")
     return data

@@ -29,7 +29,7 @@ from . import binary
 from .config import config_value, parse_override, read_config
 from .digests import file_digest, text_digest
 
-# Statistics that mean nothing when no measured packet arrived (the engine reports 0 ns).
+# Statistics that mean nothing when no measured packet arrived (the engine writes null; an older one wrote 0).
 LATENCY_STATISTICS = ["latency_mean_ns", "latency_min_ns", "latency_p50_ns", "latency_p95_ns", "latency_p99_ns",
                       "latency_max_ns"]
 # Sections of a result whose scalars become `<section>_<name>` columns.
@@ -164,7 +164,7 @@ class EngineRun:
         counts, and where the row came from."""
         row = {name: value for name, value in self.value("statistics").items() if name != "statistics_meta"}
         if row.get("packets_measured", 1) == 0:
-            # No measured packet arrived: the engine reports 0 ns; there is no latency to report.
+            # No measured packet arrived: there is no latency to report, whatever the engine wrote.
             row.update({name: None for name in LATENCY_STATISTICS if name in row})
         for section in ROW_SECTIONS:
             for name, value in self.result.get(section, {}).items():

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import math
+
 from ..engine.binary import engine_digest, run_engine
 from ..errors import ConfigError
+from ..numeric import positive_real, whole_number
 
 # Parameters of one cachesim point, with their defaults. Times in ms.
 DEFAULTS = {
@@ -23,11 +26,72 @@ DEFAULTS = {
 
 STATISTICS = ["hit_rate", "accesses", "hits", "misses", "evictions", "transitions"]
 
+# The range of each numeric parameter, as the engine's options take them (its unsigned options would wrap a
+# negative value to 2^64 - 1). The engine keeps each session's key in 32 bits.
+NUMBERS = {
+    "keys": lambda v, f: whole_number(v, f, minimum=1, maximum=2**32 - 1),
+    "entries": lambda v, f: whole_number(v, f, minimum=1),
+    "entry_bytes": lambda v, f: whole_number(v, f, minimum=1),
+    "ways": lambda v, f: whole_number(v, f, minimum=0),
+    "on_mean": positive_real,
+    "off_mean": positive_real,
+    "access_rate": positive_real,
+    "accesses": lambda v, f: whole_number(v, f, minimum=1),
+    "warmup": lambda v, f: whole_number(v, f, minimum=0),
+    "seed": whole_number,
+}
 
-def engine_arguments(point: dict) -> list[str]:
+# The most generator events (look-ups and ON/OFF switches) one point may ask for: about 7 hours at the
+# 4 x 10^7 events a second the engine walks on one core. The engine refuses too; this is the same bound
+# checked before a point is sent to it.
+MAX_EVENTS = 10**12
+
+
+def expected_events(point: dict) -> float:
+    """Look-ups plus ON/OFF switches the generator walks for a point (parameters checked).
+
+    A session switches twice per ON/OFF cycle and is looked up on_mean x access_rate times per ON period,
+    so each look-up comes with 2 / (on_mean x access_rate) switches on average (docs/markov-model.md): a
+    tiny on_mean asks for work without end (on_mean 1e-300 ms: 10^300 switches for one look-up).
+    """
+    values = {**DEFAULTS, **point}
+    warmup = values["warmup"] if values["warmup"] is not None else values["accesses"] // 10
+    switches_per_lookup = 2.0 / values["on_mean"] / values["access_rate"]  # inf, never an error, on overflow
+    return (values["accesses"] + warmup) * (1.0 + switches_per_lookup)
+
+
+def _about(count: float) -> str:
+    return f"about {count:.3g}" if math.isfinite(count) else "more than 10^308"
+
+
+def _work_field(point: dict, switches_per_lookup: float) -> str:
+    """The parameter to blame for too much work: the look-ups, or the short ON periods' switches."""
+    if switches_per_lookup <= 1:
+        return "accesses"
+    return "access_rate" if "access_rate" in point and "on_mean" not in point else "on_mean"
+
+
+def check_point(point: dict) -> dict:
+    """The point with every number in its range and its work bounded; ConfigError naming the parameter."""
     unknown = set(point) - set(DEFAULTS)
     if unknown:
         raise ConfigError(sorted(unknown)[0], f"not a cachesim parameter (known: {', '.join(DEFAULTS)})")
+    checked = {name: value if value is None or name not in NUMBERS else NUMBERS[name](value, name)
+               for name, value in point.items()}
+    events = expected_events(checked)
+    if not events <= MAX_EVENTS:
+        values = {**DEFAULTS, **checked}
+        switches_per_lookup = 2.0 / values["on_mean"] / values["access_rate"]
+        raise ConfigError(_work_field(point, switches_per_lookup),
+                          f"this point asks for {_about(events)} look-ups and ON/OFF switches (accesses "
+                          f"{values['accesses']}, on_mean {values['on_mean']:g} ms, access_rate "
+                          f"{values['access_rate']:g}/ms: 2/(on_mean x access_rate) = {switches_per_lookup:.3g} "
+                          f"switches per look-up); at most {MAX_EVENTS:.0e} are run")
+    return checked
+
+
+def engine_arguments(point: dict) -> list[str]:
+    point = check_point(point)
     args = ["cachesim"]
     for name, value in {**DEFAULTS, **point}.items():
         if value is None or (name == "size" and point.get("entries") is not None):

@@ -20,8 +20,9 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from .. import __version__
-from ..errors import ConfigError, require_positive
-from ..output.files import write_atomically, write_json_atomically
+from ..errors import ConfigError
+from ..numeric import positive_real
+from ..output.files import STDOUT, write_json_output, write_output
 from .cacti.geometry import PB_STRUCTURE, Geometry, skc_structure
 from .cacti.table import find_row
 
@@ -47,7 +48,7 @@ class GcmCost:
         for option, value in [("--gcm-kgates", self.kgates), ("--gcm-mhz", self.clock_mhz),
                               ("--gate-density", self.kgates_per_mm2), ("--gate-power", self.nw_per_mhz_gate)]:
             if value is not None:
-                require_positive(option, value)
+                positive_real(value, option)
 
     def for_tech(self, tech_nm: int) -> GcmCost | None:
         """With the library figures filled in (the 45 nm ones when not given); None when the node
@@ -107,7 +108,7 @@ class LookupRate:
 
 
 def rate_from_clock(clock_mhz: float) -> LookupRate:
-    mhz = require_positive("--clock-mhz", clock_mhz)
+    mhz = positive_real(clock_mhz, "--clock-mhz")
     return LookupRate(mhz * 1e6, f"one look-up per cycle at {mhz:g} MHz")
 
 
@@ -226,7 +227,8 @@ def text_table(spec: CardSpec, rate: LookupRate, rows: list[CostRow]) -> str:
 
 
 def write_table(path: Path, spec: CardSpec, rate: LookupRate, rows: list[CostRow], command: str) -> Path:
-    """The table as CSV, and beside it PATH.meta.json naming the command that made it."""
+    """The table as CSV, and beside it PATH.meta.json naming the command that made it ('-': the CSV alone, on
+    standard output)."""
     path = Path(path)
 
     def write(tmp: Path) -> None:
@@ -236,10 +238,12 @@ def write_table(path: Path, spec: CardSpec, rate: LookupRate, rows: list[CostRow
             for row in rows:  # 6 significant digits, as the other result tables
                 writer.writerow({k: f"{v:.6g}" if isinstance(v, float) else v for k, v in asdict(row).items()})
 
-    write_atomically(path, write)
+    write_output(path, write)
+    if str(path) == STDOUT:  # no file for the meta data to describe, nor a folder to put it in
+        return path
     meta = {"table": path.stem, "command": command, "ibsec_version": __version__, "tech_nm": spec.tech_nm,
             "lookups_per_s": rate.per_s, "lookup_rate_source": rate.source, "files": [path.name]}
-    write_json_atomically(path.with_name(f"{path.stem}.meta.json"), meta)
+    write_json_output(path.with_name(f"{path.stem}.meta.json"), meta)
     return path
 
 

@@ -13,12 +13,14 @@ n up to 10^7 and beyond.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
 from scipy.stats import binom
 
-from ..errors import ConfigError, require_positive, require_positive_int
+from ..errors import ConfigError
+from ..numeric import positive_real, whole_number
 
 # Capacities are searched up to this many sessions; beyond it the answer is
 # reported as an error rather than a silently clipped number.
@@ -27,21 +29,25 @@ MAX_PROCESSES = 10**15
 
 def on_probability(on_mean: float, off_mean: float) -> float:
     """q = lambda / (lambda + mu) = on_mean / (on_mean + off_mean)."""
-    on = require_positive("on_mean", on_mean)
-    off = require_positive("off_mean", off_mean)
-    return on / (on + off)
+    on = positive_real(on_mean, "on_mean")
+    off = positive_real(off_mean, "off_mean")
+    if math.isfinite(on + off):
+        return on / (on + off)
+    # Both near the largest float: their sum overflows (and q would read 0); scaled, the ratio is exact.
+    larger = max(on, off)
+    return (on / larger) / (on / larger + off / larger)
 
 
 def state_probabilities(processes: int, on_mean: float, off_mean: float) -> np.ndarray:
     """P_0..P_n of Eq. (1)-(2): probability that exactly i sessions are ON."""
-    n = require_positive_int("processes", processes)
+    n = whole_number(processes, "processes", minimum=1)
     return binom.pmf(np.arange(n + 1), n, on_probability(on_mean, off_mean))
 
 
 def hit_rate_estimate(entries: int, processes: int, on_mean: float, off_mean: float) -> float:
     """F_n(x) of Eq. (3): probability that at most `entries` of `processes` sessions are ON."""
-    x = require_positive_int("entries", entries)
-    n = require_positive_int("processes", processes)
+    x = whole_number(entries, "entries", minimum=1)
+    n = whole_number(processes, "processes", minimum=1)
     if x >= n:
         return 1.0
     return float(binom.cdf(x, n, on_probability(on_mean, off_mean)))
@@ -64,7 +70,7 @@ def capacity(entries: int, on_mean: float, off_mean: float, target: float) -> in
     likely) and equals 1 for n <= x, so the answer is >= x and found by
     doubling an upper bound and bisecting.
     """
-    x = require_positive_int("entries", entries)
+    x = whole_number(entries, "entries", minimum=1)
     q = on_probability(on_mean, off_mean)
     p = _check_target(target)
 

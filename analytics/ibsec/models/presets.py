@@ -12,7 +12,8 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
-from ..errors import ConfigError, IbsecError, require_positive
+from ..errors import ConfigError, IbsecError
+from ..numeric import positive_real
 
 MACHINES = {"origin2000": "SGI Origin 2000", "sp2": "IBM SP-2"}
 MACHINE_ALIASES = {"o2k": "origin2000", "origin": "origin2000", "origin2000": "origin2000", "sp2": "sp2", "sp-2": "sp2"}
@@ -51,8 +52,8 @@ def _parse(text: str, source: str) -> list[OnOffPreset]:
                 OnOffPreset(
                     benchmark=row["benchmark"].strip().upper(),
                     machine=row["machine"].strip().lower(),
-                    on_mean_ms=require_positive("on_mean_ms", row["on_mean_ms"]),
-                    off_mean_ms=require_positive("off_mean_ms", row["off_mean_ms"]),
+                    on_mean_ms=positive_real(row["on_mean_ms"], "on_mean_ms"),
+                    off_mean_ms=positive_real(row["off_mean_ms"], "off_mean_ms"),
                     status=row["status"].strip(),
                     basis=row["basis"].strip(),
                 )

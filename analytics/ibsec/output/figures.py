@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .. import __version__
-from .files import write_atomically, write_json_atomically
+from .files import write_json_output, write_output
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -22,8 +22,8 @@ def command_line(argv: list[str] | None = None) -> str:
 def save_figure(df: pd.DataFrame, fig, out: Path, name: str, parameters: dict,
                 argv: list[str] | None = None) -> list[Path]:
     """Write out/name.csv (the table), out/name.png (the plot) and out/name.meta.json (command, parameters)."""
-    csv_path = write_atomically(out / f"{name}.csv", lambda tmp: df.to_csv(tmp, index=False, float_format="%.6g"))
-    png_path = write_atomically(out / f"{name}.png", lambda tmp: fig.savefig(tmp, format="png", dpi=120))
+    csv_path = write_output(out / f"{name}.csv", lambda tmp: df.to_csv(tmp, index=False, float_format="%.6g"))
+    png_path = write_output(out / f"{name}.png", lambda tmp: fig.savefig(tmp, format="png", dpi=120))
     import matplotlib.pyplot as plt  # only when there is a figure: `ibsec hwcost` needs command_line alone
 
     plt.close(fig)
@@ -34,5 +34,5 @@ def save_figure(df: pd.DataFrame, fig, out: Path, name: str, parameters: dict,
         "parameters": parameters,
         "files": [csv_path.name, png_path.name],
     }
-    write_json_atomically(out / f"{name}.meta.json", meta)
+    write_json_output(out / f"{name}.meta.json", meta)
     return [csv_path, png_path]

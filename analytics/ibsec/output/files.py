@@ -1,12 +1,33 @@
-"""Writing results so that a crash or a kill never leaves a half-written file."""
+"""Writing outputs: never half-written, never replacing what is not a regular file, checked before a run.
+
+Every file ibsec writes goes through `write_output`. A regular file (or a new
+path) is written to a temporary file beside it and renamed into place, so a
+crash or a kill never leaves it half-written. Anything else is not replaced:
+renaming over a device would destroy it (as root, `--out /dev/null` would turn
+the machine's /dev/null into a regular file), over a FIFO would cut off its
+reader, over a symlink would turn the link into a file. So a device, FIFO or
+socket is written in place, a symlink is followed (the file it names is
+replaced, the link stays) and `-` is standard output.
+
+`check_output_file` and `check_output_folder` say before a run whether its
+outputs can be created, so an unwritable `--out` is not found only after
+hours of simulation.
+"""
 
 from __future__ import annotations
 
+import errno
 import json
 import os
+import stat
+import sys
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
+
+from ..errors import ConfigError
+
+STDOUT = "-"
 
 
 def _default_file_mode() -> int:
@@ -19,9 +40,34 @@ def _default_file_mode() -> int:
 _FILE_MODE = _default_file_mode()
 
 
-def write_atomically(path: str | Path, write: Callable[[Path], None]) -> Path:
-    """Call write(tmp) on a temporary file beside `path`, then rename it into place."""
+def _mode(path: Path) -> int | None:
+    """The st_mode of what `path` names (a symlink followed), or None when nothing is there."""
+    try:
+        return os.stat(path).st_mode
+    except (FileNotFoundError, NotADirectoryError):  # NotADirectoryError: under a regular file
+        return None
+
+
+def write_output(path: str | Path, write: Callable[[Path], None]) -> Path:
+    """Have write(file) write the output `path`: atomically for a regular file or a new path, in place for
+    a device or FIFO, through a symlink to the file it names, and to standard output for '-'."""
+    if str(path) == STDOUT:
+        _write_to_stdout(write)
+        return Path(STDOUT)
     path = Path(path)
+    target = path.resolve() if path.is_symlink() else path  # the link stays; the file it names is replaced
+    mode = _mode(target)
+    if mode is not None and stat.S_ISDIR(mode):
+        raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), str(path))
+    if mode is not None and not stat.S_ISREG(mode):
+        write(target)
+    else:
+        _replace_atomically(target, write)
+    return path
+
+
+def _replace_atomically(path: Path, write: Callable[[Path], None]) -> None:
+    """write(tmp) on a temporary file beside `path`, then rename it into place."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     os.close(fd)
@@ -33,15 +79,24 @@ def write_atomically(path: str | Path, write: Callable[[Path], None]) -> Path:
     finally:
         if tmp.exists():
             tmp.unlink()
-    return path
 
 
-def write_text_atomically(path: str | Path, text: str) -> Path:
-    return write_atomically(path, lambda tmp: tmp.write_text(text))
+def _write_to_stdout(write: Callable[[Path], None]) -> None:
+    """The writers write files (pandas, matplotlib), so '-' is a temporary file copied to standard output."""
+    with tempfile.TemporaryDirectory(prefix="ibsec-stdout-") as folder:
+        tmp = Path(folder) / "output"
+        write(tmp)
+        sys.stdout.flush()  # what was printed before comes first
+        sys.stdout.buffer.write(tmp.read_bytes())
+        sys.stdout.buffer.flush()
 
 
-def write_json_atomically(path: str | Path, data) -> Path:
-    return write_text_atomically(path, json.dumps(data, indent=2, sort_keys=False) + "\n")
+def write_text_output(path: str | Path, text: str) -> Path:
+    return write_output(path, lambda file: file.write_text(text))
+
+
+def write_json_output(path: str | Path, data) -> Path:
+    return write_text_output(path, json.dumps(data, indent=2, sort_keys=False) + "\n")
 
 
 def append_line_durably(path: str | Path, line: str) -> None:
@@ -52,3 +107,47 @@ def append_line_durably(path: str | Path, line: str) -> None:
         handle.write(line.rstrip("\n") + "\n")
         handle.flush()
         os.fsync(handle.fileno())
+
+
+# ---- before a run: can the outputs be created? ------------------------------------
+
+def _check_folder_creatable(folder: Path, option: str, given: str) -> None:
+    """`folder` exists and is a writable folder, or can be made under the nearest one that does."""
+    existing = folder
+    while _mode(existing) is None and existing != existing.parent:
+        existing = existing.parent
+    mode = _mode(existing)
+    if mode is None or not stat.S_ISDIR(mode):
+        raise ConfigError(option, f"{given!r}: {str(existing)!r} is not a folder")
+    if not os.access(existing, os.W_OK | os.X_OK):
+        raise ConfigError(option, f"{given!r}: the folder {str(existing)!r} is not writable")
+
+
+def check_output_file(path: str | Path, option: str) -> None:
+    """ConfigError naming `option` unless the file `path` can be written (its folder made if missing)."""
+    given = str(path)
+    if given == STDOUT:
+        return
+    if not given:
+        raise ConfigError(option, "an empty file name")
+    path = Path(path)
+    target = path.resolve() if path.is_symlink() else path
+    mode = _mode(target)
+    if mode is not None and stat.S_ISDIR(mode):
+        raise ConfigError(option, f"{given!r} is a folder, not a file")
+    if mode is not None and not stat.S_ISREG(mode):
+        if not os.access(target, os.W_OK):  # a device or FIFO is written in place
+            raise ConfigError(option, f"{given!r} is not writable")
+        return
+    _check_folder_creatable(target.parent, option, given)
+
+
+def check_output_folder(path: str | Path, option: str) -> None:
+    """ConfigError naming `option` unless the folder `path` exists and is writable or can be made."""
+    given = str(path)
+    if not given:
+        raise ConfigError(option, "an empty folder name")
+    mode = _mode(Path(path))
+    if mode is not None and not stat.S_ISDIR(mode):
+        raise ConfigError(option, f"{given!r} is a file, not a folder")
+    _check_folder_creatable(Path(path), option, given)

@@ -37,7 +37,7 @@ from ..engine.config import parse_override  # noqa: E402
 from ..engine.point import EnginePoint, EngineRun, point_identity  # noqa: E402
 from ..errors import ConfigError  # noqa: E402
 from ..output.figures import save_figure  # noqa: E402
-from ..output.files import write_atomically  # noqa: E402
+from ..output.files import write_output  # noqa: E402
 from ..runs.store import load_store, point_key, run_points  # noqa: E402
 from .mixes import Mix  # noqa: E402
 
@@ -250,7 +250,7 @@ def save_table(df: pd.DataFrame, fig, out: Path, name: str, meta: dict, argv: li
         import pyarrow  # noqa: F401
     except ImportError:
         return
-    write_atomically(out / f"{name}.parquet", lambda tmp: df.to_parquet(tmp, index=False))
+    write_output(out / f"{name}.parquet", lambda tmp: df.to_parquet(tmp, index=False))
 
 
 # ---- Fig. 7: SKC size and prefetch-buffer size ----------------------------------------

@@ -17,7 +17,7 @@ import pandas as pd
 
 from .. import __version__
 from ..models import markov
-from ..output.files import write_text_atomically
+from ..output.files import write_text_output
 
 
 @dataclass(frozen=True)
@@ -306,4 +306,4 @@ def render(out: Path, command: str, mode: str, seconds: float, engine: str,
 
 
 def write_report(out: Path, command: str, mode: str, seconds: float, engine: str) -> Path:
-    return write_text_atomically(out / "REPORT.md", render(out, command, mode, seconds, engine))
+    return write_text_output(out / "REPORT.md", render(out, command, mode, seconds, engine))

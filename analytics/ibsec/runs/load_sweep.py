@@ -36,6 +36,8 @@ SWEEP_COLUMNS = [
     "link_utilization_mean",
     "drained",
 ]
+# What a load sweep writes beside PREFIX.runs/.
+OUTPUT_SUFFIXES = (".csv", ".png", ".meta.json")
 # After the overrides: the engine's result file of each point.
 RESULT_COLUMN = "result_file"
 
@@ -45,8 +47,8 @@ def parse_loads(spec: str) -> list[float]:
     """'0.05:0.95:0.1' (inclusive) or '0.1,0.3,0.5' -> loads, each > 0, rounded to 12 digits."""
     try:
         _, values = parse_sweep(f"load={spec}")
-    except ConfigError:
-        raise ConfigError("--sweep-load", f"expected START:STOP:STEP or V1,V2,..., got {spec!r}") from None
+    except ConfigError as error:
+        raise ConfigError("--sweep-load", f"{error.problem} (expected START:STOP:STEP or V1,V2,...)") from None
     loads = []
     for value in values:
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
@@ -69,6 +71,15 @@ def sweep_prefix(out: str) -> Path:
     return path
 
 
+def check_outputs(prefix: Path, runs: Path) -> None:
+    """Before the first point: every output can be created (a sweep must not end unable to write its table)."""
+    from ..output.files import check_output_file, check_output_folder
+
+    for suffix in OUTPUT_SUFFIXES:
+        check_output_file(f"{prefix}{suffix}", "--out")
+    check_output_folder(runs, "--out")
+
+
 def sweep_load(config: str | None, overrides: list[str], spec: str, out: str, jobs: int, quiet: bool,
                argv: list[str] | None = None, attack: str | None = None) -> int:
     """Run one simulation per offered load; write PREFIX.csv/.png/.meta.json; return the exit code.
@@ -85,6 +96,7 @@ def sweep_load(config: str | None, overrides: list[str], spec: str, out: str, jo
                                           f"got {max(loads):g} (or --set {INJECTION_KEY}=poisson)")
     prefix = sweep_prefix(out)
     runs = prefix.parent / f"{prefix.name}.runs"
+    check_outputs(prefix, runs)
     runs.mkdir(parents=True, exist_ok=True)
 
     # One EnginePoint per load: its identity (engine, config and attack contents, overrides) keys the store,

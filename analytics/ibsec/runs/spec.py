@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import ConfigError
+from ..numeric import UINT64_MAX
+from .ranges import check_point_count
 
 KINDS = ("run", "cachesim", "analytic")
 FIELDS = ("kind", "description", "config", "set", "grid", "points", "seeds")
@@ -84,6 +86,9 @@ def read_spec_file(path: Path) -> dict:
     except json.JSONDecodeError as error:
         raise SpecError(path, "SPEC", f"not valid JSON: {error.msg} at line {error.lineno}, column {error.colno}") \
             from None
+    except RecursionError:  # the parsers recurse once per level: tables nested thousands deep
+        raise SpecError(path, "SPEC", "nested too deeply (a sweep spec is a table of tables at most a few "
+                                      "levels deep)") from None
     if not isinstance(data, dict):
         raise SpecError(path, "SPEC", "a sweep spec must be a JSON object")
     return data
@@ -102,8 +107,11 @@ def load_spec(path: str | Path) -> Spec:
     points = _points(path, data)
     spec = Spec(path=path, kind=kind, config=_config(path, data, kind), fixed=fixed, grid=grid, points=points,
                 seeds=_seeds(path, data, kind), description=_description(path, data))
+    _check_point_count(spec)
     _check_overlaps(spec)
     _check_parameters(spec)
+    if kind == "cachesim":
+        _check_cachesim_points(spec)
     spec = _with_input_paths_resolved(spec)
     _check_unique(spec)
     return spec
@@ -141,10 +149,30 @@ def _grid(path: Path, data: dict) -> dict:
             raise SpecError(path, f"grid.{name}", f"expected a list of values, got {values!r}")
         if not values:
             raise SpecError(path, f"grid.{name}", "empty list: a grid of no values has no points")
-        for i, value in enumerate(values):
-            if value in values[:i]:
-                raise SpecError(path, f"grid.{name}", f"repeats the value {value!r}")
+        _check_length(path, f"grid.{name}", values)
+        repeat = _first_repeat(values)
+        if repeat is not None:
+            raise SpecError(path, f"grid.{name}", f"repeats the value {values[repeat]!r}")
     return grid
+
+
+def _check_length(path: Path, where: str, values: list) -> None:
+    """A list longer than a sweep may be is refused before it is checked value by value."""
+    try:
+        check_point_count(len(values), f"the list {where}")
+    except ConfigError as error:
+        raise SpecError(path, where, error.problem) from None
+
+
+def _first_repeat(values: list) -> int | None:
+    """The index of the first value equal to an earlier one (1 == 1.0, as `in` compares), in one pass."""
+    seen: set = set()
+    for i, value in enumerate(values):
+        key = value if isinstance(value, (str, int, float, bool)) else json.dumps(value, sort_keys=True, default=str)
+        if key in seen:
+            return i
+        seen.add(key)
+    return None
 
 
 def _points(path: Path, data: dict) -> list[dict]:
@@ -153,6 +181,7 @@ def _points(path: Path, data: dict) -> list[dict]:
         raise SpecError(path, "points", f"expected a list of tables (NAME = VALUE), got {points!r}")
     if "points" in data and not points:
         raise SpecError(path, "points", "empty list (give at least one point, or leave the list out)")
+    _check_length(path, "points", points)
     for i, point in enumerate(points):
         if not isinstance(point, dict):
             raise SpecError(path, f"points[{i}]", f"expected a table of NAME = VALUE, got {point!r}")
@@ -169,11 +198,13 @@ def _seeds(path: Path, data: dict, kind: str) -> list:
         raise SpecError(path, "seeds", f"expected a list of whole numbers, got {seeds!r}")
     if not seeds:
         raise SpecError(path, "seeds", "empty list: give at least one seed (or leave seeds out for [1])")
+    _check_length(path, "seeds", seeds)
     for i, seed in enumerate(seeds):
-        if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-            raise SpecError(path, f"seeds[{i}]", f"expected a whole number >= 0, got {seed!r}")
-        if seed in seeds[:i]:
-            raise SpecError(path, f"seeds[{i}]", f"repeats the seed {seed}")
+        if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= UINT64_MAX:
+            raise SpecError(path, f"seeds[{i}]", f"expected a whole number from 0 to {UINT64_MAX}, got {seed!r}")
+    repeat = _first_repeat(seeds)
+    if repeat is not None:
+        raise SpecError(path, f"seeds[{repeat}]", f"repeats the seed {seeds[repeat]}")
     return seeds
 
 
@@ -204,6 +235,36 @@ def _config(path: Path, data: dict, kind: str) -> Path | None:
 def _places(spec: Spec) -> list[tuple[str, dict]]:
     """(field prefix, table) of every place a parameter is named."""
     return [("set", spec.fixed), ("grid", spec.grid), *((f"points[{i}]", p) for i, p in enumerate(spec.points))]
+
+
+def _check_point_count(spec: Spec) -> None:
+    """The number of points, from the sizes alone: a grid of a million points is refused before it is built."""
+    count = (_grid_size(spec) + len(spec.points) or 1) * len(spec.seeds)
+    try:
+        check_point_count(count, "the sweep")
+    except ConfigError as error:
+        raise SpecError(spec.path, "grid", error.problem) from None
+
+
+def _check_cachesim_points(spec: Spec) -> None:
+    """Every cachesim value in its range, and every point's work bounded (models/cachesim.py), before any runs."""
+    from ..models.cachesim import NUMBERS, check_point
+    from ..models.presets import with_preset
+
+    for place, table in _places(spec):
+        for name, value in table.items():
+            for item in value if place == "grid" else [value]:
+                if name in NUMBERS:
+                    try:
+                        NUMBERS[name](item, name)
+                    except ConfigError as error:
+                        raise SpecError(spec.path, f"{place}.{name}", error.problem) from None
+    for parameters in spec.parameter_sets():
+        try:
+            check_point(with_preset(parameters))
+        except ConfigError as error:
+            shown = ", ".join(f"{name}={json.dumps(value)}" for name, value in parameters.items())
+            raise SpecError(spec.path, error.field, f"{error.problem} (the point {shown})") from None
 
 
 def _check_overlaps(spec: Spec) -> None:

@@ -26,6 +26,8 @@ from .spec import Spec
 STORE = "points.jsonl"
 RUNS = "runs"  # engine result files of a `run` sweep
 EXIT_POINTS_FAILED = 1
+# The files a sweep writes into its folder, beside the store and RUNS.
+OUTPUTS = ("spec.json", "sweep.csv", "sweep.parquet")
 
 
 class SweepFailed(IbsecError):
@@ -164,10 +166,10 @@ def uniform_column(values: list) -> list:
 
 
 def write_table(table, out: Path) -> None:
-    from ..output.files import write_atomically
+    from ..output.files import write_output
 
-    write_atomically(out / "sweep.csv", lambda tmp: table.to_csv(tmp, index=False))
-    write_atomically(out / "sweep.parquet", lambda tmp: table.to_parquet(tmp, index=False))
+    write_output(out / "sweep.csv", lambda tmp: table.to_csv(tmp, index=False))
+    write_output(out / "sweep.parquet", lambda tmp: table.to_parquet(tmp, index=False))
 
 
 # ---- running ------------------------------------------------------------------
@@ -175,12 +177,12 @@ def write_table(table, out: Path) -> None:
 def write_echo(spec: Spec, points: list[dict], out: Path, argv: list[str]) -> None:
     from .. import __version__
     from ..engine.binary import engine_digest
-    from ..output.files import write_json_atomically
+    from ..output.files import write_json_output
 
     engine = None if spec.kind == "analytic" else engine_digest()
     echo = {"spec": spec.echo(), "point_count": len(points), "engine": engine,
             "command": shlex.join(["ibsec", *argv]), "ibsec_version": __version__}
-    write_json_atomically(out / "spec.json", echo)
+    write_json_output(out / "spec.json", echo)
 
 
 def execute_points(spec: Spec, points: list[dict], out: Path, options, quiet: bool) -> tuple[list, dict, int]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import fcntl
 import json
 import os
 import sys
@@ -41,22 +42,34 @@ class PointsFailed(IbsecError):
         self.exit_code = getattr(first, "exit_code", 2)
 
 
+class StoreBusy(IbsecError):
+    """Another process is running points into the same store."""
+
+
 def point_key(point: dict) -> str:
     return json.dumps(point, sort_keys=True)
 
 
 def load_store(store: Path | None) -> dict[str, dict]:
-    """Finished points of a store, by point key. Later lines win; a torn last line is ignored."""
+    """Finished points of a store, by point key. Later lines win.
+
+    Only a record {"point": ..., "result": {...}} marks a point done. Any other record of a point (a failed
+    one's "error", a result that is null or not a table) marks it to run again: taking it for done would put
+    a row of empty values in the table as "ok". A line that names no point (torn by a kill, garbage, `{}`)
+    is skipped.
+    """
     done: dict[str, dict] = {}
     if store is None or not store.exists():
         return done
-    for line in store.read_text(encoding="utf-8").splitlines():
+    for line in store.read_text(encoding="utf-8", errors="replace").splitlines():
         try:
             record = json.loads(line)
-        except json.JSONDecodeError:
-            continue  # a line cut short by a kill
+        except (json.JSONDecodeError, RecursionError):
+            continue
+        if not isinstance(record, dict) or "point" not in record:
+            continue
         key = point_key(record["point"])
-        if "result" in record:
+        if isinstance(record.get("result"), dict):
             done[key] = record["result"]
         else:
             done.pop(key, None)
@@ -71,6 +84,39 @@ def end_torn_line(store: Path | None) -> None:
         handle.seek(-1, 2)
         if handle.read(1) != b"\n":
             append_line_durably(store, "")
+
+
+# Stores whose lock this process holds (flock is per open file: locking one twice would refuse itself).
+_locked: set[Path] = set()
+
+
+@contextlib.contextmanager
+def store_locked(store: Path | None):
+    """Hold the store's lock (STORE.lock, beside it) for the block, or raise StoreBusy at once.
+
+    Two runs of one sweep into one folder would both compute nearly every point, each missing what the other
+    had not yet finished. The second refuses rather than waits: the first may take hours, and running the
+    command again once it is done computes only what it left. The lock is flock(2): the system releases it
+    when its holder ends, killed or not, so a stale lock file never blocks a later run.
+    """
+    if store is None or store.resolve() in _locked:  # a command holding its store's lock runs its points
+        yield
+        return
+    store.parent.mkdir(parents=True, exist_ok=True)
+    lock = store.with_name(f"{store.name}.lock")
+    with open(lock, "a") as handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise StoreBusy(f"another ibsec is running points into {store.parent} (it holds {lock}); wait for it "
+                            "to finish, then run this command again to reuse its points, or choose another "
+                            "output") from None
+        _locked.add(store.resolve())
+        try:
+            yield
+        finally:
+            _locked.discard(store.resolve())
+            fcntl.flock(handle, fcntl.LOCK_UN)
 
 
 # The executor run_points uses when its caller names none: `ibsec reproduce`
@@ -106,9 +152,17 @@ def run_points(
     it; `jobs` is then unused), else on a pool of `jobs` threads. A failing
     point (one whose `run` raises IbsecError) records its error and does not
     stop the others; if any failed, PointsFailed (an IbsecError holding the
-    results of the others) is raised after all have run.
+    results of the others) is raised after all have run. The store is
+    locked for the call: a second process running into it is refused
+    (store_locked).
     """
-    executor = executor or _executor.get()
+    with store_locked(store):
+        return _run_points(points, run, store, jobs, quiet, label, executor or _executor.get(), key)
+
+
+def _run_points(points: list, run: Callable[[Any], dict], store: Path | None, jobs: int, quiet: bool, label: str,
+                executor: Executor | None, key: Callable[[Any], dict] | None) -> list[dict]:
+    """run_points, with the store locked."""
     identities = [p if key is None else key(p) for p in points]
     keys = [point_key(identity) for identity in identities]
     done = load_store(store)

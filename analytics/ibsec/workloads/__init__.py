@@ -14,10 +14,14 @@ from pathlib import Path
 from types import ModuleType
 
 from ..errors import ConfigError
+from ..numeric import whole_number
 from . import bt, cg, ft, jbb, lu, mg, sp
 from .common import CLASSES, TABLE1_SECONDS, Params, Workload
 from .timeline import Timeline, TimelineStats
 from .writer import check_output_name, header_text, write_trace
+
+# `processes N` of the trace format (docs/trace-format.md): the most ranks a trace can have.
+MAX_PROCESSES = 1 << 20
 
 BENCHMARKS: dict[str, ModuleType] = {m.NAME: m for m in (cg, mg, lu, sp, bt, ft, jbb)}
 
@@ -33,15 +37,13 @@ def make_params(bench: str, procs: int = 16, cls: str = "A", scale: float = 1.0,
     cls = str(cls).strip().upper()
     if cls not in CLASSES:
         raise ConfigError("--class", f"unknown class {cls!r} (known: {', '.join(CLASSES)})")
-    if not isinstance(procs, int) or procs < 1:
-        raise ConfigError("--procs", f"must be a whole number of at least 1, got {procs!r}")
+    procs = whole_number(procs, "--procs", minimum=1, maximum=MAX_PROCESSES)
     problem = BENCHMARKS[name].procs_problem(procs) or _size_problem(name, procs, cls)
     if problem:
         raise ConfigError("--procs", f"{problem}, got {procs}")
     if not (0.0 < scale <= 1.0):
         raise ConfigError("--scale", f"must be in (0, 1], got {scale!r}")
-    if not isinstance(seed, int) or seed < 0:
-        raise ConfigError("--seed", f"must be a whole number >= 0, got {seed!r}")
+    seed = whole_number(seed, "--seed")
     return Params(name, procs, cls, float(scale), seed)
 
 

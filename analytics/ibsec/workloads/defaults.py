@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..output.files import write_text_atomically
+from ..output.files import write_text_output
 from . import GenerationResult, generate, make_params
 
 PROCS = 16
@@ -70,5 +70,5 @@ def generate_default(out_dir: str | Path, seed: int = 1,
     writer = csv.DictWriter(text, fieldnames=INDEX_COLUMNS, lineterminator="\n")
     writer.writeheader()
     writer.writerows(index_row(r) for r in results)
-    write_text_atomically(out / INDEX_NAME, text.getvalue())
+    write_text_output(out / INDEX_NAME, text.getvalue())
     return results

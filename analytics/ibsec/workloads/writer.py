@@ -12,7 +12,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 from ..errors import ConfigError
-from ..output.files import write_atomically
+from ..output.files import write_output
 
 FORMAT_LINE = "ibsec-trace 1"
 BATCH_LINES = 8192
@@ -73,5 +73,5 @@ def write_trace(path: str | Path, header: str, lines: Iterable[str]) -> int:
                 buffered.flush()
                 buffered.detach()
 
-    write_atomically(path, write)
+    write_output(path, write)
     return count

@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 
 from ...errors import ConfigError, IbsecError
-from ...output.files import write_text_atomically
+from ...output.files import write_text_output
 from .geometry import Geometry, TableRow, cache_type
 from .output import SUCCESS_LINE, CactiRejected, CactiResult, parse_output
 
@@ -148,7 +148,7 @@ def run_cacti(binary_path: str, geometry: Geometry, store: Path, timeout_s: floa
     """
     binary = checked_binary(binary_path)
     stem = file_stem(geometry)
-    cfg = write_text_atomically(store / "cfg" / f"{stem}.cfg", cfg_text(geometry))
+    cfg = write_text_output(store / "cfg" / f"{stem}.cfg", cfg_text(geometry))
     cfg.with_name(cfg.name + ".out").unlink(missing_ok=True)  # CACTI appends its CSV to this file
     started = time.monotonic()
     try:
@@ -159,7 +159,7 @@ def run_cacti(binary_path: str, geometry: Geometry, store: Path, timeout_s: floa
         raise IbsecError(f"CACTI ({binary}) did not finish within {timeout_s:g} s for {geometry.describe()}; "
                          f"input in {cfg}") from None
     wall = round(time.monotonic() - started, 3)
-    raw = write_text_atomically(store / "raw" / f"{stem}.txt", completed.stdout)
+    raw = write_text_output(store / "raw" / f"{stem}.txt", completed.stdout)
     files = {"source": store, "cfg_file": str(cfg), "raw_file": str(raw), "wall_s": wall}
     try:
         result = _checked(parse_output(completed.stdout), geometry, raw)

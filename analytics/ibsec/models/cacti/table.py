@@ -17,7 +17,7 @@ from importlib import resources
 from pathlib import Path
 
 from ...errors import IbsecError
-from ...output.files import write_atomically
+from ...output.files import write_output
 from .geometry import Geometry, TableRow, bytes_text, skc_structure
 from .live import run_cacti
 from .output import CactiResult
@@ -112,7 +112,7 @@ def remember(row: TableRow, path: Path | None = None) -> Path:
             for r in [*kept, row]:
                 writer.writerow(_csv_record(r))
 
-    return write_atomically(path, write)
+    return write_output(path, write)
 
 
 # ---- look-up ------------------------------------------------------------------------------
