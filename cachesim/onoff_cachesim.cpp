@@ -1,6 +1,10 @@
 #include "cachesim/onoff_cachesim.h"
 
+#include <cmath>
+#include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "core/errors.h"
 
@@ -22,11 +26,29 @@ CacheSimResult drive(nic::KeyCache& cache, const CacheSimConfig& config, NextKey
   return {cache.stats(), 0};
 }
 
+void check_work(const CacheSimConfig& config) {
+  const double events = expected_events(config);
+  if (events <= kMaxEvents) return;
+  const double switches = 2.0 / config.workload.on_mean / config.workload.access_rate;
+  const std::string about = std::isfinite(events) ? "about " + nlohmann::json(events).dump() : "more than 1e308";
+  throw ConfigError(switches > 1.0 ? "on_mean" : "accesses",
+                    "the run asks for " + about + " look-ups and ON/OFF switches (" +
+                        nlohmann::json(switches).dump() + " switches per look-up at on_mean " +
+                        nlohmann::json(config.workload.on_mean).dump() + ", access_rate " +
+                        nlohmann::json(config.workload.access_rate).dump() + "); at most 1e12 are run");
+}
+
 }  // namespace
+
+double expected_events(const CacheSimConfig& config) {
+  const double switches_per_lookup = 2.0 / config.workload.on_mean / config.workload.access_rate;
+  return (static_cast<double>(config.warmup) + static_cast<double>(config.accesses)) * (1.0 + switches_per_lookup);
+}
 
 CacheSimResult run_cachesim(const CacheSimConfig& config, const ProgressFn& progress) {
   validate(config.workload);
   if (config.accesses == 0) throw ConfigError("accesses", "at least one measured look-up is needed");
+  check_work(config);
   OnOffGenerator generator(config.workload);
   const auto& policy = nic::PolicyRegistry::get(config.cache.policy);
   CacheSimResult result;

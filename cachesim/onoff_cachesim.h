@@ -24,7 +24,17 @@ struct CacheSimResult {
 // Called with (look-ups done, total) now and then on long runs.
 using ProgressFn = std::function<void(uint64_t, uint64_t)>;
 
-// Validates both halves of the config (ConfigError naming the field).
+// The most look-ups plus ON/OFF switches a run may walk (about 7 hours at
+// 4e7 a second); the Python package checks sweep points against the same
+// bound (models/cachesim.py, docs/markov-model.md).
+inline constexpr double kMaxEvents = 1e12;
+// What a run walks: every look-up, and 2 / (on_mean x access_rate) switches
+// per look-up (a session switches twice per ON period, which holds
+// on_mean x access_rate look-ups on average).
+double expected_events(const CacheSimConfig& config);
+
+// Validates both halves of the config and the work it asks for (ConfigError
+// naming the field).
 CacheSimResult run_cachesim(const CacheSimConfig& config, const ProgressFn& progress = {});
 
 }  // namespace ibsec::cachesim

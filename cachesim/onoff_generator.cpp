@@ -4,17 +4,9 @@
 #include <string>
 #include <utility>
 
-#include <nlohmann/json.hpp>
-
 #include "core/errors.h"
 
 namespace ibsec::cachesim {
-
-namespace {
-
-std::string json_number(double x) { return nlohmann::json(x).dump(); }
-
-}  // namespace
 
 void validate(const OnOffParams& params) {
   if (params.keys == 0) throw ConfigError("keys", "at least one session key is needed");
@@ -29,15 +21,6 @@ void validate(const OnOffParams& params) {
   if (!positive(params.access_rate)) {
     throw ConfigError("access_rate", "look-up rate while ON must be a positive number, got " +
                                          std::to_string(params.access_rate));
-  }
-  // Every ON period costs two transitions; with less than one look-up per ON
-  // period the generator would spend its time switching sessions instead of
-  // looking keys up (2 / (on_mean x access_rate) transitions per look-up).
-  if (params.on_mean * params.access_rate < kMinLookupsPerOnPeriod) {
-    throw ConfigError("on_mean", "an ON period of " + json_number(params.on_mean) + " at " +
-                                     json_number(params.access_rate) + " look-ups per time unit holds " +
-                                     json_number(params.on_mean * params.access_rate) +
-                                     " look-ups on average; at least 1 is needed (raise on_mean or access_rate)");
   }
 }
 

@@ -30,12 +30,7 @@ struct OnOffParams {
   uint64_t seed = 1;
 };
 
-// Mean look-ups per ON period below which a workload is refused: the
-// generator's work per look-up grows as its inverse.
-inline constexpr double kMinLookupsPerOnPeriod = 1.0;
-
-// Throws ConfigError naming the field for zero keys, non-positive means, or
-// ON periods shorter than one look-up on average.
+// Throws ConfigError naming the field for zero keys or non-positive means.
 void validate(const OnOffParams& params);
 
 class OnOffGenerator {

@@ -1,7 +1,8 @@
 """Items 1, 18: hostile or ambiguous configuration files are refused, naming the file and the key."""
 
 import pytest
-from engine import PAPER16, refused, run
+
+from .engine import PAPER16, refused, run
 
 pytestmark = pytest.mark.unit
 

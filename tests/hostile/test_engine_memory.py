@@ -1,7 +1,8 @@
 """Item 16: a run the machine's memory cannot hold is refused before it starts, naming the parameter."""
 
 import pytest
-from engine import PAPER16, refused, run
+
+from .engine import PAPER16, refused, run
 
 pytestmark = pytest.mark.unit
 

@@ -3,7 +3,8 @@
 import json
 
 import pytest
-from engine import PAPER16, refused, run
+
+from .engine import PAPER16, refused, run
 
 pytestmark = pytest.mark.unit
 

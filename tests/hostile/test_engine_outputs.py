@@ -6,7 +6,8 @@ import subprocess
 import time
 
 import pytest
-from engine import PAPER16, engine, refused, run
+
+from .engine import PAPER16, engine, refused, run
 
 pytestmark = pytest.mark.unit
 QUICK = ["--set", "traffic.messages=200", "--set", "traffic.warmup_messages=0", "-q"]

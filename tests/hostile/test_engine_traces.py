@@ -3,7 +3,8 @@
 from pathlib import Path
 
 import pytest
-from engine import REPO, run
+
+from .engine import REPO, run
 
 pytestmark = pytest.mark.unit
 TRACE = REPO / "tests" / "golden" / "inputs" / "mg.trace.gz"
