@@ -24,6 +24,10 @@ class HostModel : public EventDrivenModule, public nic::HostInterface {
   [[nodiscard]] virtual nlohmann::ordered_json scheduler_report() const { return nullptr; }
   // Its statistics group (null: no CPUs modelled).
   [[nodiscard]] virtual const schedulers::SchedulerStats* scheduler_stats() const { return nullptr; }
+  // True once no process can ever go on: every one left waits for
+  // communication and nothing is in flight that could end a wait. A run
+  // stops there instead of letting timers tick forever.
+  [[nodiscard]] virtual bool deadlocked() const { return false; }
   // What the hosts still wait for when a run ends unfinished (empty: nothing).
   [[nodiscard]] virtual std::string stall_report() const { return {}; }
 };

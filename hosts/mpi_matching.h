@@ -88,6 +88,8 @@ class MpiMatching {
 
   [[nodiscard]] uint64_t messages() const { return messages_sent_; }
   [[nodiscard]] uint64_t collective_messages() const { return collective_messages_; }
+  // Messages handed to the cards and not yet wholly delivered.
+  [[nodiscard]] size_t messages_in_flight() const { return messages_.in_use(); }
   // Of p's current collective: the round it is in (from 0), and how many it has.
   [[nodiscard]] std::pair<size_t, size_t> collective_round(ProcessId p) const {
     return {processes_[p].round, processes_[p].rounds.size()};

@@ -130,12 +130,25 @@ void TraceReplay::work_done(ProcessId p, Tick now) {
   run(p, now);
 }
 
+void TraceReplay::start_waiting(ProcessId p, Tick now) {
+  ++processes_waiting_;
+  scheduler_->waiting(p, now);
+}
+
+// Waits end only when the cards report a message sent or delivered, so with
+// every live process waiting and no message in flight none ever will.
+bool TraceReplay::deadlocked() const {
+  return processes_waiting_ > 0 && processes_done_ + processes_waiting_ == processes_.size() &&
+         matching_.messages_in_flight() == 0;
+}
+
 // What p waited for has happened. It goes on through the module's own queue
 // at the same instant, so a card calling back never sees the process start a
 // new call inside its own pipeline step; one off its CPU goes on when it is
 // next dispatched.
 void TraceReplay::wait_over(ProcessId p, Tick now) {
   Process& process = processes_[p];
+  --processes_waiting_;
   process.resume_pending = true;
   scheduler_->wait_over(p, now);
   if (process.on_cpu) schedule_for(p, now, kResume);
@@ -144,7 +157,7 @@ void TraceReplay::wait_over(ProcessId p, Tick now) {
 void TraceReplay::resume(ProcessId p, Tick now) {
   processes_[p].resume_pending = false;
   if (!matching_.go_on(p, now)) {
-    scheduler_->waiting(p, now);
+    start_waiting(p, now);
     return;
   }
   finish_current(p);
@@ -212,7 +225,7 @@ bool TraceReplay::begin(ProcessId p, Tick now) {
     return false;
   }
   if (matching_.begin(p, e, now)) return true;
-  scheduler_->waiting(p, now);
+  start_waiting(p, now);
   return false;
 }
 

@@ -52,6 +52,7 @@ class TraceReplay final : public HostModel, private schedulers::SchedulerHost, p
   void on_packet_delivered(const network::Packet& packet, Tick now) override;
   void on_message_sent(uint32_t message, Tick now) override;
   [[nodiscard]] bool finished() const override { return processes_done_ == processes_.size(); }
+  [[nodiscard]] bool deadlocked() const override;
 
   // Per-process and per-job completion times, and what each process is stuck
   // on if the replay could not finish.
@@ -107,6 +108,7 @@ class TraceReplay final : public HostModel, private schedulers::SchedulerHost, p
   void dispatched(ProcessId p, Tick now);
   void start_work(ProcessId p, Tick duration, AfterWork after, Tick now);
   void work_done(ProcessId p, Tick now);
+  void start_waiting(ProcessId p, Tick now);
   void wait_over(ProcessId p, Tick now);
   void resume(ProcessId p, Tick now);
   bool fetch(ProcessId p);
@@ -124,6 +126,7 @@ class TraceReplay final : public HostModel, private schedulers::SchedulerHost, p
   std::unique_ptr<schedulers::Scheduler> scheduler_;
   MpiMatching matching_;
   size_t processes_done_ = 0;
+  size_t processes_waiting_ = 0;  // for communication, their wait not yet over
 };
 
 }  // namespace ibsec::hosts

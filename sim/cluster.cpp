@@ -234,6 +234,7 @@ RunOutcome Cluster::run(void (*progress)(const Cluster&, Tick now)) {
     sc_core::sc_start(sc_core::sc_time::from_value(kRunSlice));
     const Tick now = sc_core::sc_time_stamp().value();
     if (sources_done_at == kNever && host_->finished()) sources_done_at = now;
+    if (host_->deadlocked()) break;  // timers would tick on without end
     if (sources_done_at != kNever && now - sources_done_at > config_.drain_timeout) break;
     if (progress != nullptr && WallClock::now() - last_report > std::chrono::seconds(1)) {
       progress(*this, now);
