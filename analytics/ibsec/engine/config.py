@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from .. import user_json
 from ..errors import ConfigError, IbsecError
 from .binary import parameters
 
@@ -25,7 +26,9 @@ def read_config(path: str | Path | None) -> dict:
         return {}
     path = check_config_file(path)
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = user_json.loads(path.read_text(encoding="utf-8"))
+    except user_json.DuplicateKeyError as error:
+        raise ConfigError(str(path), str(error)) from None
     except UnicodeDecodeError as error:
         raise ConfigError(str(path), f"not UTF-8 text ({error})") from None
     except json.JSONDecodeError as error:

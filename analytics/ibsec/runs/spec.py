@@ -12,6 +12,7 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .. import user_json
 from ..errors import ConfigError
 from ..numeric import UINT64_MAX
 from .ranges import check_point_count
@@ -78,7 +79,9 @@ def read_spec_file(path: Path) -> dict:
         raise ConfigError("SPEC", f"{str(path)!r}: expected a .toml or .json file")
     try:
         text = path.read_text(encoding="utf-8")
-        data = tomllib.loads(text) if suffix == ".toml" else json.loads(text)
+        data = tomllib.loads(text) if suffix == ".toml" else user_json.loads(text)
+    except user_json.DuplicateKeyError as error:
+        raise SpecError(path, "SPEC", str(error)) from None
     except UnicodeDecodeError as error:
         raise SpecError(path, "SPEC", f"not UTF-8 text ({error})") from None
     except tomllib.TOMLDecodeError as error:
