@@ -1,21 +1,21 @@
 // `ibsec-engine cachesim`: the synthetic ON/OFF look-up stream of §4.4 run
 // against one key cache.
+#include <unistd.h>
 #include <chrono>
 #include <cstdio>
 #include <iostream>
 #include <memory>
 #include <optional>
 #include <string>
-#include <unistd.h>
 
 #include <nlohmann/json.hpp>
 
 #include "apps/commands.h"
+#include "cachesim/onoff_cachesim.h"
 #include "core/errors.h"
 #include "core/size_parse.h"
 #include "core/statistics.h"
 #include "nic/replacement_policy.h"
-#include "cachesim/onoff_cachesim.h"
 
 namespace ibsec::apps {
 
@@ -48,14 +48,15 @@ nlohmann::ordered_json result_json(const CachesimOptions& o, const cachesim::Cac
                    {"accesses", c.accesses},
                    {"warmup", c.warmup},
                    {"seed", c.workload.seed}};
-  write_statistics(out, {
-      {"hit_rate", "fraction", "hits / measured look-ups", r.stats.hit_rate()},
-      {"accesses", "look-ups", "measured look-ups (after warm-up)", r.stats.lookups},
-      {"hits", "look-ups", "measured look-ups found in the cache", r.stats.hits},
-      {"misses", "look-ups", "measured look-ups not found (filled from external memory)", r.stats.misses},
-      {"evictions", "keys", "valid keys displaced during measurement", r.stats.evictions},
-      {"transitions", "events", "ON/OFF switches generated over the whole run", r.transitions},
-  });
+  write_statistics(
+      out, {
+               {"hit_rate", "fraction", "hits / measured look-ups", r.stats.hit_rate()},
+               {"accesses", "look-ups", "measured look-ups (after warm-up)", r.stats.lookups},
+               {"hits", "look-ups", "measured look-ups found in the cache", r.stats.hits},
+               {"misses", "look-ups", "measured look-ups not found (filled from external memory)", r.stats.misses},
+               {"evictions", "keys", "valid keys displaced during measurement", r.stats.evictions},
+               {"transitions", "events", "ON/OFF switches generated over the whole run", r.transitions},
+           });
   return out;
 }
 
@@ -118,17 +119,26 @@ void add_cachesim_command(CLI::App& app) {
   auto options = std::make_shared<CachesimOptions>();
   auto& o = *options;
   auto* cmd = app.add_subcommand("cachesim", "synthetic ON/OFF session-key look-ups against one key cache (paper 4.4)");
-  cmd->add_option("--keys", o.sim.workload.keys, "number of session keys (ON/OFF sessions)")->check(kWholeNumber)->capture_default_str();
-  auto* entries = cmd->add_option("--entries", o.entries, "cache size in entries (overrides --size)")->check(kWholeNumber);
+  cmd->add_option("--keys", o.sim.workload.keys, "number of session keys (ON/OFF sessions)")
+      ->check(kWholeNumber)
+      ->capture_default_str();
+  auto* entries =
+      cmd->add_option("--entries", o.entries, "cache size in entries (overrides --size)")->check(kWholeNumber);
   cmd->add_option("--size", o.size, "cache size in bytes, e.g. 2KB, 16KB")->capture_default_str()->excludes(entries);
-  cmd->add_option("--entry-bytes", o.entry_bytes, "bytes per entry (one 128-bit key = 16)")->check(kWholeNumber)->capture_default_str();
-  cmd->add_option("--ways", o.sim.cache.ways, "associativity; 0 = fully associative")->check(kWholeNumber)->capture_default_str();
+  cmd->add_option("--entry-bytes", o.entry_bytes, "bytes per entry (one 128-bit key = 16)")
+      ->check(kWholeNumber)
+      ->capture_default_str();
+  cmd->add_option("--ways", o.sim.cache.ways, "associativity; 0 = fully associative")
+      ->check(kWholeNumber)
+      ->capture_default_str();
   cmd->add_option("--policy", o.sim.cache.policy, "replacement policy: " + policy_names())->capture_default_str();
   cmd->add_option("--on-mean", o.sim.workload.on_mean, "mean ON duration (ms)")->capture_default_str();
   cmd->add_option("--off-mean", o.sim.workload.off_mean, "mean OFF duration (ms)")->capture_default_str();
-  cmd->add_option("--access-rate", o.sim.workload.access_rate, "look-ups per ms while a session is ON")->capture_default_str();
+  cmd->add_option("--access-rate", o.sim.workload.access_rate, "look-ups per ms while a session is ON")
+      ->capture_default_str();
   cmd->add_option("--accesses", o.sim.accesses, "measured look-ups")->check(kWholeNumber)->capture_default_str();
-  cmd->add_option("--warmup", o.warmup, "look-ups before measuring (default: a tenth of --accesses)")->check(kWholeNumber);
+  cmd->add_option("--warmup", o.warmup, "look-ups before measuring (default: a tenth of --accesses)")
+      ->check(kWholeNumber);
   cmd->add_option("--seed", o.sim.workload.seed, "random seed")->check(kWholeNumber)->capture_default_str();
   cmd->add_flag("--json", o.json, "print the result as JSON");
   cmd->add_flag("--quiet", o.quiet, "no progress or timing on stderr");

@@ -35,8 +35,8 @@ json listed(Describe describe) {
 
 json registries() {
   json out;
-  out["replacement_policies"] = listed<nic::PolicyRegistry>(
-      [](const nic::PolicyEntry& e, json& item) { item["cycle_model"] = !e.needs_future; });
+  out["replacement_policies"] =
+      listed<nic::PolicyRegistry>([](const nic::PolicyEntry& e, json& item) { item["cycle_model"] = !e.needs_future; });
   out["schedulers"] = listed<schedulers::SchedulerRegistry>([](const auto&, json&) {});
   out["topologies"] = listed<network::TopologyRegistry>([](const network::TopologyEntry& e, json& item) {
     item["parameters"] = json::array();
@@ -65,7 +65,8 @@ void print_text(const json& all) {
       const std::string name = entry["name"].get<std::string>();
       std::string about = entry.contains("description") ? entry["description"].get<std::string>() : "";
       if (entry.contains("arguments")) {
-        for (const auto& argument : entry["arguments"]) about += (about.empty() ? "" : " ") + argument.get<std::string>();
+        for (const auto& argument : entry["arguments"])
+          about += (about.empty() ? "" : " ") + argument.get<std::string>();
       }
       if (entry.contains("data_gbps")) {
         char rate[64];
@@ -82,9 +83,10 @@ void print_text(const json& all) {
 
 void add_registries_command(CLI::App& app) {
   auto as_json = std::make_shared<bool>(false);
-  CLI::App* cmd = app.add_subcommand(
-      "registries", "List the names a configuration can choose from: policies, schedulers, topologies, card "
-                    "configurations, link rates, trace operations");
+  CLI::App* cmd =
+      app.add_subcommand("registries",
+                         "List the names a configuration can choose from: policies, schedulers, topologies, card "
+                         "configurations, link rates, trace operations");
   cmd->add_flag("--json", *as_json, "Print as JSON");
   cmd->callback([as_json] {
     const json all = registries();

@@ -71,8 +71,8 @@ int run(const RunOptions& o) {
   if (!o.trace.empty()) {
     for (const std::string& item : overrides) {
       if (item.starts_with("trace.file=") || item.starts_with("trace.jobs=")) {
-        throw ConfigError("--trace", "the trace is also given as --set " + item.substr(0, item.find('=')) +
-                                         ": give it one way");
+        throw ConfigError("--trace",
+                          "the trace is also given as --set " + item.substr(0, item.find('=')) + ": give it one way");
       }
     }
     overrides.push_back("trace.file=" + nlohmann::json(o.trace).dump());
@@ -91,12 +91,12 @@ int run(const RunOptions& o) {
   const std::string text = result.dump(2) + "\n";
   write_atomically(o.out, "--out", text);
   const double delivered = static_cast<double>(cluster.statistics().packets_delivered());
-  const nlohmann::ordered_json perf{{"wall_seconds", wall},
-                                    {"packets_delivered", cluster.statistics().packets_delivered()},
-                                    {"packets_per_second", delivered / wall},
-                                    {"kernel_activations_per_packet",
-                                     static_cast<double>(cluster.kernel().activations) / std::max(delivered, 1.0)},
-                                    {"peak_rss_mib", static_cast<double>(peak_rss_kib()) / 1024.0}};
+  const nlohmann::ordered_json perf{
+      {"wall_seconds", wall},
+      {"packets_delivered", cluster.statistics().packets_delivered()},
+      {"packets_per_second", delivered / wall},
+      {"kernel_activations_per_packet", static_cast<double>(cluster.kernel().activations) / std::max(delivered, 1.0)},
+      {"peak_rss_mib", static_cast<double>(peak_rss_kib()) / 1024.0}};
   if (o.perf_out) write_atomically(*o.perf_out, "--perf-json", perf.dump(2) + "\n");
   if (!o.quiet) {
     std::fprintf(stderr, "\r  %llu packets in %.2f s wall (%.0f packets/s), peak memory %.0f MiB%s\n",

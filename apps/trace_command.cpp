@@ -55,7 +55,8 @@ void print_info(const traces::TraceSummary& summary, const traces::TraceReader& 
 void add_info(CLI::App& trace) {
   auto path = std::make_shared<std::string>();
   auto json = std::make_shared<bool>(false);
-  CLI::App* cmd = trace.add_subcommand("info", "Summarise a trace: processes, events, messages, bytes, peers, duration");
+  CLI::App* cmd =
+      trace.add_subcommand("info", "Summarise a trace: processes, events, messages, bytes, peers, duration");
   cmd->add_option("file", *path, "Trace file (text or binary, optionally .gz/.zst)")->required();
   cmd->add_flag("--json", *json, "Print the summary as JSON");
   cmd->callback([path, json] {
@@ -72,7 +73,8 @@ void add_info(CLI::App& trace) {
 
 void add_validate(CLI::App& trace) {
   auto path = std::make_shared<std::string>();
-  CLI::App* cmd = trace.add_subcommand("validate", "Check a trace completely; exit 0 if it is valid, 2 with the first error");
+  CLI::App* cmd =
+      trace.add_subcommand("validate", "Check a trace completely; exit 0 if it is valid, 2 with the first error");
   cmd->add_option("file", *path, "Trace file")->required();
   cmd->callback([path] {
     traces::TraceReader reader(*path);

@@ -58,7 +58,8 @@ ParameterSet<AttackParams> declare() {
                 "how long after capture a replayed packet is sent")
       .number("attack.spoof", &AttackParams::spoof, "fraction",
               "per passing packet, chance of a copy claiming another source process", Bound::kFraction)
-      .list("attack.victims", &AttackParams::victims, "nodes", "destination nodes whose packets are attacked; empty = all")
+      .list("attack.victims", &AttackParams::victims, "nodes",
+            "destination nodes whose packets are attacked; empty = all")
       .file("attack.capture_file", &AttackParams::capture_file, FileRole::kOutput,
             "CSV of the snooped packets as they were on the wire (off when empty)");
   return set;

@@ -70,7 +70,6 @@ struct AttackerStats {
   uint64_t spoofs_without_identity = 0;           // no other process seen yet to claim to be
 };
 
-
 constexpr const char* attack_name(AttackKind kind) {
   constexpr std::array<const char*, kAttackKinds> kNames{"none", "tamper", "inject", "replay", "spoof"};
   return kNames[static_cast<size_t>(kind)];

@@ -66,8 +66,8 @@ void Attacker::handle(const ModuleEvent& event) {
 }
 
 void Attacker::learn(const Packet& packet) {
-  for (const auto& [process, node] : {std::pair{packet.source_process, packet.source},
-                                      std::pair{packet.destination_process, packet.destination}}) {
+  for (const auto& [process, node] :
+       {std::pair{packet.source_process, packet.source}, std::pair{packet.destination_process, packet.destination}}) {
     if (identities_.emplace(process, node).second) identity_order_.push_back(process);
   }
 }
@@ -168,7 +168,8 @@ void Attacker::inject(PacketHandle seen, Tick head_at) {
   const PacketHandle handle = made_from(seen, AttackKind::kInject, head_at);
   Packet& forged = context_.pool[handle];
   forged.sequence = static_cast<uint32_t>(forged.sequence + 1 + rng_.below(kInjectSequenceSpread));
-  for (uint8_t& byte : context_.payloads.payload(handle, forged.payload_bytes)) byte = static_cast<uint8_t>(rng_.next_u64());
+  for (uint8_t& byte : context_.payloads.payload(handle, forged.payload_bytes))
+    byte = static_cast<uint8_t>(rng_.next_u64());
   for (uint8_t& byte : context_.payloads.tag(handle)) byte = static_cast<uint8_t>(rng_.next_u64());
   send_own(handle, head_at);
 }

@@ -20,13 +20,13 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/random.h"
 #include "attack/attack.h"
+#include "core/event_module.h"
+#include "core/random.h"
 #include "network/credit_link.h"
 #include "network/packet.h"
 #include "network/packet_payloads.h"
 #include "nic/attack_outcomes.h"
-#include "core/event_module.h"
 
 namespace ibsec::attack {
 

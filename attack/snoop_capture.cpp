@@ -27,8 +27,8 @@ void SnoopCapture::snooped(const network::Packet& p, std::span<const uint8_t> pa
   }
   if (!file_) return;
   std::ostream& out = file_->stream();
-  out << at << ',' << p.id << ',' << p.source.value() << ',' << p.destination.value() << ',' << p.source_process
-      << ',' << p.destination_process << ',' << p.key.value() << ',' << p.sequence << ',' << p.message << ','
+  out << at << ',' << p.id << ',' << p.source.value() << ',' << p.destination.value() << ',' << p.source_process << ','
+      << p.destination_process << ',' << p.key.value() << ',' << p.sequence << ',' << p.message << ','
       << p.payload_bytes << ',';
   write_hex(out, payload);
   out << ',';

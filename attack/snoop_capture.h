@@ -9,8 +9,8 @@
 #include <memory>
 #include <string>
 
-#include "core/atomic_file.h"
 #include "attack/attacker.h"
+#include "core/atomic_file.h"
 
 namespace ibsec::attack {
 

@@ -67,7 +67,8 @@ void BM_AesGcmOpen(benchmark::State& state) {
   NonceSequence nonces = new_sequence();
   std::vector<uint8_t> header(header_bytes, 0x11), plaintext(payload, 0x22), out(payload);
   std::vector<GcmNonce> nonce(packets);
-  std::vector<std::vector<uint8_t>> ciphertext(packets, std::vector<uint8_t>(payload)), tag(packets, std::vector<uint8_t>(16));
+  std::vector<std::vector<uint8_t>> ciphertext(packets, std::vector<uint8_t>(payload)),
+      tag(packets, std::vector<uint8_t>(16));
   for (size_t p = 0; p < packets; ++p) {
     nonce[p] = nonces.next();
     sender.seal(nonce[p], header, plaintext, ciphertext[p], tag[p]);

@@ -4,10 +4,10 @@
 
 #include <vector>
 
-#include "core/random.h"
-#include "nic/key_cache.h"
 #include "cachesim/onoff_cachesim.h"
 #include "cachesim/onoff_generator.h"
+#include "core/random.h"
+#include "nic/key_cache.h"
 
 namespace {
 
@@ -50,9 +50,15 @@ void BM_KeyCacheLookup(benchmark::State& state, const std::vector<SessionKeyId>&
   state.counters["hit_rate"] = cache.stats().hit_rate();
 }
 BENCHMARK_CAPTURE(BM_KeyCacheLookup, onoff_lru, onoff_keys, "lru")
-    ->Name("KeyCacheLookup/onoff10k")->Args({512, 0})->Args({512, 16})->Args({1024, 0})->Args({1024, 16});
+    ->Name("KeyCacheLookup/onoff10k")
+    ->Args({512, 0})
+    ->Args({512, 16})
+    ->Args({1024, 0})
+    ->Args({1024, 16});
 BENCHMARK_CAPTURE(BM_KeyCacheLookup, uniform_lru, uniform_keys, "lru")
-    ->Name("KeyCacheLookup/uniform10k")->Args({512, 0})->Args({512, 16});
+    ->Name("KeyCacheLookup/uniform10k")
+    ->Args({512, 0})
+    ->Args({512, 16});
 // The other online policies on the same trace: the index and the miss path
 // are shared, so they should move with LRU.
 BENCHMARK_CAPTURE(BM_KeyCacheLookup, fifo, onoff_keys, "fifo")->Name("BM_KeyCachePolicy/fifo")->Args({512, 16});

@@ -138,11 +138,15 @@ void BM_TraceRead(benchmark::State& state, const std::string BenchTraces::*path,
   state.counters["file_MB"] = static_cast<double>(fs::file_size(t.*path)) / 1e6;
 }
 
-#define IBSEC_TRACE_READ_BENCH(encoding)                                                               \
-  BENCHMARK_CAPTURE(BM_TraceRead, encoding, &BenchTraces::encoding, false)                             \
-      ->Name("TraceRead/next/" #encoding)->Unit(benchmark::kMillisecond)->UseRealTime();               \
-  BENCHMARK_CAPTURE(BM_TraceRead, encoding##_checked, &BenchTraces::encoding, true)                    \
-      ->Name("TraceRead/checked/" #encoding)->Unit(benchmark::kMillisecond)->UseRealTime()
+#define IBSEC_TRACE_READ_BENCH(encoding)                                            \
+  BENCHMARK_CAPTURE(BM_TraceRead, encoding, &BenchTraces::encoding, false)          \
+      ->Name("TraceRead/next/" #encoding)                                           \
+      ->Unit(benchmark::kMillisecond)                                               \
+      ->UseRealTime();                                                              \
+  BENCHMARK_CAPTURE(BM_TraceRead, encoding##_checked, &BenchTraces::encoding, true) \
+      ->Name("TraceRead/checked/" #encoding)                                        \
+      ->Unit(benchmark::kMillisecond)                                               \
+      ->UseRealTime()
 
 IBSEC_TRACE_READ_BENCH(binary);
 IBSEC_TRACE_READ_BENCH(text);

@@ -32,10 +32,10 @@ void check_work(const CacheSimConfig& config) {
   const double switches = 2.0 / config.workload.on_mean / config.workload.access_rate;
   const std::string about = std::isfinite(events) ? "about " + nlohmann::json(events).dump() : "more than 1e308";
   throw ConfigError(switches > 1.0 ? "on_mean" : "accesses",
-                    "the run asks for " + about + " look-ups and ON/OFF switches (" +
-                        nlohmann::json(switches).dump() + " switches per look-up at on_mean " +
-                        nlohmann::json(config.workload.on_mean).dump() + ", access_rate " +
-                        nlohmann::json(config.workload.access_rate).dump() + "); at most 1e12 are run");
+                    "the run asks for " + about + " look-ups and ON/OFF switches (" + nlohmann::json(switches).dump() +
+                        " switches per look-up at on_mean " + nlohmann::json(config.workload.on_mean).dump() +
+                        ", access_rate " + nlohmann::json(config.workload.access_rate).dump() +
+                        "); at most 1e12 are run");
 }
 
 }  // namespace
@@ -54,14 +54,16 @@ CacheSimResult run_cachesim(const CacheSimConfig& config, const ProgressFn& prog
   CacheSimResult result;
   if (!policy.needs_future) {
     nic::KeyCache cache(config.cache);
-    result = drive(cache, config, [&](uint64_t) { return generator.next(); }, progress);
+    result = drive(
+        cache, config, [&](uint64_t) { return generator.next(); }, progress);
   } else {
     // Offline policies see the whole sequence first, so it is kept in memory
     // (8 bytes per look-up plus the policy's own 8).
     std::vector<SessionKeyId> sequence(config.warmup + config.accesses);
     for (auto& key : sequence) key = generator.next();
     nic::KeyCache cache(config.cache, sequence);
-    result = drive(cache, config, [&](uint64_t i) { return sequence[i]; }, progress);
+    result = drive(
+        cache, config, [&](uint64_t i) { return sequence[i]; }, progress);
   }
   result.transitions = generator.transitions();
   return result;

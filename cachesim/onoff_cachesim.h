@@ -4,8 +4,8 @@
 #include <cstdint>
 #include <functional>
 
-#include "nic/key_cache.h"
 #include "cachesim/onoff_generator.h"
+#include "nic/key_cache.h"
 
 namespace ibsec::cachesim {
 
@@ -17,8 +17,8 @@ struct CacheSimConfig {
 };
 
 struct CacheSimResult {
-  nic::KeyCacheStats stats;     // measured look-ups only
-  uint64_t transitions = 0;     // ON/OFF switches generated over the whole run
+  nic::KeyCacheStats stats;  // measured look-ups only
+  uint64_t transitions = 0;  // ON/OFF switches generated over the whole run
 };
 
 // Called with (look-ups done, total) now and then on long runs.

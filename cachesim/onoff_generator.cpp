@@ -16,11 +16,12 @@ void validate(const OnOffParams& params) {
     throw ConfigError("on_mean", "mean ON duration must be a positive number, got " + std::to_string(params.on_mean));
   }
   if (!positive(params.off_mean)) {
-    throw ConfigError("off_mean", "mean OFF duration must be a positive number, got " + std::to_string(params.off_mean));
+    throw ConfigError("off_mean",
+                      "mean OFF duration must be a positive number, got " + std::to_string(params.off_mean));
   }
   if (!positive(params.access_rate)) {
-    throw ConfigError("access_rate", "look-up rate while ON must be a positive number, got " +
-                                         std::to_string(params.access_rate));
+    throw ConfigError("access_rate",
+                      "look-up rate while ON must be a positive number, got " + std::to_string(params.access_rate));
   }
 }
 

@@ -23,10 +23,10 @@
 namespace ibsec::cachesim {
 
 struct OnOffParams {
-  uint64_t keys = 1000;       // number of sessions (session keys)
-  double on_mean = 1.0;       // mean ON duration (any time unit)
-  double off_mean = 9.0;      // mean OFF duration (same unit)
-  double access_rate = 100.0; // look-ups per time unit while ON
+  uint64_t keys = 1000;        // number of sessions (session keys)
+  double on_mean = 1.0;        // mean ON duration (any time unit)
+  double off_mean = 9.0;       // mean OFF duration (same unit)
+  double access_rate = 100.0;  // look-ups per time unit while ON
   uint64_t seed = 1;
 };
 

@@ -34,7 +34,8 @@ void check_output_path(const std::string& path, const std::string& field) {
     if (::access(path.c_str(), W_OK) != 0) throw ConfigError(field, "'" + path + "' cannot be written");
     return;
   }
-  const fs::path target = fs::is_symlink(fs::symlink_status(path, error)) ? fs::weakly_canonical(path, error) : fs::path(path);
+  const fs::path target =
+      fs::is_symlink(fs::symlink_status(path, error)) ? fs::weakly_canonical(path, error) : fs::path(path);
   const fs::path folder = folder_of(target);
   if (!fs::is_directory(folder, error)) {
     throw ConfigError(field, "cannot write '" + path + "': " + folder.string() + " is not a folder");

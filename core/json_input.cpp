@@ -52,8 +52,8 @@ class StrictKeys {
     Object& o = objects_.back();
     for (const std::string& seen : o.keys) {
       if (seen == key) {
-        throw ConfigError(origin_, "'" + (o.path.empty() ? key : o.path + "." + key) +
-                                       "' is given twice (JSON keys must be unique)");
+        throw ConfigError(
+            origin_, "'" + (o.path.empty() ? key : o.path + "." + key) + "' is given twice (JSON keys must be unique)");
       }
     }
     o.keys.push_back(key);

@@ -27,8 +27,10 @@ Tick checked_ticks_from_ns(const std::string& key, double ns, bool positive) {
   if (!(ns >= 0.0) || !std::isfinite(ns)) throw ConfigError(key, "must be a time >= 0, got " + json(ns).dump());
   const double ticks = ns * static_cast<double>(kTicksPerNs);
   if (ticks > static_cast<double>(kMaxDuration)) {
-    throw ConfigError(key, "is too long: at most " + seconds_text(kMaxDuration) + " (the model counts picoseconds "
-                           "in 64 bits), got " + json(ns).dump() + " ns");
+    throw ConfigError(key, "is too long: at most " + seconds_text(kMaxDuration) +
+                               " (the model counts picoseconds "
+                               "in 64 bits), got " +
+                               json(ns).dump() + " ns");
   }
   const Tick rounded = ticks_from_ns(ns);
   if (positive && rounded == 0) {
@@ -96,11 +98,11 @@ Tick ParameterValues::duration(const std::string& key, double ns_per_unit, bool 
 
 Clock ParameterValues::clock_mhz(const std::string& key) const {
   const double mhz = positive(key);
-  constexpr double kFastestMhz = 1.0e6;  // a 1 ps period, the model's resolution
+  constexpr double kFastestMhz = 1.0e6;   // a 1 ps period, the model's resolution
   constexpr double kSlowestMhz = 1.0e-6;  // a 1 s period
   if (mhz > kFastestMhz || mhz < kSlowestMhz) {
-    throw ConfigError(key, "must be within 1e-06 to 1e+06 MHz (a period of 1 s down to the model's 1 ps), got " +
-                               at(key).dump());
+    throw ConfigError(
+        key, "must be within 1e-06 to 1e+06 MHz (a period of 1 s down to the model's 1 ps), got " + at(key).dump());
   }
   return Clock::from_mhz(mhz);
 }

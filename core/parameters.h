@@ -100,7 +100,8 @@ class ParameterSet {
     return add(std::move(key), nlohmann::json(field_of(field, defaults_)), std::move(unit), std::move(description),
                [field, min, top](const ParameterValues& v, const std::string& k, P& p) {
                  const uint64_t n = v.count(k, top);
-                 if (n < min) throw ConfigError(k, "must be at least " + std::to_string(min) + ", got " + v.at(k).dump());
+                 if (n < min)
+                   throw ConfigError(k, "must be at least " + std::to_string(min) + ", got " + v.at(k).dump());
                  field_of(field, p) = static_cast<T>(n);
                });
   }

@@ -102,7 +102,7 @@ class StatGroup {
   StatGroup& operator=(const StatGroup&) = delete;
 
   struct Entry {
-    const Counter* counter;               // a count kept as the run goes, or
+    const Counter* counter;                 // a count kept as the run goes, or
     std::function<uint64_t()> const* read;  // a gauge: a value read from the component when reported
     CounterInfo info;
     [[nodiscard]] uint64_t value() const { return counter != nullptr ? counter->value() : (*read)(); }

@@ -56,7 +56,5 @@ class Cycles {
 
 template <typename Tag, typename Rep>
 struct std::hash<ibsec::StrongId<Tag, Rep>> {
-  size_t operator()(const ibsec::StrongId<Tag, Rep>& id) const noexcept {
-    return std::hash<Rep>{}(id.value());
-  }
+  size_t operator()(const ibsec::StrongId<Tag, Rep>& id) const noexcept { return std::hash<Rep>{}(id.value()); }
 };

@@ -119,17 +119,27 @@ Rounds alltoall(uint32_t n, uint32_t r, uint64_t bytes) {
 
 std::vector<CollectiveRound> expand_collective(TraceOp op, uint32_t size, uint32_t rank, uint32_t root,
                                                uint64_t bytes) {
-  if (size == 0 || rank >= size || root >= size) throw std::invalid_argument("collective rank outside its communicator");
+  if (size == 0 || rank >= size || root >= size)
+    throw std::invalid_argument("collective rank outside its communicator");
   switch (op) {
-    case TraceOp::kBarrier: return barrier(size, rank);
-    case TraceOp::kBcast: return bcast(size, rank, root, bytes);
-    case TraceOp::kReduce: return reduce(size, rank, root, bytes);
-    case TraceOp::kGather: return gather(size, rank, root, bytes);
-    case TraceOp::kScatter: return scatter(size, rank, root, bytes);
-    case TraceOp::kAllreduce: return allreduce(size, rank, bytes);
-    case TraceOp::kAllgather: return allgather(size, rank, bytes);
-    case TraceOp::kAlltoall: return alltoall(size, rank, bytes);
-    default: throw std::invalid_argument("not a collective: " + std::string(name(op)));
+    case TraceOp::kBarrier:
+      return barrier(size, rank);
+    case TraceOp::kBcast:
+      return bcast(size, rank, root, bytes);
+    case TraceOp::kReduce:
+      return reduce(size, rank, root, bytes);
+    case TraceOp::kGather:
+      return gather(size, rank, root, bytes);
+    case TraceOp::kScatter:
+      return scatter(size, rank, root, bytes);
+    case TraceOp::kAllreduce:
+      return allreduce(size, rank, bytes);
+    case TraceOp::kAllgather:
+      return allgather(size, rank, bytes);
+    case TraceOp::kAlltoall:
+      return alltoall(size, rank, bytes);
+    default:
+      throw std::invalid_argument("not a collective: " + std::string(name(op)));
   }
 }
 

@@ -24,7 +24,7 @@ namespace ibsec::hosts {
 using traces::TraceOp;
 
 struct Transfer {
-  uint32_t peer = 0;   // communicator rank
+  uint32_t peer = 0;  // communicator rank
   uint64_t bytes = 0;
   bool operator==(const Transfer&) const = default;
 };
@@ -38,7 +38,6 @@ struct CollectiveRound {
 
 // The rounds communicator rank `rank` of `size` goes through. `root` is a
 // communicator rank; `bytes` as in the trace (docs/trace-format.md).
-std::vector<CollectiveRound> expand_collective(TraceOp op, uint32_t size, uint32_t rank, uint32_t root,
-                                               uint64_t bytes);
+std::vector<CollectiveRound> expand_collective(TraceOp op, uint32_t size, uint32_t rank, uint32_t root, uint64_t bytes);
 
 }  // namespace ibsec::hosts

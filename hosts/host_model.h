@@ -7,9 +7,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/event_module.h"
 #include "nic/host_interface.h"
 #include "schedulers/scheduler.h"
-#include "core/event_module.h"
 
 namespace ibsec::hosts {
 

@@ -6,9 +6,12 @@
 namespace ibsec::hosts {
 
 ScriptedTraffic::ScriptedTraffic(const sc_core::sc_module_name& name, KernelCounters& counters,
-                                 std::vector<ScriptedMessage> script, std::vector<nic::Cic*> cards,
-                                 uint32_t mtu_bytes, DeliverySink& sink)
-    : HostModel(name, counters), script_(std::move(script)), cards_(std::move(cards)), mtu_bytes_(mtu_bytes),
+                                 std::vector<ScriptedMessage> script, std::vector<nic::Cic*> cards, uint32_t mtu_bytes,
+                                 DeliverySink& sink)
+    : HostModel(name, counters),
+      script_(std::move(script)),
+      cards_(std::move(cards)),
+      mtu_bytes_(mtu_bytes),
       sink_(sink) {
   std::ranges::stable_sort(script_, {}, &ScriptedMessage::at);
   for (const auto& m : script_) {

@@ -5,9 +5,9 @@
 
 #include <vector>
 
-#include "nic/cic.h"
 #include "hosts/host_model.h"
 #include "hosts/synthetic_traffic.h"
+#include "nic/cic.h"
 
 namespace ibsec::hosts {
 
@@ -19,9 +19,8 @@ struct ScriptedMessage {
 
 class ScriptedTraffic final : public HostModel {
  public:
-  ScriptedTraffic(const sc_core::sc_module_name& name, KernelCounters& counters,
-                  std::vector<ScriptedMessage> script, std::vector<nic::Cic*> cards, uint32_t mtu_bytes,
-                  DeliverySink& sink);
+  ScriptedTraffic(const sc_core::sc_module_name& name, KernelCounters& counters, std::vector<ScriptedMessage> script,
+                  std::vector<nic::Cic*> cards, uint32_t mtu_bytes, DeliverySink& sink);
 
   void on_packet_delivered(const network::Packet& packet, Tick now) override;
   [[nodiscard]] bool finished() const override { return next_ == script_.size(); }

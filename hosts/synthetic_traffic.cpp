@@ -99,7 +99,8 @@ ParameterSet<TrafficParams> declare() {
               "share of messages sent to a hot node")
       .count("traffic.max_backlog_packets", &TrafficParams::max_backlog_packets, "packets",
              "a node whose send queue is this long refuses new offers")
-      .count("traffic.messages", &TrafficParams::messages, "messages", "messages offered (over all nodes) after warm-up")
+      .count("traffic.messages", &TrafficParams::messages, "messages",
+             "messages offered (over all nodes) after warm-up")
       .count("traffic.warmup_messages", &TrafficParams::warmup_messages, "messages",
              "messages offered before measurement starts");
   return set;
@@ -139,8 +140,8 @@ void validate(const TrafficParams& params, uint32_t nodes) {
     if (params.hotspot_nodes.empty()) throw ConfigError("traffic.hotspot.nodes", "needs at least one node");
     for (uint32_t n : params.hotspot_nodes) {
       if (n >= nodes) {
-        throw ConfigError("traffic.hotspot.nodes", "node " + std::to_string(n) + " is out of range (0.." +
-                                                       std::to_string(nodes - 1) + ")");
+        throw ConfigError("traffic.hotspot.nodes",
+                          "node " + std::to_string(n) + " is out of range (0.." + std::to_string(nodes - 1) + ")");
       }
     }
     if (!(params.hotspot_fraction >= 0.0 && params.hotspot_fraction <= 1.0)) {
@@ -234,9 +235,8 @@ uint32_t SyntheticTraffic::draw_size(Rng& rng) const {
 
 void SyntheticTraffic::inject(uint32_t node, Tick now) {
   Rng& rng = rngs_[node];
-  const Session session = params_.sessions_per_node > 0
-                              ? fixed_sessions_[node][rng.below(params_.sessions_per_node)]
-                              : draw_session(node, rng);
+  const Session session = params_.sessions_per_node > 0 ? fixed_sessions_[node][rng.below(params_.sessions_per_node)]
+                                                        : draw_session(node, rng);
   const uint32_t bytes = draw_size(rng);
   const bool measured = offered_ >= params_.warmup_messages;
   ++offered_;
@@ -245,8 +245,12 @@ void SyntheticTraffic::inject(uint32_t node, Tick now) {
     sink_.on_offer_refused(bytes, measured, now);
     return;
   }
-  const nic::MessageRequest message{session.source_process, session.destination_process, NodeId(session.destination),
-                                    bytes, next_message_++, measured};
+  const nic::MessageRequest message{session.source_process,
+                                    session.destination_process,
+                                    NodeId(session.destination),
+                                    bytes,
+                                    next_message_++,
+                                    measured};
   const uint32_t packets = std::max<uint32_t>(1, (bytes + mtu_bytes_ - 1) / mtu_bytes_);
   sink_.on_handover(message, packets, now);
   card.submit(message, now);

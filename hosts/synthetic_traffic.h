@@ -11,9 +11,9 @@
 #include "core/parameters.h"
 #include "core/random.h"
 #include "core/time.h"
+#include "hosts/host_model.h"
 #include "nic/cic.h"
 #include "nic/host_interface.h"
-#include "hosts/host_model.h"
 
 namespace ibsec::hosts {
 
@@ -24,14 +24,14 @@ struct TrafficParams {
   std::string injection = "bernoulli";  // bernoulli | poisson
   double load = 0.05;                   // offered payload bytes / link data rate, per node
   std::vector<uint32_t> sizes_bytes{256};
-  std::vector<double> size_weights;     // one per size; empty = equal weights
+  std::vector<double> size_weights;  // one per size; empty = equal weights
   uint32_t processes_per_node = 1;
-  uint32_t sessions_per_node = 0;       // 0: a fresh (process, process) pair per message
-  uint32_t shift = 1;                   // for the shift pattern
+  uint32_t sessions_per_node = 0;  // 0: a fresh (process, process) pair per message
+  uint32_t shift = 1;              // for the shift pattern
   std::vector<uint32_t> hotspot_nodes{0};
   double hotspot_fraction = 0.2;
-  uint32_t max_backlog_packets = 256;   // a saturated source stops offering beyond this
-  uint64_t messages = 100000;           // to hand over, summed over nodes, after warm-up
+  uint32_t max_backlog_packets = 256;  // a saturated source stops offering beyond this
+  uint64_t messages = 100000;          // to hand over, summed over nodes, after warm-up
   uint64_t warmup_messages = 10000;
 };
 
@@ -78,11 +78,11 @@ class SyntheticTraffic final : public HostModel {
 
   TrafficParams params_;
   std::vector<nic::Cic*> cards_;
-  std::vector<Rng> rngs_;                          // one stream per node
+  std::vector<Rng> rngs_;  // one stream per node
   std::vector<std::vector<Session>> fixed_sessions_;
   std::vector<double> size_cdf_;
   PatternFn pattern_;
-  double slot_ticks_;                              // mean payload serialization time
+  double slot_ticks_;  // mean payload serialization time
   uint32_t mtu_bytes_;
   uint64_t offered_ = 0;
   uint32_t next_message_ = 0;

@@ -15,10 +15,7 @@ constexpr Tick ticks(uint64_t ns) { return ns * kTicksPerNs; }
 TraceReplay::TraceReplay(const sc_core::sc_module_name& name, KernelCounters& counters,
                          std::vector<std::unique_ptr<TraceReader>> jobs, std::vector<nic::Cic*> cards,
                          uint32_t mtu_bytes, const schedulers::SchedulerParams& scheduling, DeliverySink& sink)
-    : HostModel(name, counters),
-      cards_(std::move(cards)),
-      sink_(sink),
-      matching_(mpi_jobs(jobs), mtu_bytes, *this) {
+    : HostModel(name, counters), cards_(std::move(cards)), sink_(sink), matching_(mpi_jobs(jobs), mtu_bytes, *this) {
   const auto nodes = static_cast<uint32_t>(cards_.size());
   std::vector<schedulers::ProcessPlacement> placement;
   for (auto& reader : jobs) {
@@ -230,8 +227,8 @@ bool TraceReplay::begin(ProcessId p, Tick now) {
 }
 
 void TraceReplay::carry(const OutgoingMessage& m, Tick now) {
-  const nic::MessageRequest request{m.from.value(), m.to.value(), processes_[m.to].node,
-                                    static_cast<uint32_t>(m.bytes), m.message, true};
+  const nic::MessageRequest request{m.from.value(), m.to.value(), processes_[m.to].node, static_cast<uint32_t>(m.bytes),
+                                    m.message,      true};
   sink_.on_handover(request, m.packets, now);
   cards_[processes_[m.from].node.value()]->submit(request, now);
 }
@@ -321,9 +318,9 @@ std::string TraceReplay::stall_report() const {
   for (const ProcessId p : processes_.ids()) {
     const Process& process = processes_[p];
     if (process.done) continue;
-    text += jobs_.size() == 1 ? "  rank " + std::to_string(p.value()) + ": "
-                              : "  job " + std::to_string(process.job.value()) + " rank " +
-                                    std::to_string(rank(p)) + ": ";
+    text += jobs_.size() == 1
+                ? "  rank " + std::to_string(p.value()) + ": "
+                : "  job " + std::to_string(process.job.value()) + " rank " + std::to_string(rank(p)) + ": ";
     text += process.current ? "waits in '" + format_event(*process.current) + "'" : std::string("has not begun");
     if (process.current && is_collective(process.current->op)) {
       const auto [round, rounds] = matching_.collective_round(p);

@@ -77,21 +77,21 @@ class TraceReplay final : public HostModel, private schedulers::SchedulerHost, p
   struct Process {
     JobId job;
     NodeId node;
-    std::deque<TraceEvent> ahead;        // read from the trace, not yet begun
-    std::optional<TraceEvent> current;   // begun, not yet complete
-    uint64_t previous_end_ns = 0;        // original END of the last completed event
+    std::deque<TraceEvent> ahead;       // read from the trace, not yet begun
+    std::optional<TraceEvent> current;  // begun, not yet complete
+    uint64_t previous_end_ns = 0;       // original END of the last completed event
     uint64_t original_first_start_ns = UINT64_MAX;
     uint64_t original_last_end_ns = 0;
     Tick completed_at = 0;
     bool done = false;
     // CPU.
     bool on_cpu = false;
-    uint32_t generation = 0;             // of the latest dispatch or preemption
+    uint32_t generation = 0;  // of the latest dispatch or preemption
     Tick cpu_since = 0;
-    bool working = false;                // in a gap or compute event
+    bool working = false;  // in a gap or compute event
     Tick work_left = 0;
     AfterWork after_work = AfterWork::kBeginNext;
-    bool resume_pending = false;         // its wait ended; it goes on when it runs
+    bool resume_pending = false;  // its wait ended; it goes on when it runs
   };
 
   void start_of_simulation() override;

@@ -44,10 +44,10 @@ struct LinkStats : StatGroup {
   Counter packets{*this, {"link_packets", "packets", "packets sent on a link", Merge::kSum, Shown::kInternal}};
   Counter bytes{*this, {"link_bytes", "bytes", "bytes sent on a link", Merge::kSum, Shown::kInternal}};
   Counter busy{*this, {"link_busy", "ps", "serialization time of a link", Merge::kSum, Shown::kInternal}};
-  Counter credit_stalls{*this, {"credit_stalls", "packets", "times a sender waited for credits", Merge::kSum,
-                                Shown::kInternal}};
-  Gauge credits_missing{*this, {"credits_missing_at_end", "credits",
-                                "64-byte credits not back at their sender after the run"}};
+  Counter credit_stalls{
+      *this, {"credit_stalls", "packets", "times a sender waited for credits", Merge::kSum, Shown::kInternal}};
+  Gauge credits_missing{
+      *this, {"credits_missing_at_end", "credits", "64-byte credits not back at their sender after the run"}};
 
   static const std::vector<DerivedStatistic>& derived() {
     static const std::vector<DerivedStatistic> list{

@@ -12,10 +12,10 @@
 namespace ibsec::network {
 
 struct LinkRate {
-  std::string name;      // "SDR", "DDR", "QDR"
-  double signal_gbps;    // 4x signalling rate
-  double data_gbps;      // after 8b/10b
-  Tick ticks_per_byte;   // serialization time of one byte
+  std::string name;     // "SDR", "DDR", "QDR"
+  double signal_gbps;   // 4x signalling rate
+  double data_gbps;     // after 8b/10b
+  Tick ticks_per_byte;  // serialization time of one byte
 };
 
 // Known rates; throws ConfigError("network.link_rate", ...) for an unknown name.

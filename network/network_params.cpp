@@ -19,20 +19,22 @@ void read_link_rate(const ParameterValues& v, const std::string& key, NetworkPar
 
 void check_lanes(const ParameterValues&, NetworkParams& net) {
   if (net.virtual_lanes < 1 || net.virtual_lanes > kMaxVirtualLanes) {
-    throw ConfigError("network.virtual_lanes", "InfiniBand has 1 to 15 data virtual lanes, got " +
-                                                   std::to_string(net.virtual_lanes));
+    throw ConfigError("network.virtual_lanes",
+                      "InfiniBand has 1 to 15 data virtual lanes, got " + std::to_string(net.virtual_lanes));
   }
 }
 
 ParameterSet<NetworkParams> declare() {
   const NetworkParams d;
   ParameterSet<NetworkParams> set(d);
-  set.custom("network.topology", d.topology.name, "", "a topology of `ibsec-engine registries`: single-switch or fat-tree",
-             read_topology)
-      .count("network.nodes", [](NetworkParams& n) -> auto& { return n.topology.nodes; }, "nodes",
-             "cluster size; 0 = the topology's own: 16 (the paper's) for single-switch, k^n for fat-tree")
-      .count("network.switch_ports", [](NetworkParams& n) -> auto& { return n.topology.switch_ports; }, "ports",
-             "switch radix; 0 = smallest that fits the topology", 0, UINT16_MAX)
+  set.custom("network.topology", d.topology.name, "",
+             "a topology of `ibsec-engine registries`: single-switch or fat-tree", read_topology)
+      .count(
+          "network.nodes", [](NetworkParams & n) -> auto& { return n.topology.nodes; }, "nodes",
+          "cluster size; 0 = the topology's own: 16 (the paper's) for single-switch, k^n for fat-tree")
+      .count(
+          "network.switch_ports", [](NetworkParams & n) -> auto& { return n.topology.switch_ports; }, "ports",
+          "switch radix; 0 = smallest that fits the topology", 0, UINT16_MAX)
       .custom("network.link_rate", d.link_rate, "", "InfiniBand 4x rate: SDR (8 Gb/s data), DDR (16), QDR (32)",
               read_link_rate)
       .duration("network.link_delay_ns", &NetworkParams::link_delay, TimeUnit::kNs,

@@ -56,8 +56,8 @@ void Switch::handle(const ModuleEvent& event) {
   const Packet& packet = pool_[handle];
   const uint8_t lane = packet.lane.value();
   const uint32_t queue = queue_index(port, lane);
-  push(queue, Queued{handle, forwarding_[packet.destination.value()].value(),
-                     static_cast<uint16_t>(packet.wire_bytes)});
+  push(queue,
+       Queued{handle, forwarding_[packet.destination.value()].value(), static_cast<uint16_t>(packet.wire_bytes)});
   if (rings_[queue].size == 1) request_for_head(static_cast<uint16_t>(port), lane);
 }
 

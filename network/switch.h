@@ -15,9 +15,9 @@
 #include <cstdint>
 #include <vector>
 
+#include "core/event_module.h"
 #include "network/credit_link.h"
 #include "network/packet.h"
-#include "core/event_module.h"
 
 namespace ibsec::network {
 

@@ -13,8 +13,7 @@ namespace wiring {
 void check_switch_ports_limit(const TopologyParams& params) {
   if (params.switch_ports > kMaxSwitchPorts) {
     throw ConfigError("network.switch_ports", "must be at most " + std::to_string(kMaxSwitchPorts) +
-                                                  " (16-bit port numbers), got " +
-                                                  std::to_string(params.switch_ports));
+                                                  " (16-bit port numbers), got " + std::to_string(params.switch_ports));
   }
 }
 
@@ -52,8 +51,7 @@ void check_node(const Topology& topology, NodeId id, const char* role) {
 }
 
 [[noreturn]] void broken(const std::string& what, NodeId src, NodeId dst) {
-  throw std::logic_error("route " + std::to_string(src.value()) + " -> " + std::to_string(dst.value()) +
-                         ": " + what);
+  throw std::logic_error("route " + std::to_string(src.value()) + " -> " + std::to_string(dst.value()) + ": " + what);
 }
 
 // Follows the tables from src's card, calling on_hop(switch, out port) per
@@ -111,9 +109,6 @@ std::vector<ParameterInfo> topology_parameters() {
   return all;
 }
 
-Topology build_topology(const TopologyParams& params) {
-  return TopologyRegistry::get(params.name).build(params);
-}
-
+Topology build_topology(const TopologyParams& params) { return TopologyRegistry::get(params.name).build(params); }
 
 }  // namespace ibsec::network

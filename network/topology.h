@@ -84,10 +84,10 @@ class TopologyRegistry : public Registry<TopologyEntry> {
 // Every topology's own parameters, topologies in name order.
 std::vector<ParameterInfo> topology_parameters();
 
-#define IBSEC_REGISTER_TOPOLOGY(NAME, DESCRIPTION, PARAMETERS, BUILDER_FN)                   \
-  namespace {                                                                                \
-  [[maybe_unused]] const bool registered_##BUILDER_FN =                                      \
-      ::ibsec::network::TopologyRegistry::add({NAME, DESCRIPTION, PARAMETERS, BUILDER_FN});  \
+#define IBSEC_REGISTER_TOPOLOGY(NAME, DESCRIPTION, PARAMETERS, BUILDER_FN)                  \
+  namespace {                                                                               \
+  [[maybe_unused]] const bool registered_##BUILDER_FN =                                     \
+      ::ibsec::network::TopologyRegistry::add({NAME, DESCRIPTION, PARAMETERS, BUILDER_FN}); \
   }
 
 }  // namespace ibsec::network

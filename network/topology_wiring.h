@@ -19,7 +19,6 @@ inline constexpr uint64_t kMaxSwitchPorts = std::numeric_limits<uint16_t>::max()
 inline constexpr uint64_t kMaxNodes = uint64_t{1} << 20;
 inline constexpr uint64_t kMaxForwardingEntries = uint64_t{1} << 27;  // 256 MiB
 
-
 // Throws ConfigError unless network.switch_ports fits a 16-bit port number.
 void check_switch_ports_limit(const TopologyParams& params);
 

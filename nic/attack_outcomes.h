@@ -15,7 +15,7 @@ namespace ibsec::nic {
 struct AttackOutcomes {
   std::array<uint64_t, network::kAttackKinds> detected{};   // dropped by the card's checks
   std::array<uint64_t, network::kAttackKinds> delivered{};  // passed every check: the attack succeeded
-  uint64_t false_drops = 0;                        // genuine, unaltered packets dropped
+  uint64_t false_drops = 0;                                 // genuine, unaltered packets dropped
 
   AttackOutcomes& operator+=(const AttackOutcomes& o) {
     for (size_t k = 0; k < network::kAttackKinds; ++k) {

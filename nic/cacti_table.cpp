@@ -16,8 +16,8 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr const char* kRejected = "rejected: ";
-const std::vector<std::string> kNeededColumns{"tech_nm", "capacity_bytes", "block_bytes", "assoc",
-                                              "access_ns", "status",        "structure"};
+const std::vector<std::string> kNeededColumns{"tech_nm",   "capacity_bytes", "block_bytes", "assoc",
+                                              "access_ns", "status",         "structure"};
 
 std::string bytes_text(uint64_t n) {
   return n % 1024 == 0 ? std::to_string(n / 1024) + " KB" : std::to_string(n) + " B";
@@ -96,8 +96,8 @@ std::string CactiGeometry::describe() const {
   const std::string ways = assoc == 0   ? "fully associative"
                            : assoc == 1 ? "direct-mapped"
                                         : std::to_string(assoc) + "-way";
-  return "a " + bytes_text(capacity_bytes) + " " + ways + " array of " + std::to_string(block_bytes) +
-         " B blocks at " + std::to_string(tech_nm) + " nm ('" + structure + "')";
+  return "a " + bytes_text(capacity_bytes) + " " + ways + " array of " + std::to_string(block_bytes) + " B blocks at " +
+         std::to_string(tech_nm) + " nm ('" + structure + "')";
 }
 
 std::string skc_structure(uint32_t ways) {

@@ -16,10 +16,7 @@ uint64_t session_direction(uint32_t source_process, uint32_t destination_process
 }  // namespace
 
 CardCrypto::CardCrypto(NodeId card, const CardCryptoParams& params, network::PacketPayloads& payloads)
-    : params_(params),
-      payloads_(payloads),
-      keys_(params.seed, params.key_bytes),
-      wrap_(keys_.card_key(card).bytes()) {}
+    : params_(params), payloads_(payloads), keys_(params.seed, params.key_bytes), wrap_(keys_.card_key(card).bytes()) {}
 
 void CardCrypto::write_payload(const network::Packet& packet, network::PacketHandle handle) {
   SyntheticPayload::fill(packet.key, packet.source_process, packet.sequence,
@@ -73,8 +70,8 @@ bool CardCrypto::seal(const network::Packet& packet, network::PacketHandle handl
     return false;
   }
   const std::span<uint8_t> payload = payloads_.payload(handle, packet.payload_bytes);
-  ciphers_.cipher_for(packet.key, key->second).seal(packet_nonce(packet), packet_aad(packet), payload, payload,
-                                           payloads_.tag(handle));
+  ciphers_.cipher_for(packet.key, key->second)
+      .seal(packet_nonce(packet), packet_aad(packet), payload, payload, payloads_.tag(handle));
   ++stats_.packets_sealed;
   return true;
 }

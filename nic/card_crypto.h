@@ -30,10 +30,10 @@
 namespace ibsec::nic {
 
 struct CardCryptoParams {
-  uint64_t seed = 1;         // the run's seed: keys are reproducible
-  uint32_t key_bytes = 16;   // session keys: 16 (AES-128) or 32 (AES-256)
+  uint64_t seed = 1;        // the run's seed: keys are reproducible
+  uint32_t key_bytes = 16;  // session keys: 16 (AES-128) or 32 (AES-256)
   uint32_t total_processes = 1;
-  bool encrypts = true;      // false under NoSecurity: payloads go in clear, with no tag
+  bool encrypts = true;  // false under NoSecurity: payloads go in clear, with no tag
 };
 
 enum class ReceiveVerdict { kDeliver, kDropAuth, kDropReplay, kDropNoKey };
@@ -73,14 +73,14 @@ class CardCrypto {
   crypto::SessionKeyGenerator keys_;
   crypto::KeyWrap wrap_;
   std::unordered_map<SessionKeyId, crypto::WrappedKey> key_memory_;  // outside the trust boundary
-  std::unordered_map<SessionKeyId, uint64_t> versions_;                // on-chip: each slot's current version
-  std::unordered_map<SessionKeyId, crypto::SessionKey> on_card_;       // verified keys
+  std::unordered_map<SessionKeyId, uint64_t> versions_;              // on-chip: each slot's current version
+  std::unordered_map<SessionKeyId, crypto::SessionKey> on_card_;     // verified keys
   struct VerifiedRecord {
     crypto::WrappedKey record;  // the bytes that verified
     uint64_t version;           // under this expected version
   };
-  std::unordered_map<SessionKeyId, VerifiedRecord> verified_;          // what on_card_'s keys were unwrapped from
-  std::unordered_map<uint64_t, ReplayWindow> windows_;                 // by (source, destination) process
+  std::unordered_map<SessionKeyId, VerifiedRecord> verified_;  // what on_card_'s keys were unwrapped from
+  std::unordered_map<uint64_t, ReplayWindow> windows_;         // by (source, destination) process
   CipherCache ciphers_;
   CardCryptoStats stats_;
 };

@@ -20,9 +20,7 @@ void read_policy(const ParameterValues& v, const std::string& key, CicParams& ca
   }
 }
 
-void read_clock(const ParameterValues& v, const std::string& key, CicParams& card) {
-  card.clock = v.clock_mhz(key);
-}
+void read_clock(const ParameterValues& v, const std::string& key, CicParams& card) { card.clock = v.clock_mhz(key); }
 
 void read_crypto_mode(const ParameterValues& v, const std::string& key, CicParams& card) {
   const std::string mode = v.text(key);
@@ -41,10 +39,10 @@ void read_key_bits(const ParameterValues& v, const std::string& key, CicParams& 
 ParameterSet<CicParams> declare() {
   const CicParams d;
   ParameterSet<CicParams> set(d);
-  set.custom("nic.security", d.security.name(), "", "NoSecurity, NoSKC, SKC-<n> or SKC-<n>+Prefetch-<m>",
-             read_security)
-      .count("nic.skc.ways", [](CicParams& c) -> auto& { return c.skc.ways; }, "ways",
-             "SKC associativity; 0 = fully associative", 0, UINT32_MAX)
+  set.custom("nic.security", d.security.name(), "", "NoSecurity, NoSKC, SKC-<n> or SKC-<n>+Prefetch-<m>", read_security)
+      .count(
+          "nic.skc.ways", [](CicParams & c) -> auto& { return c.skc.ways; }, "ways",
+          "SKC associativity; 0 = fully associative", 0, UINT32_MAX)
       .custom("nic.skc.policy", d.skc.policy, "",
               "SKC replacement policy (`ibsec-engine registries`; policies that need the future are for cachesim only)",
               read_policy)
@@ -53,26 +51,31 @@ ParameterSet<CicParams> declare() {
               "(SKC entries x nic.skc.block_bytes, nic.skc.ways, nic.tech_nm) from nic.cacti_table; 3.0 is the "
               "paper's CACTI figure for 16 KB at 45 nm (docs/hardware-cost.md)",
               [](const ParameterValues&, const std::string&, CicParams&) {})  // resolved by the check below
-      .count("nic.skc.block_bytes", [](CicParams& c) -> auto& { return c.cacti.block_bytes; }, "bytes",
-             "CACTI line per session key entry (key, identifier, state), for \"cacti\"", 1, 1U << 20)
-      .count("nic.tech_nm", [](CicParams& c) -> auto& { return c.cacti.tech_nm; }, "nm",
-             "technology node of the card, for nic.skc.access_ns = \"cacti\"", 1, 1000)
-      .file("nic.cacti_table", [](CicParams& c) -> auto& { return c.cacti.table; }, FileRole::kInput,
-            "CACTI table (CSV) for nic.skc.access_ns = \"cacti\"; empty = the shipped one. The cache of live CACTI "
-            "runs that `ibsec hwcost` keeps (~/.cache/ibsec/cacti/cacti_runs.csv) is read after it")
+      .count(
+          "nic.skc.block_bytes", [](CicParams & c) -> auto& { return c.cacti.block_bytes; }, "bytes",
+          "CACTI line per session key entry (key, identifier, state), for \"cacti\"", 1, 1U << 20)
+      .count(
+          "nic.tech_nm", [](CicParams & c) -> auto& { return c.cacti.tech_nm; }, "nm",
+          "technology node of the card, for nic.skc.access_ns = \"cacti\"", 1, 1000)
+      .file(
+          "nic.cacti_table", [](CicParams & c) -> auto& { return c.cacti.table; }, FileRole::kInput,
+          "CACTI table (CSV) for nic.skc.access_ns = \"cacti\"; empty = the shipped one. The cache of live CACTI "
+          "runs that `ibsec hwcost` keeps (~/.cache/ibsec/cacti/cacti_runs.csv) is read after it")
       .count("nic.prefetch.list_entries", &CicParams::prefetch_list_entries, "keys",
-             "recently evicted keys the card remembers per process for prefetching; 0 = the prefetch buffer's size",
-             0, 1U << 16)
-      .custom("nic.clock_mhz", d.clock.mhz(), "MHz", "card clock; the GCM unit and key look-ups run on it",
-              read_clock)
+             "recently evicted keys the card remembers per process for prefetching; 0 = the prefetch buffer's size", 0,
+             1U << 16)
+      .custom("nic.clock_mhz", d.clock.mhz(), "MHz", "card clock; the GCM unit and key look-ups run on it", read_clock)
       .duration("nic.key_memory_ns", &CicParams::key_memory_access, TimeUnit::kNs,
                 "external key memory access per session key (one port, FIFO)")
-      .count("nic.gcm.first_block_cycles", [](CicParams& c) -> auto& { return c.gcm.first_block_cycles; }, "cycles",
-             "GCM latency of the first 128-bit block")
-      .count("nic.gcm.block_cycles", [](CicParams& c) -> auto& { return c.gcm.further_block_cycles; }, "cycles",
-             "GCM cycles per further block (the length block counts as one)")
-      .count("nic.gcm.tag_cycles", [](CicParams& c) -> auto& { return c.gcm.tag_cycles; }, "cycles",
-             "GCM cycles to produce or check the tag")
+      .count(
+          "nic.gcm.first_block_cycles", [](CicParams & c) -> auto& { return c.gcm.first_block_cycles; }, "cycles",
+          "GCM latency of the first 128-bit block")
+      .count(
+          "nic.gcm.block_cycles", [](CicParams & c) -> auto& { return c.gcm.further_block_cycles; }, "cycles",
+          "GCM cycles per further block (the length block counts as one)")
+      .count(
+          "nic.gcm.tag_cycles", [](CicParams & c) -> auto& { return c.gcm.tag_cycles; }, "cycles",
+          "GCM cycles to produce or check the tag")
       .flag("nic.gcm.pipelined", &CicParams::gcm_pipelined, "", "whether a GCM unit overlaps consecutive packets")
       .count("nic.mtu_bytes", &CicParams::mtu_bytes, "bytes", "payload per packet; larger messages are segmented", 1)
       .count("nic.header_bytes", &CicParams::header_bytes, "bytes",

@@ -59,8 +59,8 @@ Cic::Cic(const sc_core::sc_module_name& name, KernelCounters& counters, network:
     lookup_.emplace(skc, params_.security.prefetch_entries);
   }
   if (params_.security.prefetch_entries > 0 && lookup_) {
-    const uint32_t list = params_.prefetch_list_entries > 0 ? params_.prefetch_list_entries
-                                                             : params_.security.prefetch_entries;
+    const uint32_t list =
+        params_.prefetch_list_entries > 0 ? params_.prefetch_list_entries : params_.security.prefetch_entries;
     frequent_keys_.emplace(list);
     local_processes_.assign(params_.total_processes, false);
   }
@@ -123,9 +123,7 @@ void Cic::on_packet_head(PortId /*port*/, network::PacketHandle packet, Tick hea
   schedule(params_.clock.next_edge(tail), kTailArrived, packet.value());
 }
 
-void Cic::on_credits_returned(PortId /*port*/, Tick at) {
-  wake_later(tx_, kAdvanceSend, params_.clock.next_edge(at));
-}
+void Cic::on_credits_returned(PortId /*port*/, Tick at) { wake_later(tx_, kAdvanceSend, params_.clock.next_edge(at)); }
 
 void Cic::handle(const ModuleEvent& event) {
   const Tick now = event.at;
@@ -183,8 +181,8 @@ bool Cic::step(Pipeline& pipe, EventKind kind, Tick now) {
   if (pipe.in_lookup && pipe.in_gcm.size() < kGcmSlots) {
     const network::PacketHandle handle = *pipe.in_lookup;
     const bool encrypts = params_.security.encrypts();
-    const Tick start = encrypts ? params_.clock.next_edge(std::max(pipe.key_ready, pipe.gcm.accepts_from()))
-                                : pipe.key_ready;
+    const Tick start =
+        encrypts ? params_.clock.next_edge(std::max(pipe.key_ready, pipe.gcm.accepts_from())) : pipe.key_ready;
     Tick done = encrypts ? pipe.gcm.start(pool_[handle].payload_bytes, start) : start;
     // One datapath: packets leave the unit in the order they entered.
     if (!pipe.in_gcm.empty()) done = std::max(done, pipe.in_gcm.back().done);

@@ -24,10 +24,13 @@
 #include <unordered_map>
 #include <vector>
 
-#include "nic/attack_outcomes.h"
+#include "core/event_module.h"
+#include "core/parameters.h"
+#include "core/statistics.h"
 #include "network/credit_link.h"
 #include "network/packet.h"
 #include "network/packet_payloads.h"
+#include "nic/attack_outcomes.h"
 #include "nic/card_crypto_stats.h"
 #include "nic/frequent_keys.h"
 #include "nic/gcm_unit.h"
@@ -35,9 +38,6 @@
 #include "nic/key_lookup.h"
 #include "nic/key_memory.h"
 #include "nic/security_mode.h"
-#include "core/event_module.h"
-#include "core/parameters.h"
-#include "core/statistics.h"
 
 namespace ibsec::nic {
 
@@ -51,14 +51,14 @@ struct SkcAccessOrigin {
 struct CactiChoice {
   uint32_t block_bytes = 32;  // one line per session key entry (key, identifier, state)
   uint32_t tech_nm = 45;
-  std::string table;          // empty: the shipped table
+  std::string table;  // empty: the shipped table
 };
 
 // The card's parameters; their keys, units and checks are declared in
 // card_parameters.cpp, with these initial values as the defaults.
 struct CicParams {
   SecurityMode security = SecurityMode::skc(6);
-  KeyCacheConfig skc;              // entries are taken from `security`
+  KeyCacheConfig skc;  // entries are taken from `security`
   Clock clock = Clock::from_mhz(270.0);
   Tick skc_access = 3 * kTicksPerNs;
   SkcAccessOrigin skc_access_origin;
@@ -66,13 +66,13 @@ struct CicParams {
   Tick key_memory_access = 2500 * kTicksPerNs;
   GcmTiming gcm;
   bool gcm_pipelined = false;
-  uint32_t mtu_bytes = 256;        // payload per packet
-  uint32_t header_bytes = 26;      // LRH 8 + BTH 12 + ICRC 4 + VCRC 2
-  uint32_t security_bytes = 24;    // key id 4 + sequence number 4 + GCM tag 16
+  uint32_t mtu_bytes = 256;      // payload per packet
+  uint32_t header_bytes = 26;    // LRH 8 + BTH 12 + ICRC 4 + VCRC 2
+  uint32_t security_bytes = 24;  // key id 4 + sequence number 4 + GCM tag 16
   uint32_t lanes = 1;
   uint32_t total_processes = 1;
   uint32_t prefetch_list_entries = 0;  // keys remembered per process; 0 = as many as the buffer holds
-  Tick rx_ticks_per_byte = 1000;   // serialization on the incoming link
+  Tick rx_ticks_per_byte = 1000;       // serialization on the incoming link
   // nic.crypto.mode = functional: real AES-GCM on synthetic payloads, beside
   // unchanged timing (docs/crypto.md, "In the card").
   bool functional_crypto = false;
@@ -87,23 +87,24 @@ class CardCrypto;
 
 // What a card counts; hit rates are derived over all cards (cic.cpp).
 struct CicStats : StatGroup {
-  Counter packets_sent{*this, {"packets_sent", "packets", "packets the card put on its link", Merge::kSum,
-                               Shown::kInternal}};
-  Counter packets_received{*this, {"packets_received", "packets", "packets the card took off its link",
-                                   Merge::kSum, Shown::kInternal}};
+  Counter packets_sent{*this,
+                       {"packets_sent", "packets", "packets the card put on its link", Merge::kSum, Shown::kInternal}};
+  Counter packets_received{
+      *this, {"packets_received", "packets", "packets the card took off its link", Merge::kSum, Shown::kInternal}};
   Counter lookups{*this, {"key_lookups", "lookups", "session-key look-ups at senders and receivers"}};
   Counter skc_hits{*this, {"skc_hits", "lookups", "look-ups found in the SKC", Merge::kSum, Shown::kInternal}};
-  Counter buffer_hits{*this, {"buffer_hits", "lookups", "look-ups found in the prefetch buffer", Merge::kSum,
-                              Shown::kInternal}};
+  Counter buffer_hits{
+      *this, {"buffer_hits", "lookups", "look-ups found in the prefetch buffer", Merge::kSum, Shown::kInternal}};
   Counter misses{*this, {"key_misses", "lookups", "look-ups that waited for the external key memory"}};
   Counter merged_misses{*this, {"key_misses_merged", "lookups", "misses whose key was already being fetched"}};
-  Counter prefetch_triggers{*this, {"prefetch_triggers", "arrivals",
-                                    "packets for a process the card took to be off its CPU (prefetch hint)"}};
+  Counter prefetch_triggers{
+      *this,
+      {"prefetch_triggers", "arrivals", "packets for a process the card took to be off its CPU (prefetch hint)"}};
   Counter prefetches_issued{*this, {"prefetches_issued", "keys", "key memory reads started to fill prefetch buffers"}};
-  Counter prefetches_cancelled{*this, {"prefetches_cancelled", "keys",
-                                       "queued prefetches a look-up needed first (fetched on demand)"}};
-  Counter out_of_order{*this, {"out_of_order_packets", "packets",
-                               "deliveries whose session sequence number was not the next one"}};
+  Counter prefetches_cancelled{
+      *this, {"prefetches_cancelled", "keys", "queued prefetches a look-up needed first (fetched on demand)"}};
+  Counter out_of_order{
+      *this, {"out_of_order_packets", "packets", "deliveries whose session sequence number was not the next one"}};
   Counter max_send_backlog{*this, {"max_send_backlog", "packets", "longest send queue at any card", Merge::kMax}};
 
   static const std::vector<DerivedStatistic>& derived();
@@ -201,7 +202,7 @@ class Cic final : public EventDrivenModule, public network::PacketReceiver, publ
   network::CreditLink* out_ = nullptr;
   network::CreditLink* in_upstream_ = nullptr;
   HostInterface* host_ = nullptr;
-  std::unordered_map<uint64_t, uint32_t> next_sequence_;      // by (source, destination) process
+  std::unordered_map<uint64_t, uint32_t> next_sequence_;  // by (source, destination) process
   std::unordered_map<uint64_t, uint32_t> expected_sequence_;
   std::unique_ptr<CardCrypto> crypto_;  // functional mode only
   CicStats stats_;

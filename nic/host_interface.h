@@ -5,19 +5,19 @@
 
 #include <cstdint>
 
-#include "core/time.h"
 #include "core/session_pairs.h"
+#include "core/time.h"
 #include "core/types.h"
 #include "network/packet.h"
 
 namespace ibsec::nic {
 
 struct MessageRequest {
-  uint32_t source_process = 0;       // cluster-wide process ids
+  uint32_t source_process = 0;  // cluster-wide process ids
   uint32_t destination_process = 0;
   NodeId destination{0};
   uint32_t bytes = 0;
-  uint32_t message = 0;              // host's id, echoed in every packet
+  uint32_t message = 0;  // host's id, echoed in every packet
   bool measured = false;
 };
 
@@ -31,8 +31,8 @@ class HostInterface {
   virtual void on_message_sent(uint32_t /*message*/, Tick /*now*/) {}
 };
 
+using ibsec::ProcessPair;
 using ibsec::session_key;
 using ibsec::session_pair;
-using ibsec::ProcessPair;
 
 }  // namespace ibsec::nic

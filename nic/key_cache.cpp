@@ -12,12 +12,12 @@ KeyCache::Geometry KeyCache::checked_geometry(const KeyCacheConfig& config) {
   if (config.entries == 0) throw ConfigError("entries", "the key cache needs at least one entry");
   if (config.ways == 0) return {1, config.entries};
   if (!std::has_single_bit(config.ways)) {
-    throw ConfigError("ways", std::to_string(config.ways) +
-                                  " is not a power of two (use 1, 2, 4, ... or 0 for fully associative)");
+    throw ConfigError(
+        "ways", std::to_string(config.ways) + " is not a power of two (use 1, 2, 4, ... or 0 for fully associative)");
   }
   if (config.ways > config.entries) {
-    throw ConfigError("ways", std::to_string(config.ways) + " ways is more than the " +
-                                  std::to_string(config.entries) + " entries of the cache");
+    throw ConfigError("ways", std::to_string(config.ways) + " ways is more than the " + std::to_string(config.entries) +
+                                  " entries of the cache");
   }
   if (config.entries % config.ways != 0) {
     throw ConfigError("entries", std::to_string(config.entries) + " entries cannot be split into sets of " +

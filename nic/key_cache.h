@@ -35,7 +35,7 @@ struct KeyCacheConfig {
 uint32_t entries_for_capacity(uint64_t capacity_bytes, uint32_t entry_bytes);
 
 struct KeyCacheStats {
-  uint64_t lookups = 0;    // demand look-ups (access())
+  uint64_t lookups = 0;  // demand look-ups (access())
   uint64_t hits = 0;
   uint64_t misses = 0;
   uint64_t fills = 0;      // keys placed, by a miss or by fill()
@@ -84,9 +84,7 @@ class KeyCache {
   // Removes a key if present; returns whether it was.
   bool erase(SessionKeyId key);
 
-  [[nodiscard]] bool contains(SessionKeyId key) const {
-    return index_.find(key.value()) != KeyIndex::kNotFound;
-  }
+  [[nodiscard]] bool contains(SessionKeyId key) const { return index_.find(key.value()) != KeyIndex::kNotFound; }
   [[nodiscard]] uint32_t set_of(SessionKeyId key) const {
     const uint64_t v = key.value();
     return static_cast<uint32_t>(sets_is_pow2_ ? (v & (sets_ - 1)) : (v % sets_));
@@ -119,7 +117,7 @@ class KeyCache {
   uint32_t ways_;
   bool sets_is_pow2_;
   KeyIndex index_;
-  std::vector<Slot> free_slots_;       // set s keeps its free slots at [s*ways, s*ways+free_count_[s])
+  std::vector<Slot> free_slots_;  // set s keeps its free slots at [s*ways, s*ways+free_count_[s])
   std::vector<uint32_t> free_count_;
   uint32_t occupied_ = 0;
   std::unique_ptr<ReplacementPolicy> policy_;

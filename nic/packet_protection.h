@@ -43,7 +43,7 @@ inline PacketAad packet_aad(const network::Packet& p) {
 
 inline crypto::GcmNonce packet_nonce(const network::Packet& p) {
   const auto direction = p.source_process < p.destination_process ? crypto::NonceDirection::lower_to_higher
-                                                                    : crypto::NonceDirection::higher_to_lower;
+                                                                  : crypto::NonceDirection::higher_to_lower;
   return crypto::make_nonce(p.key, direction, p.lane, p.sequence);
 }
 

@@ -14,9 +14,11 @@
 namespace ibsec::nic {
 
 struct PrefetchBufferStats : StatGroup {
-  Counter prefetches{*this, {"prefetches_loaded", "keys", "prefetched keys placed in a buffer (not already in the SKC)"}};
-  Counter duplicates{*this, {"prefetch_duplicates", "keys", "prefetch requests for a key already buffered",
-                             Merge::kSum, Shown::kInternal}};
+  Counter prefetches{*this,
+                     {"prefetches_loaded", "keys", "prefetched keys placed in a buffer (not already in the SKC)"}};
+  Counter duplicates{
+      *this,
+      {"prefetch_duplicates", "keys", "prefetch requests for a key already buffered", Merge::kSum, Shown::kInternal}};
   Counter hits{*this, {"prefetches_used", "keys", "prefetched keys a look-up found in the buffer"}};
   Counter wasted{*this, {"prefetches_wasted", "keys", "prefetched keys dropped unused to make room"}};
 
@@ -51,9 +53,7 @@ class PrefetchBuffer {
  private:
   static constexpr uint32_t kNotFound = UINT32_MAX;
   [[nodiscard]] uint32_t find(SessionKeyId key) const;  // position in FIFO order, 0 = oldest
-  [[nodiscard]] uint32_t physical(uint32_t position) const {
-    return (head_ + position) % capacity();
-  }
+  [[nodiscard]] uint32_t physical(uint32_t position) const { return (head_ + position) % capacity(); }
 
   std::vector<SessionKeyId> keys_;  // ring, oldest at head_
   uint32_t head_ = 0;

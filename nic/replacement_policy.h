@@ -62,12 +62,12 @@ class PolicyRegistry : public Registry<PolicyEntry> {
   }
 };
 
-#define IBSEC_REGISTER_REPLACEMENT_POLICY(NAME, DESCRIPTION, NEEDS_FUTURE, CLASS)              \
-  namespace {                                                                                  \
-  [[maybe_unused]] const bool registered_##CLASS = ::ibsec::nic::PolicyRegistry::add(          \
-      {NAME, DESCRIPTION, NEEDS_FUTURE, [](const ::ibsec::nic::PolicyContext& context) {       \
-         return std::unique_ptr<::ibsec::nic::ReplacementPolicy>(new CLASS(context));          \
-       }});                                                                                    \
+#define IBSEC_REGISTER_REPLACEMENT_POLICY(NAME, DESCRIPTION, NEEDS_FUTURE, CLASS)        \
+  namespace {                                                                            \
+  [[maybe_unused]] const bool registered_##CLASS = ::ibsec::nic::PolicyRegistry::add(    \
+      {NAME, DESCRIPTION, NEEDS_FUTURE, [](const ::ibsec::nic::PolicyContext& context) { \
+         return std::unique_ptr<::ibsec::nic::ReplacementPolicy>(new CLASS(context));    \
+       }});                                                                              \
   }
 
 }  // namespace ibsec::nic

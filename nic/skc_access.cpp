@@ -15,8 +15,9 @@ std::vector<std::string> cacti_tables(const std::string& chosen) {
   std::string table = chosen;
   if (table.empty()) table = shipped_cacti_table();
   if (table.empty()) {
-    throw ConfigError("nic.cacti_table", "the shipped CACTI table (share/ibsec/cacti7_summary.csv) was not found "
-                                         "beside the engine; give its path");
+    throw ConfigError("nic.cacti_table",
+                      "the shipped CACTI table (share/ibsec/cacti7_summary.csv) was not found "
+                      "beside the engine; give its path");
   }
   std::vector<std::string> tables{table};
   const std::string cache = user_cacti_cache();
@@ -34,7 +35,8 @@ std::string tables_text(const std::vector<std::string>& files) {
 std::string cacti_remedy(const CactiGeometry& g) {
   return "compute it with `CACTI_BIN=/path/to/cacti ibsec hwcost --skc " + std::to_string(g.capacity_bytes) +
          "B --ways " + std::to_string(g.assoc) + " --block " + std::to_string(g.block_bytes) + " --tech " +
-         std::to_string(g.tech_nm) + " --pb 0` (it caches the result where the engine reads it), or give the "
+         std::to_string(g.tech_nm) +
+         " --pb 0` (it caches the result where the engine reads it), or give the "
          "access time in ns, e.g. nic.skc.access_ns=3.0";
 }
 
@@ -43,8 +45,8 @@ SkcAccessOrigin cacti_skc_access(const CicParams& card) {
   const uint32_t tech_nm = card.cacti.tech_nm;
   const uint32_t block_bytes = card.cacti.block_bytes;
   const std::string key = "nic.skc.access_ns";
-  const CactiGeometry geometry{tech_nm, uint64_t{card.security.skc_entries} * block_bytes, block_bytes,
-                                    card.skc.ways, skc_structure(card.skc.ways)};
+  const CactiGeometry geometry{tech_nm, uint64_t{card.security.skc_entries} * block_bytes, block_bytes, card.skc.ways,
+                               skc_structure(card.skc.ways)};
   const CactiTable table = CactiTable::read(cacti_tables(card.cacti.table), "nic.cacti_table");
   const CactiRow* row = table.find(geometry);
   const std::string asked = "\"cacti\" needs the CACTI access time of the SKC of " + card.security.name() + " (" +
@@ -52,8 +54,8 @@ SkcAccessOrigin cacti_skc_access(const CicParams& card) {
                             std::to_string(block_bytes) + " B), " + geometry.describe();
   if (row == nullptr) {
     throw ConfigError(key, asked + ", which " + tables_text(table.files()) + " does not have (it has " +
-                               table.contents_near(geometry) + "; figures are never interpolated): " +
-                               cacti_remedy(geometry));
+                               table.contents_near(geometry) +
+                               "; figures are never interpolated): " + cacti_remedy(geometry));
   }
   if (!row->access_ns) {
     const std::string hint = geometry.assoc > 1 ? " (an N-way array needs at least 32 sets)" : "";
@@ -69,8 +71,9 @@ SkcAccessOrigin cacti_skc_access(const CicParams& card) {
 // the configured SKC (its entries come from nic.security).
 void resolve_skc_access(const ParameterValues& values, CicParams& card) {
   const std::string key = "nic.skc.access_ns";
-  const std::string unused =
-      card.security.path == KeyPath::kCache ? "" : " (not used: nic.security = " + card.security.name() + " has no SKC)";
+  const std::string unused = card.security.path == KeyPath::kCache
+                                 ? ""
+                                 : " (not used: nic.security = " + card.security.name() + " has no SKC)";
   if (!values.at(key).is_string()) {
     const double ns = values.non_negative(key);
     card.skc_access = checked_ticks_from_ns(key, ns, false);

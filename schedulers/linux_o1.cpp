@@ -42,8 +42,8 @@ Tick LinuxO1::sleep_avg_after_sleep(Tick sleep_avg, Tick slept, int static_prio)
   return std::min(sleep_avg + slept, kMaxSleepAvg);
 }
 
-LinuxScheduler::LinuxScheduler(std::string name, const SchedulerParams& params,
-                               std::vector<ProcessPlacement> processes, uint32_t nodes)
+LinuxScheduler::LinuxScheduler(std::string name, const SchedulerParams& params, std::vector<ProcessPlacement> processes,
+                               uint32_t nodes)
     : Scheduler(std::move(name), params, processes, node_major_cpus(nodes, params.cpus_per_node)),
       tasks_(processes.size()),
       queues_(nodes) {

@@ -82,10 +82,10 @@ class LinuxScheduler : public Scheduler {
     Tick sleep_avg = 0;
     Tick slice_left = LinuxO1::kDefTimeslice;
     Tick slept_at = 0;
-    Tick expires_at = 0;       // of the running slice
+    Tick expires_at = 0;  // of the running slice
     TimerId slice_timer = TimerId::none();
     bool boosted = false;
-    bool expired = false;      // in which array it waits
+    bool expired = false;  // in which array it waits
     bool queued = false;
   };
   struct PrioArray {
@@ -95,7 +95,7 @@ class LinuxScheduler : public Scheduler {
   struct RunQueue {
     PrioArray arrays[2];
     uint32_t active = 0;
-    Tick expired_since = 0;    // when the first task entered the expired array; 0 = none
+    Tick expired_since = 0;  // when the first task entered the expired array; 0 = none
     std::vector<CpuId> cpus;
     std::vector<ProcessId> members;
     uint32_t unfinished = 0;
@@ -110,9 +110,7 @@ class LinuxScheduler : public Scheduler {
   bool expired_starving(const RunQueue& rq, Tick now) const;
   void preempt_for(ProcessId p, Tick now);
   void credit_sleep(ProcessId p, Tick now);
-  [[nodiscard]] int queue_prio(const Task& task) const {
-    return task.boosted ? LinuxO1::kMaxRtPrio : task.prio;
-  }
+  [[nodiscard]] int queue_prio(const Task& task) const { return task.boosted ? LinuxO1::kMaxRtPrio : task.prio; }
 
   IdVector<ProcessId, Task> tasks_;
   IdVector<NodeId, RunQueue> queues_;

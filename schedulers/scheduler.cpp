@@ -48,7 +48,8 @@ ParameterSet<SchedulerParams> declare() {
       .custom("scheduler.start_order", d.random_start_order ? "random" : "job", "",
               "order in which a node's run queue first holds its processes: random (per node, seeded) or job",
               read_start_order)
-      .duration("scheduler.spin_us", &SchedulerParams::spin, TimeUnit::kUs, "spin time before blocking, SB and DCS-SB (§4.1)")
+      .duration("scheduler.spin_us", &SchedulerParams::spin, TimeUnit::kUs,
+                "spin time before blocking, SB and DCS-SB (§4.1)")
       .duration("scheduler.boost_period_ms", &SchedulerParams::boost_period, TimeUnit::kMs,
                 "PB: period of the priority boost (§4.1)", Bound::kPositive)
       .duration("scheduler.gang_slot_ms", &SchedulerParams::gang_slot, TimeUnit::kMs,

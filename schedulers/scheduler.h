@@ -83,15 +83,14 @@ class SchedulerHost {
 struct SchedulerStats : StatGroup {
   static constexpr Shown kSection = Shown::kInternal;
   Counter dispatches{*this, {"dispatches", "dispatches", "processes started on a CPU", Merge::kSum, kSection}};
-  Counter context_switches{*this, {"context_switches", "switches",
-                                   "times a CPU started a process other than the one it ran last"}};
+  Counter context_switches{
+      *this, {"context_switches", "switches", "times a CPU started a process other than the one it ran last"}};
   Counter preemptions{*this, {"preemptions", "preemptions", "processes taken off a CPU", Merge::kSum, kSection}};
   Counter blocks{*this, {"blocks", "blocks", "processes that gave their CPU up to wait", Merge::kSum, kSection}};
   Counter wakeups{*this, {"wakeups", "wake-ups", "blocked processes made ready", Merge::kSum, kSection}};
   Counter boosts{*this, {"boosts", "boosts", "DCS-SB and PB priority raises", Merge::kSum, kSection}};
   Counter on_cpu{*this, {"on_cpu", "ps", "summed over processes: time holding a CPU", Merge::kSum, kSection}};
-  Counter spinning{*this, {"spinning", "ps", "part of on_cpu spent waiting for communication", Merge::kSum,
-                           kSection}};
+  Counter spinning{*this, {"spinning", "ps", "part of on_cpu spent waiting for communication", Merge::kSum, kSection}};
   Counter switching{*this, {"switching", "ps", "context-switch time", Merge::kSum, kSection}};
 };
 
@@ -130,8 +129,8 @@ class Scheduler {
     ProcessPlacement where;
     ProcessState state = ProcessState::kReady;
     CpuId cpu = CpuId::none();
-    bool waiting = false;       // for communication
-    bool unconsumed = false;    // a message arrived while it was off its CPU
+    bool waiting = false;     // for communication
+    bool unconsumed = false;  // a message arrived while it was off its CPU
     Tick on_cpu_since = 0;
     Tick spin_since = 0;
     TimerId spin_timer = TimerId::none();
@@ -197,8 +196,8 @@ class Scheduler {
 };
 
 struct SchedulerEntry {
-  using Factory = std::function<std::unique_ptr<Scheduler>(const SchedulerParams&, std::vector<ProcessPlacement>,
-                                                           uint32_t nodes)>;
+  using Factory =
+      std::function<std::unique_ptr<Scheduler>(const SchedulerParams&, std::vector<ProcessPlacement>, uint32_t nodes)>;
   std::string name;
   std::string description;
   Factory make;

@@ -4,10 +4,10 @@
 #include <set>
 
 #include "core/errors.h"
-#include "network/link_rate.h"
-#include "traces/trace_checker.h"
 #include "hosts/trace_replay.h"
+#include "network/link_rate.h"
 #include "sim/memory_estimate.h"
+#include "traces/trace_checker.h"
 
 namespace ibsec::sim {
 namespace {
@@ -24,9 +24,8 @@ std::unique_ptr<traces::TraceReader> open_checked_trace(const std::string& path,
                                                         uint64_t& largest_message) {
   if (checked.insert(path).second) {
     traces::TraceReader checking(path);
-    traces::check_whole_trace(checking, [&](const traces::TraceEvent& e) {
-      largest_message = std::max<uint64_t>(largest_message, e.bytes);
-    });
+    traces::check_whole_trace(
+        checking, [&](const traces::TraceEvent& e) { largest_message = std::max<uint64_t>(largest_message, e.bytes); });
   }
   return std::make_unique<traces::TraceReader>(path);
 }
@@ -55,9 +54,9 @@ Cluster::Cluster(const SimConfig& config) : config_(config), topology_(topology_
     }
     check_memory_for(processes, largest_size(config_.traffic.sizes_bytes));
     build_cards(static_cast<uint32_t>(processes));
-    host_ = std::make_unique<hosts::SyntheticTraffic>(
-        "traffic", kernel_, config_.traffic, card_pointers(),
-        network::link_rate(config_.network.link_rate).ticks_per_byte, config_.nic.mtu_bytes, config_.seed, statistics_);
+    host_ = std::make_unique<hosts::SyntheticTraffic>("traffic", kernel_, config_.traffic, card_pointers(),
+                                                      network::link_rate(config_.network.link_rate).ticks_per_byte,
+                                                      config_.nic.mtu_bytes, config_.seed, statistics_);
   } else {
     std::vector<std::unique_ptr<traces::TraceReader>> jobs;
     uint64_t processes = 0;
@@ -75,7 +74,7 @@ Cluster::Cluster(const SimConfig& config) : config_(config), topology_(topology_
     check_memory_for(processes, largest_message);
     build_cards(static_cast<uint32_t>(processes));
     host_ = std::make_unique<hosts::TraceReplay>("replay", kernel_, std::move(jobs), card_pointers(),
-                                                  config_.nic.mtu_bytes, config_.scheduling, statistics_);
+                                                 config_.nic.mtu_bytes, config_.scheduling, statistics_);
   }
   wire();
 }
@@ -85,7 +84,7 @@ Cluster::Cluster(const SimConfig& config, std::vector<hosts::ScriptedMessage> sc
   build_switches();
   build_cards(topology_.nodes * config_.traffic.processes_per_node);
   auto host = std::make_unique<hosts::ScriptedTraffic>("script", kernel_, std::move(script), card_pointers(),
-                                                        config_.nic.mtu_bytes, statistics_);
+                                                       config_.nic.mtu_bytes, statistics_);
   scripted_ = host.get();
   host_ = std::move(host);
   wire();
@@ -139,19 +138,19 @@ void Cluster::build_attacker() {
   if (!config_.attack) return;
   capture_ = std::make_unique<attack::SnoopCapture>(config_.attack->capture_file);
   const attack::AttackerContext context{pool_, *payloads_, next_packet_id_, cards_.front()->total_processes(),
-                                         config_.nic.security.encrypts()};
+                                        config_.nic.security.encrypts()};
   attacker_ = std::make_unique<attack::Attacker>("attacker", kernel_, *config_.attack, context, capture_.get());
 }
 
 bool Cluster::attacked(attack::AttackSite::Kind kind, uint32_t index, uint16_t port) const {
   if (!attacker_) return false;
   const attack::AttackSite& site = config_.attack->site;
-  return site.kind == kind && site.index == index && (kind != attack::AttackSite::Kind::kSwitchPort || site.port == port);
+  return site.kind == kind && site.index == index &&
+         (kind != attack::AttackSite::Kind::kSwitchPort || site.port == port);
 }
 
-network::CreditLink& Cluster::add_link_via(bool attacked, const network::LinkParams& params,
-                                           network::LinkSender& from, PortId from_port, network::PacketReceiver& to,
-                                           PortId to_port) {
+network::CreditLink& Cluster::add_link_via(bool attacked, const network::LinkParams& params, network::LinkSender& from,
+                                           PortId from_port, network::PacketReceiver& to, PortId to_port) {
   if (!attacked) return add_link(params, from, from_port, to, to_port);
   network::CreditLink& link = add_link(params, from, from_port, *attacker_, to_port);
   attacker_->tap(link, to, to_port);
@@ -179,8 +178,7 @@ void Cluster::wire() {
       if (peer.kind == network::Endpoint::Kind::kNone) continue;
       const bool tapped = attacked(Site::kSwitchPort, s, p) ||
                           (peer.kind == network::Endpoint::Kind::kNode && attacked(Site::kNodeIn, peer.index));
-      network::CreditLink& link =
-          add_link_via(tapped, params, *switches_[s], PortId(p), receiver_at(peer), peer.port);
+      network::CreditLink& link = add_link_via(tapped, params, *switches_[s], PortId(p), receiver_at(peer), peer.port);
       switches_[s]->attach_output(PortId(p), &link);
       if (peer.kind == network::Endpoint::Kind::kNode) {
         card_in[peer.index] = &link;

@@ -13,25 +13,25 @@
 #include <nlohmann/json.hpp>
 
 #include "attack/attacker.h"
+#include "attack/snoop_capture.h"
+#include "core/event_module.h"
+#include "hosts/host_model.h"
+#include "hosts/scripted_traffic.h"
+#include "hosts/synthetic_traffic.h"
 #include "network/credit_link.h"
 #include "network/packet_payloads.h"
 #include "network/switch.h"
 #include "network/topology.h"
 #include "nic/cic.h"
 #include "sim/config.h"
-#include "core/event_module.h"
 #include "sim/run_statistics.h"
-#include "attack/snoop_capture.h"
-#include "hosts/host_model.h"
-#include "hosts/scripted_traffic.h"
-#include "hosts/synthetic_traffic.h"
 
 namespace ibsec::sim {
 
 struct RunOutcome {
-  bool drained = true;            // everything handed over was delivered
-  uint64_t packets_stuck = 0;     // still inside the network when the run stopped
-  Tick end = 0;                   // simulated time at the end
+  bool drained = true;         // everything handed over was delivered
+  uint64_t packets_stuck = 0;  // still inside the network when the run stopped
+  Tick end = 0;                // simulated time at the end
 };
 
 class Cluster {

@@ -18,17 +18,21 @@ ParameterSet<SimConfig> run_parameters() {
   const SimConfig d;
   ParameterSet<SimConfig> set(d);
   set.count("seed", &SimConfig::seed, "", "seed of every random stream in the run")
-      .file("trace.file", [](SimConfig& c) -> auto& { return c.trace.file; }, FileRole::kInput,
-            "trace to replay (docs/trace-format.md) instead of synthetic traffic; traffic.* is then ignored")
-      .file("trace.jobs", [](SimConfig& c) -> auto& { return c.trace.jobs; }, FileRole::kInput,
-            "traces replayed together, one job each, sharing the nodes (rank r of every job on node r mod nodes); "
-            "exclusive with trace.file")
+      .file(
+          "trace.file", [](SimConfig & c) -> auto& { return c.trace.file; }, FileRole::kInput,
+          "trace to replay (docs/trace-format.md) instead of synthetic traffic; traffic.* is then ignored")
+      .file(
+          "trace.jobs", [](SimConfig & c) -> auto& { return c.trace.jobs; }, FileRole::kInput,
+          "traces replayed together, one job each, sharing the nodes (rank r of every job on node r mod nodes); "
+          "exclusive with trace.file")
       .duration("sim.drain_timeout_us", &SimConfig::drain_timeout, TimeUnit::kUs,
                 "simulated time allowed to deliver what is in flight at the end", Bound::kPositive)
-      .file("sim.event_log", [](SimConfig& c) -> auto& { return c.output.event_log; }, FileRole::kOutput,
-            "per-packet CSV log (off when empty)")
-      .file("sim.vcd", [](SimConfig& c) -> auto& { return c.output.vcd; }, FileRole::kOutput,
-            "SystemC VCD trace of card counters (off when empty)");
+      .file(
+          "sim.event_log", [](SimConfig & c) -> auto& { return c.output.event_log; }, FileRole::kOutput,
+          "per-packet CSV log (off when empty)")
+      .file(
+          "sim.vcd", [](SimConfig & c) -> auto& { return c.output.vcd; }, FileRole::kOutput,
+          "SystemC VCD trace of card counters (off when empty)");
   return set;
 }
 
@@ -103,13 +107,14 @@ void check_attack(const SimConfig& config, uint32_t nodes) {
   }
   for (const uint32_t victim : config.attack->victims) {
     if (victim >= nodes) {
-      throw ConfigError("attack.victims", "node " + std::to_string(victim) + " is out of range (0.." +
-                                              std::to_string(nodes - 1) + ")");
+      throw ConfigError("attack.victims",
+                        "node " + std::to_string(victim) + " is out of range (0.." + std::to_string(nodes - 1) + ")");
     }
   }
   if (config.trace.replays() && config.attack->tamper > 0.0) {
-    throw ConfigError("attack.tamper", "a tampered packet is lost and ibsec does not retransmit, so a replayed "
-                                       "trace could not finish: tamper with synthetic traffic only");
+    throw ConfigError("attack.tamper",
+                      "a tampered packet is lost and ibsec does not retransmit, so a replayed "
+                      "trace could not finish: tamper with synthetic traffic only");
   }
 }
 
@@ -137,8 +142,8 @@ void check_together(SimConfig& config) {
                       "must hold one whole packet (virtual cut-through): at least " +
                           std::to_string(network::credits_for(mtu_wire) * network::kCreditBytes) + " bytes (" +
                           std::to_string(network::credits_for(mtu_wire)) + " credits of " +
-                          std::to_string(network::kCreditBytes) + " B) for nic.mtu_bytes = " +
-                          std::to_string(config.nic.mtu_bytes) + ", got " +
+                          std::to_string(network::kCreditBytes) +
+                          " B) for nic.mtu_bytes = " + std::to_string(config.nic.mtu_bytes) + ", got " +
                           std::to_string(config.network.vl_buffer_bytes));
   }
 }
@@ -173,7 +178,6 @@ struct Layer {
   std::string required = {};  // a key the layer must set, with why (empty: none)
   std::string required_why = {};
 };
-
 
 SimConfig load_layers(const std::vector<Layer>& layers, const std::vector<std::string>& overrides) {
   Table table;

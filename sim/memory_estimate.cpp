@@ -42,13 +42,14 @@ std::vector<MemoryNeed> estimate_memory(const SimConfig& config, uint32_t nodes,
                                         uint64_t largest_message_bytes) {
   const uint64_t packet_bytes = kBytesPerPacket + (config.nic.functional_crypto ? config.nic.mtu_bytes + 16 : 0);
   const uint64_t packets_per_message = (largest_message_bytes + config.nic.mtu_bytes - 1) / config.nic.mtu_bytes;
-  const std::string processes_key = config.trace.replays() ? (config.trace.jobs.empty() ? "trace.file" : "trace.jobs")
-                                                            : "traffic.processes_per_node";
+  const std::string processes_key =
+      config.trace.replays() ? (config.trace.jobs.empty() ? "trace.file" : "trace.jobs") : "traffic.processes_per_node";
   std::vector<MemoryNeed> needs{
-      {"nic.security", "session key caches (" + std::to_string(config.nic.security.skc_entries) + " entries x " +
-                           std::to_string(nodes) + " cards)",
+      {"nic.security",
+       "session key caches (" + std::to_string(config.nic.security.skc_entries) + " entries x " +
+           std::to_string(nodes) + " cards)",
        saturating_product({nodes, config.nic.security.skc_entries, kBytesPerSkcEntry})},
-      {"traffic.sessions_per_node", "sessions drawn up front", 
+      {"traffic.sessions_per_node", "sessions drawn up front",
        config.trace.replays() ? 0 : saturating_product({nodes, config.traffic.sessions_per_node, kBytesPerSession})},
       {processes_key, std::to_string(processes) + " processes on " + std::to_string(nodes) + " cards",
        saturating_product({processes, kBytesPerProcess}) + saturating_product({processes, nodes}) / 8},
@@ -65,9 +66,10 @@ void check_memory(const std::vector<MemoryNeed>& needs, uint64_t available) {
   for (const MemoryNeed& n : needs) total = total > UINT64_MAX - n.bytes ? UINT64_MAX : total + n.bytes;
   if (total <= available) return;
   const MemoryNeed& largest = needs.front();
-  throw ConfigError(largest.parameter, "the run would need about " + gib(total) + " (" + largest.what + ": " +
-                                           gib(largest.bytes) + ") and this machine has " + gib(available) +
-                                           " to give a run (four fifths of its memory); make it smaller, or give --force to try anyway");
+  throw ConfigError(largest.parameter,
+                    "the run would need about " + gib(total) + " (" + largest.what + ": " + gib(largest.bytes) +
+                        ") and this machine has " + gib(available) +
+                        " to give a run (four fifths of its memory); make it smaller, or give --force to try anyway");
 }
 
 // Four fifths of the physical memory: the rest is the system's and the

@@ -47,7 +47,6 @@ void RunStatistics::on_delivered(const network::Packet& packet, Tick now) {
   if (log_ != nullptr) log_->record(packet);
 }
 
-
 std::vector<Statistic> RunStatistics::report(uint32_t nodes, Tick ticks_per_byte, uint64_t stuck, bool drained) const {
   const LatencyHistogram& lat = latency_;
   // Throughput as a fraction of what the nodes' links could carry in the window.

@@ -8,11 +8,11 @@
 
 #include <vector>
 
+#include "core/latency_histogram.h"
 #include "core/statistics.h"
 #include "core/time.h"
-#include "core/latency_histogram.h"
-#include "sim/packet_log.h"
 #include "hosts/synthetic_traffic.h"
+#include "sim/packet_log.h"
 
 namespace ibsec::sim {
 

@@ -39,10 +39,14 @@ T load_as(const unsigned char* at) {
 inline uint64_t load(const unsigned char* record, BinaryField field) {
   const unsigned char* at = record + field.offset;
   switch (field.size) {
-    case 1: return *at;
-    case 2: return load_as<uint16_t>(at);
-    case 4: return load_as<uint32_t>(at);
-    default: return load_as<uint64_t>(at);
+    case 1:
+      return *at;
+    case 2:
+      return load_as<uint16_t>(at);
+    case 4:
+      return load_as<uint32_t>(at);
+    default:
+      return load_as<uint64_t>(at);
   }
 }
 
@@ -56,10 +60,18 @@ void store_as(unsigned char* at, uint64_t value) {
 inline void store(unsigned char* record, BinaryField field, uint64_t value) {
   unsigned char* at = record + field.offset;
   switch (field.size) {
-    case 1: *at = static_cast<unsigned char>(value); break;
-    case 2: store_as<uint16_t>(at, value); break;
-    case 4: store_as<uint32_t>(at, value); break;
-    default: store_as<uint64_t>(at, value); break;
+    case 1:
+      *at = static_cast<unsigned char>(value);
+      break;
+    case 2:
+      store_as<uint16_t>(at, value);
+      break;
+    case 4:
+      store_as<uint32_t>(at, value);
+      break;
+    default:
+      store_as<uint64_t>(at, value);
+      break;
   }
 }
 

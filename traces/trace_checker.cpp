@@ -29,8 +29,8 @@ void TraceChecker::add(const TraceEvent& event) {
 void TraceChecker::match(const TraceEvent& e) {
   const bool sending = is_send(e.op);
   const Channel channel = sending ? Channel{e.rank, e.peer, e.tag} : Channel{e.peer, e.rank, e.tag};
-  const uint64_t time = sending ? e.start_ns
-                                : (e.op == TraceOp::kRecv ? e.end_ns : std::numeric_limits<uint64_t>::max());
+  const uint64_t time =
+      sending ? e.start_ns : (e.op == TraceOp::kRecv ? e.end_ns : std::numeric_limits<uint64_t>::max());
   auto& waiting = channels_[channel];
   if (waiting.empty() || waiting.front().is_send == sending) {
     waiting.push_back({e.bytes, time, reader_.location(), sending});
@@ -41,8 +41,7 @@ void TraceChecker::match(const TraceEvent& e) {
   if (waiting.empty()) channels_.erase(channel);
   if (other.bytes != e.bytes) {
     reader_.fail("bytes", describe(e) + " has " + std::to_string(e.bytes) + " bytes but its match at " +
-                              other.where.describe() +
-                              " has " + std::to_string(other.bytes));
+                              other.where.describe() + " has " + std::to_string(other.bytes));
   }
   // A message cannot arrive before it was sent; traces that claim so would
   // also deadlock in replay.
@@ -107,15 +106,17 @@ void TraceChecker::finish() const {
   if (first != nullptr) {
     const auto& [channel, waiting] = *first;
     const Pending& p = waiting.front();
-    reader_.fail_at(at_end, "", std::string(p.is_send ? "send " : "receive ") + std::to_string(channel.source) +
-                                    " -> " + std::to_string(channel.destination) + " tag " +
-                                    std::to_string(channel.tag) + " (" + std::to_string(p.bytes) + " bytes, " +
-                                    p.where.describe() + ") was never " + (p.is_send ? "received" : "sent"));
+    reader_.fail_at(at_end, "",
+                    std::string(p.is_send ? "send " : "receive ") + std::to_string(channel.source) + " -> " +
+                        std::to_string(channel.destination) + " tag " + std::to_string(channel.tag) + " (" +
+                        std::to_string(p.bytes) + " bytes, " + p.where.describe() + ") was never " +
+                        (p.is_send ? "received" : "sent"));
   }
   for (uint32_t rank = 0; rank < open_requests_.size(); ++rank) {
     for (const auto& [request, where] : open_requests_[rank]) {
-      reader_.fail_at(at_end, "", "request " + std::to_string(request) + " of rank " + std::to_string(rank) +
-                                      " (opened at " + where.describe() + ") was never waited for");
+      reader_.fail_at(at_end, "",
+                      "request " + std::to_string(request) + " of rank " + std::to_string(rank) + " (opened at " +
+                          where.describe() + ") was never waited for");
     }
   }
   for (const auto& [id, comm] : comms_) {
@@ -124,9 +125,9 @@ void TraceChecker::finish() const {
     const auto& members = reader_.communicators().at(id).members;
     for (size_t m = 0; m < members.size(); ++m) {
       if (comm.calls[m] <= comm.first_open) {
-        reader_.fail_at(at_end, "", std::string(name(c.op)) + " on communicator " + std::to_string(id) + " (" +
-                                        c.where.describe() + ") was never called by rank " +
-                                        std::to_string(members[m]));
+        reader_.fail_at(at_end, "",
+                        std::string(name(c.op)) + " on communicator " + std::to_string(id) + " (" + c.where.describe() +
+                            ") was never called by rank " + std::to_string(members[m]));
       }
     }
   }

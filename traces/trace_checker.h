@@ -39,7 +39,7 @@ class TraceChecker {
   };
   struct Pending {
     uint64_t bytes = 0;
-    uint64_t time = 0;      // send: START; receive: END (blocking) or 0 (non-blocking)
+    uint64_t time = 0;  // send: START; receive: END (blocking) or 0 (non-blocking)
     TraceLocation where;
     bool is_send = false;
   };
@@ -50,10 +50,10 @@ class TraceChecker {
     TraceLocation where;
   };
   struct CommProgress {
-    std::vector<uint64_t> calls;     // per member
-    std::deque<Collective> open;     // calls not yet made by every member
-    std::deque<uint32_t> arrivals;   // how many members made each open call
-    uint64_t first_open = 0;         // index of open.front()
+    std::vector<uint64_t> calls;    // per member
+    std::deque<Collective> open;    // calls not yet made by every member
+    std::deque<uint32_t> arrivals;  // how many members made each open call
+    uint64_t first_open = 0;        // index of open.front()
   };
 
   void match(const TraceEvent& event);

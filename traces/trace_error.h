@@ -23,10 +23,14 @@ struct TraceLocation {
   // "line 12", "record 12", "end of trace" or "" for the file as a whole.
   [[nodiscard]] std::string describe() const {
     switch (kind) {
-      case Kind::kLine: return "line " + std::to_string(index);
-      case Kind::kRecord: return "record " + std::to_string(index);
-      case Kind::kEnd: return "end of trace";
-      case Kind::kFile: break;
+      case Kind::kLine:
+        return "line " + std::to_string(index);
+      case Kind::kRecord:
+        return "record " + std::to_string(index);
+      case Kind::kEnd:
+        return "end of trace";
+      case Kind::kFile:
+        break;
     }
     return "";
   }

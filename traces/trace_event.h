@@ -81,7 +81,7 @@ struct TraceOpInfo {
   std::string_view name;  // its word in an event line
   uint8_t code;           // its op byte in the binary encoding
   ArgLayout layout;
-  bool collective;        // called by every member of the communicator its first argument names
+  bool collective;  // called by every member of the communicator its first argument names
 };
 
 inline constexpr auto kTraceOps = std::to_array<TraceOpInfo>({
@@ -137,18 +137,18 @@ struct TraceEvent {
   uint64_t end_ns = 0;
   uint64_t bytes = 0;
   uint32_t rank = 0;
-  uint32_t peer = 0;     // point-to-point partner (world rank)
+  uint32_t peer = 0;  // point-to-point partner (world rank)
   uint32_t tag = 0;
   uint32_t request = 0;
-  uint32_t comm = 0;     // collectives: communicator id (0 = world)
-  uint32_t root = 0;     // rooted collectives: world rank
+  uint32_t comm = 0;  // collectives: communicator id (0 = world)
+  uint32_t root = 0;  // rooted collectives: world rank
   TraceOp op = TraceOp::kCompute;
 
   bool operator==(const TraceEvent&) const = default;
 };
 
 // Each argument's member can hold every value the format allows it.
-#define TRACE_ARG(Id, text, slot, member, largest)                                   \
+#define TRACE_ARG(Id, text, slot, member, largest)                                     \
   static_assert((largest) <= std::numeric_limits<decltype(TraceEvent::member)>::max(), \
                 "trace_ops.def: TraceEvent::" #member " cannot hold every value of " text);
 #include "traces/trace_ops.def"
@@ -157,10 +157,11 @@ struct TraceEvent {
 constexpr uint64_t argument(const TraceEvent& event, TraceArg arg) {
   switch (arg) {
 #define TRACE_ARG(Id, text, slot, member, max) \
-  case TraceArg::k##Id:                         \
+  case TraceArg::k##Id:                        \
     return event.member;
 #include "traces/trace_ops.def"
-    case TraceArg::kNone: break;
+    case TraceArg::kNone:
+      break;
   }
   return 0;
 }
@@ -168,12 +169,13 @@ constexpr uint64_t argument(const TraceEvent& event, TraceArg arg) {
 // `value` must be at most the argument's max (the reader checks it first).
 constexpr void set_argument(TraceEvent& event, TraceArg arg, uint64_t value) {
   switch (arg) {
-#define TRACE_ARG(Id, text, slot, member, max)                     \
-  case TraceArg::k##Id:                                             \
+#define TRACE_ARG(Id, text, slot, member, max)                       \
+  case TraceArg::k##Id:                                              \
     event.member = static_cast<decltype(TraceEvent::member)>(value); \
     break;
 #include "traces/trace_ops.def"
-    case TraceArg::kNone: break;
+    case TraceArg::kNone:
+      break;
   }
 }
 

@@ -29,7 +29,7 @@ struct Communicator {
 struct TraceHeader {
   uint32_t processes = 0;
   TraceOrigin origin = TraceOrigin::kSynthetic;
-  std::string origin_text;          // tool, version, command or program
+  std::string origin_text;  // tool, version, command or program
   std::vector<std::string> notes;
   std::map<uint32_t, std::vector<uint32_t>> comms;  // declared ones; 0 (world) is implicit
 

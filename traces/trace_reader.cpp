@@ -117,8 +117,8 @@ void TraceReader::open_stream() {
 
 void TraceReader::fail_decompressing(const std::ios_base::failure& e) const {
   const auto* known = dynamic_cast<const CompressedDataError*>(&e);
-  fail_at(TraceLocation::file(), "", "cannot be decompressed: " +
-                                         (known != nullptr ? known->detail() : "corrupt or truncated compressed data"));
+  fail_at(TraceLocation::file(), "",
+          "cannot be decompressed: " + (known != nullptr ? known->detail() : "corrupt or truncated compressed data"));
 }
 
 // One line without its '\n'; false at the end of the file. A last line with
@@ -198,8 +198,8 @@ void TraceReader::read_binary_header_text() {
   const auto version = static_cast<uint32_t>(load(preamble, BinaryPreamble::version));
   const auto length = static_cast<uint32_t>(load(preamble, BinaryPreamble::header_length));
   if (version != kTraceFormatVersion) {
-    fail_at(TraceLocation::file(), "version", "binary format version " + std::to_string(version) +
-                                                  " is not supported (this reader knows version 1)");
+    fail_at(TraceLocation::file(), "version",
+            "binary format version " + std::to_string(version) + " is not supported (this reader knows version 1)");
   }
   if (length > kMaxBinaryHeaderBytes) {
     fail_at(TraceLocation::file(), "header", "header length " + std::to_string(length) + " is implausible");
@@ -228,7 +228,8 @@ void TraceReader::read_binary_header_text() {
 void TraceReader::parse_header_line(std::string_view line, int& stage) {
   if (stage == 0) {
     if (line.starts_with("ibsec-trace ")) {
-      if (line != "ibsec-trace 1") fail("version", "trace format " + quoted(line.substr(12)) + " is not supported (this reader knows version 1)");
+      if (line != "ibsec-trace 1")
+        fail("version", "trace format " + quoted(line.substr(12)) + " is not supported (this reader knows version 1)");
     } else {
       fail("", "not an ibsec trace (the first line must be 'ibsec-trace 1'), found " + quoted(line));
     }
@@ -244,7 +245,8 @@ void TraceReader::parse_header_line(std::string_view line, int& stage) {
     if (header_.processes != 0) fail("processes", "given twice");
     const auto n = whole_number(rest);
     if (!n || *n == 0 || *n > kMaxTraceProcesses) {
-      fail("processes", quoted(rest) + " is not a number of processes (1 to " + std::to_string(kMaxTraceProcesses) + ")");
+      fail("processes",
+           quoted(rest) + " is not a number of processes (1 to " + std::to_string(kMaxTraceProcesses) + ")");
     }
     header_.processes = static_cast<uint32_t>(*n);
   } else if (key == "time_unit") {
@@ -270,14 +272,16 @@ void TraceReader::parse_header_line(std::string_view line, int& stage) {
       fail("comm", quoted(fields[0]) + " is not a communicator id (1 to 4294967295; 0 is the world)");
     }
     const uint64_t id = *parsed_id;
-    if (header_.comms.contains(static_cast<uint32_t>(id))) fail("comm", "communicator " + std::to_string(id) + " declared twice");
+    if (header_.comms.contains(static_cast<uint32_t>(id)))
+      fail("comm", "communicator " + std::to_string(id) + " declared twice");
     if (fields.size() < 2) fail("comm", "communicator " + std::to_string(id) + " has no members");
     std::vector<uint32_t> members;
     std::vector<bool> seen(header_.processes, false);
     for (size_t i = 1; i < fields.size(); ++i) {
       const auto rank = whole_number(fields[i]);
       if (!rank || *rank >= header_.processes) {
-        fail("comm", quoted(fields[i]) + " is not a rank (the trace has " + std::to_string(header_.processes) + " processes)");
+        fail("comm",
+             quoted(fields[i]) + " is not a rank (the trace has " + std::to_string(header_.processes) + " processes)");
       }
       const uint64_t r = *rank;
       if (seen[r]) fail("comm", "rank " + std::to_string(r) + " listed twice in communicator " + std::to_string(id));
@@ -343,7 +347,8 @@ void TraceReader::parse_event_line(std::string_view line, TraceEvent& event) {
     uint64_t value = 0;
     const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
     if (text.empty()) fail(std::string(field), "empty (fields are separated by single spaces)");
-    if (ec == std::errc::result_out_of_range || (ec == std::errc() && value > max && ptr == text.data() + text.size())) {
+    if (ec == std::errc::result_out_of_range ||
+        (ec == std::errc() && value > max && ptr == text.data() + text.size())) {
       fail(std::string(field), quoted(text) + " is out of range (at most " + std::to_string(max) + ")");
     }
     if (ec != std::errc() || ptr != text.data() + text.size()) {
@@ -369,9 +374,9 @@ void TraceReader::parse_event_line(std::string_view line, TraceEvent& event) {
   event.end_ns = number(2, "end", std::numeric_limits<uint64_t>::max());
   const auto args = arguments(*op);
   if (fields.size() != first + args.size()) {
-    fail(fields.size() > first + args.size() ? "" : "op",
-         std::string(name(*op)) + " takes " + std::to_string(args.size()) + " arguments, found " +
-             std::to_string(fields.size() - first));
+    fail(fields.size() > first + args.size() ? "" : "op", std::string(name(*op)) + " takes " +
+                                                              std::to_string(args.size()) + " arguments, found " +
+                                                              std::to_string(fields.size() - first));
   }
   for (size_t i = 0; i < args.size(); ++i) {
     const TraceArgInfo& arg = info(args[i]);
@@ -491,9 +496,11 @@ void TraceReader::check_event(const TraceEvent& e) {
   }
   if (has_argument(e.op, TraceArg::kPeer)) {
     if (e.peer >= processes) {
-      fail("peer", std::to_string(e.peer) + " is not a rank (the trace has " + std::to_string(processes) + " processes)");
+      fail("peer",
+           std::to_string(e.peer) + " is not a rank (the trace has " + std::to_string(processes) + " processes)");
     }
-    if (e.peer == e.rank) fail("peer", "rank " + std::to_string(e.rank) + " cannot " + std::string(name(e.op)) + " to itself");
+    if (e.peer == e.rank)
+      fail("peer", "rank " + std::to_string(e.rank) + " cannot " + std::string(name(e.op)) + " to itself");
   }
   if (is_collective(e.op)) {
     const auto comm = comms_.find(e.comm);

@@ -80,7 +80,7 @@ class TraceReader {
   TraceCompression compression_ = TraceCompression::kNone;
   TraceHeader header_;
   std::map<uint32_t, Communicator> comms_;
-  uint64_t position_ = 0;   // text line or binary record number
+  uint64_t position_ = 0;  // text line or binary record number
   uint64_t events_ = 0;
   bool finished_ = false;
   uint64_t last_start_ = 0;

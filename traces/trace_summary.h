@@ -16,7 +16,7 @@ namespace ibsec::traces {
 
 struct ProcessSummary {
   uint64_t events = 0;
-  uint64_t messages_sent = 0;       // point-to-point, blocking or not
+  uint64_t messages_sent = 0;  // point-to-point, blocking or not
   uint64_t bytes_sent = 0;
   uint64_t messages_received = 0;
   uint64_t bytes_received = 0;

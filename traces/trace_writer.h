@@ -20,8 +20,8 @@ class TraceWriter {
  public:
   // `field` names the option the path came from, for error messages.
   TraceWriter(const std::string& path, const TraceHeader& header, const std::string& field = "out");
-  TraceWriter(const std::string& path, const TraceHeader& header, TraceEncoding encoding,
-              TraceCompression compression, const std::string& field = "out");
+  TraceWriter(const std::string& path, const TraceHeader& header, TraceEncoding encoding, TraceCompression compression,
+              const std::string& field = "out");
   ~TraceWriter();
   TraceWriter(const TraceWriter&) = delete;
   TraceWriter& operator=(const TraceWriter&) = delete;

@@ -38,8 +38,8 @@ class ZstdDecompressor : public boost::iostreams::multichar_input_filter {
     while (out.pos == 0) {
       if (st.in.pos == st.in.size && !refill(source)) {
         if (st.frame_open) {
-          throw CompressedDataError("truncated zstd data: the last frame stops at byte " +
-                                    std::to_string(st.consumed) + " of the file");
+          throw CompressedDataError("truncated zstd data: the last frame stops at byte " + std::to_string(st.consumed) +
+                                    " of the file");
         }
         return -1;
       }

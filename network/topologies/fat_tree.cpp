@@ -42,11 +42,11 @@ void validate_fat_tree_size(uint64_t k, uint64_t n, uint64_t nodes) {
   }
   const uint64_t switches = n * (nodes / k);
   if (switches * nodes > kMaxForwardingEntries) {
-    throw ConfigError("network.fat_tree.n",
-                      tree_name(k, n) + " needs " + std::to_string(switches) + " switches x " +
-                          std::to_string(nodes) + " destinations = " + std::to_string(switches * nodes) +
-                          " forwarding-table entries, more than the " +
-                          std::to_string(kMaxForwardingEntries) + " supported; lower k or n");
+    throw ConfigError("network.fat_tree.n", tree_name(k, n) + " needs " + std::to_string(switches) + " switches x " +
+                                                std::to_string(nodes) +
+                                                " destinations = " + std::to_string(switches * nodes) +
+                                                " forwarding-table entries, more than the " +
+                                                std::to_string(kMaxForwardingEntries) + " supported; lower k or n");
   }
 }
 
@@ -56,21 +56,21 @@ FatTreeShape validate_fat_tree(const TopologyParams& params) {
   if (k < 2) throw ConfigError("network.fat_tree.k", "must be at least 2, got " + std::to_string(k));
   if (n < 1) throw ConfigError("network.fat_tree.n", "must be at least 1, got 0");
   if (2 * k > kMaxSwitchPorts) {
-    throw ConfigError("network.fat_tree.k", "a " + std::to_string(k) + "-ary fat tree needs 2k = " +
-                                                std::to_string(2 * k) + " ports per switch, more than " +
-                                                std::to_string(kMaxSwitchPorts));
+    throw ConfigError("network.fat_tree.k", "a " + std::to_string(k) +
+                                                "-ary fat tree needs 2k = " + std::to_string(2 * k) +
+                                                " ports per switch, more than " + std::to_string(kMaxSwitchPorts));
   }
   const uint64_t nodes = bounded_power(k, n);
   validate_fat_tree_size(k, n, nodes);
   if (params.nodes != 0 && params.nodes != nodes) {
-    throw ConfigError("network.nodes", "must be 0 or k^n = " + std::to_string(nodes) + " for " +
-                                           tree_name(k, n) + ", got " + std::to_string(params.nodes));
+    throw ConfigError("network.nodes", "must be 0 or k^n = " + std::to_string(nodes) + " for " + tree_name(k, n) +
+                                           ", got " + std::to_string(params.nodes));
   }
   check_switch_ports_limit(params);
   if (params.switch_ports != 0 && params.switch_ports < 2 * k) {
-    throw ConfigError("network.switch_ports",
-                      "must be at least " + std::to_string(2 * k) + " for a " + std::to_string(k) +
-                          "-ary fat tree (2k ports), got " + std::to_string(params.switch_ports));
+    throw ConfigError("network.switch_ports", "must be at least " + std::to_string(2 * k) + " for a " +
+                                                  std::to_string(k) + "-ary fat tree (2k ports), got " +
+                                                  std::to_string(params.switch_ports));
   }
   const auto radix = static_cast<uint32_t>(params.switch_ports != 0 ? params.switch_ports : 2 * k);
   return {static_cast<uint32_t>(k), static_cast<uint32_t>(n), static_cast<uint32_t>(nodes),

@@ -19,8 +19,7 @@ uint32_t single_switch_nodes(const TopologyParams& params) { return params.nodes
 void validate_single_switch(const TopologyParams& params) {
   if (params.nodes > kMaxSwitchPorts) {
     throw ConfigError("network.nodes", "a single switch has at most " + std::to_string(kMaxSwitchPorts) +
-                                           " ports, so at most as many nodes; got " +
-                                           std::to_string(params.nodes));
+                                           " ports, so at most as many nodes; got " + std::to_string(params.nodes));
   }
   check_switch_ports_limit(params);
   if (params.switch_ports != 0 && params.switch_ports < single_switch_nodes(params)) {
@@ -45,7 +44,8 @@ Topology build_single_switch(const TopologyParams& params) {
 
 }  // namespace
 
-IBSEC_REGISTER_TOPOLOGY("single-switch", "every node on one switch; node i on port i (network.nodes = 0: the paper's 16)",
-                        {}, build_single_switch)
+IBSEC_REGISTER_TOPOLOGY("single-switch",
+                        "every node on one switch; node i on port i (network.nodes = 0: the paper's 16)", {},
+                        build_single_switch)
 
 }  // namespace ibsec::network

@@ -16,8 +16,8 @@ constexpr int decrypting = 0;
 
 void require_same_size(size_t in, size_t out, const char* what) {
   if (in != out) {
-    throw std::invalid_argument(std::string("AES-GCM ") + what + ": output is " + std::to_string(out) +
-                                " bytes for " + std::to_string(in) + " of input");
+    throw std::invalid_argument(std::string("AES-GCM ") + what + ": output is " + std::to_string(out) + " bytes for " +
+                                std::to_string(in) + " of input");
   }
 }
 
@@ -40,8 +40,9 @@ void AesGcm::rekey(std::span<const uint8_t> key) {
   // Naming the cipher makes OpenSSL build a new context; for a key of the
   // same length it is enough to load the key into the one we have.
   key_bytes_ = 0;  // should OpenSSL fail, the next rekey starts afresh
-  evp::check(EVP_CipherInit_ex(context_.get(), same_length ? nullptr : cipher, nullptr, key.data(), nullptr, encrypting),
-             "EVP_CipherInit_ex(key)");
+  evp::check(
+      EVP_CipherInit_ex(context_.get(), same_length ? nullptr : cipher, nullptr, key.data(), nullptr, encrypting),
+      "EVP_CipherInit_ex(key)");
   if (!same_length) nonce_length_ = nonce_bytes;  // a new context starts at the default
   std::copy(key.begin(), key.end(), key_.begin());
   key_bytes_ = key.size();
@@ -55,14 +56,16 @@ void AesGcm::load_nonce(std::span<const uint8_t> nonce, bool encrypt) {
     nonce_length_ = nonce.size();
   }
   // Cipher and key stay as they are: only the nonce (and direction) change.
-  evp::check(EVP_CipherInit_ex(context_.get(), nullptr, nullptr, nullptr, nonce.data(), encrypt ? encrypting : decrypting),
-             "EVP_CipherInit_ex(nonce)");
+  evp::check(
+      EVP_CipherInit_ex(context_.get(), nullptr, nullptr, nullptr, nonce.data(), encrypt ? encrypting : decrypting),
+      "EVP_CipherInit_ex(nonce)");
 }
 
 void AesGcm::absorb_aad(std::span<const uint8_t> aad) {
   if (aad.empty()) return;
   int absorbed = 0;
-  evp::check(EVP_CipherUpdate(context_.get(), nullptr, &absorbed, aad.data(), evp::length(aad.size())), "EVP_CipherUpdate(aad)");
+  evp::check(EVP_CipherUpdate(context_.get(), nullptr, &absorbed, aad.data(), evp::length(aad.size())),
+             "EVP_CipherUpdate(aad)");
 }
 
 void AesGcm::seal(std::span<const uint8_t> nonce, std::span<const uint8_t> aad, std::span<const uint8_t> plaintext,
@@ -76,8 +79,9 @@ void AesGcm::seal(std::span<const uint8_t> nonce, std::span<const uint8_t> aad, 
   absorb_aad(aad);
   int written = 0;
   if (!plaintext.empty()) {
-    evp::check(EVP_EncryptUpdate(context_.get(), ciphertext.data(), &written, plaintext.data(), evp::length(plaintext.size())),
-               "EVP_EncryptUpdate");
+    evp::check(
+        EVP_EncryptUpdate(context_.get(), ciphertext.data(), &written, plaintext.data(), evp::length(plaintext.size())),
+        "EVP_EncryptUpdate");
   }
   uint8_t none[max_tag_bytes];  // GCM writes nothing at the end; EVP still wants a buffer
   evp::check(EVP_EncryptFinal_ex(context_.get(), none, &written), "EVP_EncryptFinal_ex");
@@ -96,7 +100,8 @@ bool AesGcm::open(std::span<const uint8_t> nonce, std::span<const uint8_t> aad, 
   absorb_aad(aad);
   int written = 0;
   if (!ciphertext.empty()) {
-    evp::check(EVP_DecryptUpdate(context_.get(), plaintext.data(), &written, ciphertext.data(), evp::length(ciphertext.size())),
+    evp::check(EVP_DecryptUpdate(context_.get(), plaintext.data(), &written, ciphertext.data(),
+                                 evp::length(ciphertext.size())),
                "EVP_DecryptUpdate");
   }
   // OpenSSL only reads the expected tag; its ctrl interface is not const-correct.

@@ -57,7 +57,8 @@ void check(int result, const char* call) {
 }
 
 int length(size_t bytes) {
-  if (bytes > static_cast<size_t>(INT_MAX)) throw std::invalid_argument("buffer too long for OpenSSL: " + std::to_string(bytes));
+  if (bytes > static_cast<size_t>(INT_MAX))
+    throw std::invalid_argument("buffer too long for OpenSSL: " + std::to_string(bytes));
   return static_cast<int>(bytes);
 }
 

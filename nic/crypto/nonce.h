@@ -47,7 +47,8 @@ inline GcmNonce make_nonce(SessionKeyId session, NonceDirection direction, Virtu
   if (session.value() > max_session_id) {
     throw std::invalid_argument("nonce: session id " + std::to_string(session.value()) + " does not fit 32 bits");
   }
-  if (lane.value() > max_nonce_lane) throw std::invalid_argument("nonce: lane " + std::to_string(lane.value()) + " > 127");
+  if (lane.value() > max_nonce_lane)
+    throw std::invalid_argument("nonce: lane " + std::to_string(lane.value()) + " > 127");
   if (sequence > max_nonce_sequence) {
     throw CryptoError("nonce: sequence numbers of session " + std::to_string(session.value()) +
                       " exhausted (2^56); the session needs a new key");

@@ -40,12 +40,15 @@ SessionKeyGenerator::SessionKeyGenerator(uint64_t seed, size_t key_bytes)
     throw std::invalid_argument("session keys are 16 or 32 bytes, not " + std::to_string(key_bytes));
   }
   auto master = master_key(seed);
-  evp::check(EVP_EncryptInit_ex(prf_.get(), evp::aes_256_ecb(), nullptr, master.data(), nullptr), "EVP_EncryptInit_ex(prf)");
+  evp::check(EVP_EncryptInit_ex(prf_.get(), evp::aes_256_ecb(), nullptr, master.data(), nullptr),
+             "EVP_EncryptInit_ex(prf)");
   OPENSSL_cleanse(master.data(), master.size());
   evp::check(EVP_CIPHER_CTX_set_padding(prf_.get(), 0), "EVP_CIPHER_CTX_set_padding");
 }
 
-SessionKey SessionKeyGenerator::session_key(SessionKeyId session) { return derive(session.value(), session_key_purpose); }
+SessionKey SessionKeyGenerator::session_key(SessionKeyId session) {
+  return derive(session.value(), session_key_purpose);
+}
 
 SessionKey SessionKeyGenerator::card_key(NodeId card) { return derive(card.value(), card_key_purpose); }
 

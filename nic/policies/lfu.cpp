@@ -13,8 +13,7 @@ namespace {
 class LfuPolicy final : public ReplacementPolicy {
  public:
   explicit LfuPolicy(const PolicyContext& context)
-      : ways_(context.ways), count_(static_cast<size_t>(context.sets) * context.ways, 0),
-        last_use_(count_.size(), 0) {}
+      : ways_(context.ways), count_(static_cast<size_t>(context.sets) * context.ways, 0), last_use_(count_.size(), 0) {}
   void on_hit(Slot slot, SessionKeyId) override {
     ++count_[slot];
     last_use_[slot] = ++clock_;
@@ -27,8 +26,7 @@ class LfuPolicy final : public ReplacementPolicy {
   Slot victim(uint32_t set) override {
     Slot best = set * ways_;
     for (Slot slot = best + 1; slot < (set + 1) * ways_; ++slot) {
-      if (count_[slot] < count_[best] ||
-          (count_[slot] == count_[best] && last_use_[slot] < last_use_[best])) {
+      if (count_[slot] < count_[best] || (count_[slot] == count_[best] && last_use_[slot] < last_use_[best])) {
         best = slot;
       }
     }
@@ -44,7 +42,6 @@ class LfuPolicy final : public ReplacementPolicy {
 
 }  // namespace
 
-IBSEC_REGISTER_REPLACEMENT_POLICY("lfu", "least frequently used (ties: least recently used)", false,
-                                  LfuPolicy)
+IBSEC_REGISTER_REPLACEMENT_POLICY("lfu", "least frequently used (ties: least recently used)", false, LfuPolicy)
 
 }  // namespace ibsec::nic

@@ -54,9 +54,8 @@ class OptPolicy final : public ReplacementPolicy {
 
   void record(Slot slot, SessionKeyId key) {
     if (cursor_ >= future_.size() || future_[cursor_] != key) {
-      throw std::logic_error(
-          "opt policy: the accesses do not follow the sequence it was given (position " +
-          std::to_string(cursor_) + ")");
+      throw std::logic_error("opt policy: the accesses do not follow the sequence it was given (position " +
+                             std::to_string(cursor_) + ")");
     }
     slot_next_[slot] = next_use_[cursor_];
     heaps_[slot / ways_].push({next_use_[cursor_], slot});
@@ -73,7 +72,6 @@ class OptPolicy final : public ReplacementPolicy {
 
 }  // namespace
 
-IBSEC_REGISTER_REPLACEMENT_POLICY("opt", "Belady's offline optimum (needs the whole sequence)", true,
-                                  OptPolicy)
+IBSEC_REGISTER_REPLACEMENT_POLICY("opt", "Belady's offline optimum (needs the whole sequence)", true, OptPolicy)
 
 }  // namespace ibsec::nic

@@ -32,8 +32,8 @@
 #define HALO_DOUBLES 4096
 
 enum { T_SENDS, T_SEND_BYTES, T_RECVS, T_RECV_BYTES, T_ALLREDUCE, T_ALLTOALL, T_BCAST, T_BARRIER, T_GATHER, T_COUNT };
-static const char *const T_NAME[T_COUNT] = {"sends",     "send_bytes", "recvs", "recv_bytes",
-                                            "allreduce", "alltoall",   "bcast", "barrier", "gather"};
+static const char *const T_NAME[T_COUNT] = {"sends",    "send_bytes", "recvs",   "recv_bytes", "allreduce",
+                                            "alltoall", "bcast",      "barrier", "gather"};
 static long long tally[T_COUNT];
 
 static void check(int rc, const char *what)
@@ -124,9 +124,9 @@ static void halo(int rank, int size)
         MPI_Request req[4];
         /* Round 1: the receive from the left takes any source; the tag
          * still tells the two neighbours apart. */
-        check(MPI_Irecv(in_l, HALO_DOUBLES, MPI_DOUBLE, round == 1 ? MPI_ANY_SOURCE : left, 100, MPI_COMM_WORLD,
-                        &req[0]),
-              "MPI_Irecv");
+        check(
+            MPI_Irecv(in_l, HALO_DOUBLES, MPI_DOUBLE, round == 1 ? MPI_ANY_SOURCE : left, 100, MPI_COMM_WORLD, &req[0]),
+            "MPI_Irecv");
         check(MPI_Irecv(in_r, HALO_DOUBLES, MPI_DOUBLE, right, 101, MPI_COMM_WORLD, &req[1]), "MPI_Irecv");
         check(MPI_Isend(out_r, HALO_DOUBLES, MPI_DOUBLE, right, 100, MPI_COMM_WORLD, &req[2]), "MPI_Isend");
         check(MPI_Isend(out_l, HALO_DOUBLES, MPI_DOUBLE, left, 101, MPI_COMM_WORLD, &req[3]), "MPI_Isend");

@@ -72,8 +72,8 @@ void write_input(const std::string& path, const uint8_t* data, size_t size) {
 }
 
 bool same_header(const TraceHeader& a, const TraceHeader& b) {
-  return a.processes == b.processes && a.origin == b.origin && a.origin_text == b.origin_text &&
-         a.notes == b.notes && a.comms == b.comms;
+  return a.processes == b.processes && a.origin == b.origin && a.origin_text == b.origin_text && a.notes == b.notes &&
+         a.comms == b.comms;
 }
 
 [[noreturn]] void round_trip_failed(const std::string& what, const std::string& detail) {

@@ -354,8 +354,8 @@ int capture_finish(void)
         }
     }
 
-    struct rank_info mine = {.nrecs = S.failed ? 0 : S.nrecs, .ncomm_words = S.failed ? 0 : nwords,
-                             .failed = (uint64_t)S.failed};
+    struct rank_info mine = {
+        .nrecs = S.failed ? 0 : S.nrecs, .ncomm_words = S.failed ? 0 : nwords, .failed = (uint64_t)S.failed};
     memcpy(mine.counters, S.counters, sizeof mine.counters);
     const int words_per_info = (int)(sizeof mine / sizeof(uint64_t));
 
@@ -371,8 +371,7 @@ int capture_finish(void)
         }
     }
     PMPI_Bcast(&go, 1, MPI_INT, 0, S.priv);
-    if (go)
-        PMPI_Gather(&mine, words_per_info, MPI_UINT64_T, infos, words_per_info, MPI_UINT64_T, 0, S.priv);
+    if (go) PMPI_Gather(&mine, words_per_info, MPI_UINT64_T, infos, words_per_info, MPI_UINT64_T, 0, S.priv);
 
     /* 2. Rank 0 checks that every process recorded successfully and makes
      *    room for all events, then says whether they are to be sent. */

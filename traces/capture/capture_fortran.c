@@ -37,11 +37,11 @@
 #define F08_NAME(impl, name, params)
 #endif
 
-#define FORTRAN_NAMES(impl, lower, upper, params)             \
-    void lower params __attribute__((alias(#impl)));          \
-    void lower##_ params __attribute__((alias(#impl)));       \
-    void lower##__ params __attribute__((alias(#impl)));      \
-    void upper params __attribute__((alias(#impl)));          \
+#define FORTRAN_NAMES(impl, lower, upper, params)                                                                      \
+    void lower params __attribute__((alias(#impl)));                                                                   \
+    void lower##_ params __attribute__((alias(#impl)));                                                                \
+    void lower##__ params __attribute__((alias(#impl)));                                                               \
+    void upper params __attribute__((alias(#impl)));                                                                   \
     F08_NAME(impl, o##lower##_f, params)
 
 typedef MPI_Fint fint;
@@ -81,8 +81,8 @@ extern void pmpi_sendrecv_replace_(void *buf, fint *count, fint *type, fint *des
 extern void pmpi_wait_(fint *request, fint *status, fint *ierr) __attribute__((weak));
 extern void pmpi_waitall_(fint *count, fint *requests, fint *statuses, fint *ierr) __attribute__((weak));
 extern void pmpi_waitany_(fint *count, fint *requests, fint *index, fint *status, fint *ierr) __attribute__((weak));
-extern void pmpi_waitsome_(fint *incount, fint *requests, fint *outcount, fint *indices, fint *statuses,
-                           fint *ierr) __attribute__((weak));
+extern void pmpi_waitsome_(fint *incount, fint *requests, fint *outcount, fint *indices, fint *statuses, fint *ierr)
+    __attribute__((weak));
 extern void pmpi_test_(fint *request, fint *flag, fint *status, fint *ierr) __attribute__((weak));
 extern void pmpi_testall_(fint *count, fint *requests, fint *flag, fint *statuses, fint *ierr) __attribute__((weak));
 extern void pmpi_testany_(fint *count, fint *requests, fint *index, fint *flag, fint *status, fint *ierr)
@@ -97,12 +97,12 @@ extern void pmpi_reduce_(void *sendbuf, void *recvbuf, fint *count, fint *type, 
                          fint *ierr) __attribute__((weak));
 extern void pmpi_allreduce_(void *sendbuf, void *recvbuf, fint *count, fint *type, fint *op, fint *comm, fint *ierr)
     __attribute__((weak));
-typedef void f_rooted_fn(void *sendbuf, fint *sendcount, fint *sendtype, void *recvbuf, fint *recvcount,
-                         fint *recvtype, fint *root, fint *comm, fint *ierr);
+typedef void f_rooted_fn(void *sendbuf, fint *sendcount, fint *sendtype, void *recvbuf, fint *recvcount, fint *recvtype,
+                         fint *root, fint *comm, fint *ierr);
 extern f_rooted_fn pmpi_gather_ __attribute__((weak));
 extern f_rooted_fn pmpi_scatter_ __attribute__((weak));
-typedef void f_all_fn(void *sendbuf, fint *sendcount, fint *sendtype, void *recvbuf, fint *recvcount,
-                      fint *recvtype, fint *comm, fint *ierr);
+typedef void f_all_fn(void *sendbuf, fint *sendcount, fint *sendtype, void *recvbuf, fint *recvcount, fint *recvtype,
+                      fint *comm, fint *ierr);
 extern f_all_fn pmpi_allgather_ __attribute__((weak));
 extern f_all_fn pmpi_alltoall_ __attribute__((weak));
 extern void pmpi_comm_split_(fint *comm, fint *color, fint *key, fint *newcomm, fint *ierr) __attribute__((weak));
@@ -111,15 +111,30 @@ extern void pmpi_comm_create_(fint *comm, fint *group, fint *newcomm, fint *ierr
 extern void pmpi_comm_free_(fint *comm, fint *ierr) __attribute__((weak));
 
 /* IERROR is optional in the mpi_f08 bindings; Open MPI passes NULL then. */
-#define IERR(ierr)          \
-    fint ierr_local_;       \
+#define IERR(ierr)                                                                                                     \
+    fint ierr_local_;                                                                                                  \
     if (!(ierr)) (ierr) = &ierr_local_
 
-static uint64_t f_bytes(const fint *count, const fint *type) { return type_bytes(*count, PMPI_Type_f2c(*type)); }
-static MPI_Comm f_comm(const fint *comm) { return PMPI_Comm_f2c(*comm); }
-static uint64_t f_req_key(fint request) { return req_key(PMPI_Request_f2c(request)); }
-static int f_status_ignored(const fint *status) { return status == MPI_F_STATUS_IGNORE; }
-static int f_statuses_ignored(const fint *statuses) { return statuses == MPI_F_STATUSES_IGNORE; }
+static uint64_t f_bytes(const fint *count, const fint *type)
+{
+    return type_bytes(*count, PMPI_Type_f2c(*type));
+}
+static MPI_Comm f_comm(const fint *comm)
+{
+    return PMPI_Comm_f2c(*comm);
+}
+static uint64_t f_req_key(fint request)
+{
+    return req_key(PMPI_Request_f2c(request));
+}
+static int f_status_ignored(const fint *status)
+{
+    return status == MPI_F_STATUS_IGNORE;
+}
+static int f_statuses_ignored(const fint *statuses)
+{
+    return statuses == MPI_F_STATUSES_IGNORE;
+}
 
 static void f_to_c_status(const fint *fst, MPI_Status *cst)
 {
@@ -162,8 +177,8 @@ FORTRAN_NAMES(f_finalize, mpi_finalize, MPI_FINALIZE, (fint * ierr))
 
 /* -- Point-to-point -- */
 
-static void f_send_common(f_send_fn *pmpi, const char *name, void *buf, fint *count, fint *type, fint *dest,
-                          fint *tag, fint *comm, fint *ierr)
+static void f_send_common(f_send_fn *pmpi, const char *name, void *buf, fint *count, fint *type, fint *dest, fint *tag,
+                          fint *comm, fint *ierr)
 {
     IERR(ierr);
     need_fortran(pmpi != NULL, name);
@@ -174,11 +189,11 @@ static void f_send_common(f_send_fn *pmpi, const char *name, void *buf, fint *co
 }
 
 #define F_SEND_PARAMS (void *buf, fint *count, fint *type, fint *dest, fint *tag, fint *comm, fint *ierr)
-#define FORTRAN_SEND(lower, upper)                                                          \
-    static void f_##lower F_SEND_PARAMS                                                     \
-    {                                                                                       \
-        f_send_common(p##lower##_, "p" #lower "_", buf, count, type, dest, tag, comm, ierr); \
-    }                                                                                       \
+#define FORTRAN_SEND(lower, upper)                                                                                     \
+    static void f_##lower F_SEND_PARAMS                                                                                \
+    {                                                                                                                  \
+        f_send_common(p##lower##_, "p" #lower "_", buf, count, type, dest, tag, comm, ierr);                           \
+    }                                                                                                                  \
     FORTRAN_NAMES(f_##lower, lower, upper, F_SEND_PARAMS)
 FORTRAN_SEND(mpi_send, MPI_SEND)
 FORTRAN_SEND(mpi_ssend, MPI_SSEND)
@@ -193,25 +208,23 @@ static void f_isend_common(f_isend_fn *pmpi, const char *name, void *buf, fint *
     uint64_t t0 = now();
     pmpi(buf, count, type, dest, tag, comm, request, ierr);
     uint64_t t1 = now();
-    if (*ierr == MPI_SUCCESS)
-        note_isend(t0, t1, f_comm(comm), *dest, f_bytes(count, type), *tag, f_req_key(*request));
+    if (*ierr == MPI_SUCCESS) note_isend(t0, t1, f_comm(comm), *dest, f_bytes(count, type), *tag, f_req_key(*request));
 }
 
-#define F_ISEND_PARAMS \
+#define F_ISEND_PARAMS                                                                                                 \
     (void *buf, fint *count, fint *type, fint *dest, fint *tag, fint *comm, fint *request, fint *ierr)
-#define FORTRAN_ISEND(lower, upper)                                                                   \
-    static void f_##lower F_ISEND_PARAMS                                                              \
-    {                                                                                                 \
-        f_isend_common(p##lower##_, "p" #lower "_", buf, count, type, dest, tag, comm, request, ierr); \
-    }                                                                                                 \
+#define FORTRAN_ISEND(lower, upper)                                                                                    \
+    static void f_##lower F_ISEND_PARAMS                                                                               \
+    {                                                                                                                  \
+        f_isend_common(p##lower##_, "p" #lower "_", buf, count, type, dest, tag, comm, request, ierr);                 \
+    }                                                                                                                  \
     FORTRAN_NAMES(f_##lower, lower, upper, F_ISEND_PARAMS)
 FORTRAN_ISEND(mpi_isend, MPI_ISEND)
 FORTRAN_ISEND(mpi_issend, MPI_ISSEND)
 FORTRAN_ISEND(mpi_ibsend, MPI_IBSEND)
 FORTRAN_ISEND(mpi_irsend, MPI_IRSEND)
 
-static void f_irecv(void *buf, fint *count, fint *type, fint *source, fint *tag, fint *comm, fint *request,
-                    fint *ierr)
+static void f_irecv(void *buf, fint *count, fint *type, fint *source, fint *tag, fint *comm, fint *request, fint *ierr)
 {
     IERR(ierr);
     need_fortran(pmpi_irecv_ != NULL, "pmpi_irecv_");
@@ -250,8 +263,8 @@ static void f_sendrecv(void *sendbuf, fint *sendcount, fint *sendtype, fint *des
     fint own[F_STATUS_SIZE];
     fint *st = f_status_ignored(status) ? own : status;
     uint64_t t0 = now();
-    pmpi_sendrecv_(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm,
-                   st, ierr);
+    pmpi_sendrecv_(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, st,
+                   ierr);
     uint64_t t1 = now();
     if (*ierr == MPI_SUCCESS) {
         MPI_Status cst;
@@ -282,8 +295,8 @@ static void f_sendrecv_replace(void *buf, fint *count, fint *type, fint *dest, f
     }
 }
 FORTRAN_NAMES(f_sendrecv_replace, mpi_sendrecv_replace, MPI_SENDRECV_REPLACE,
-              (void *buf, fint *count, fint *type, fint *dest, fint *sendtag, fint *source, fint *recvtag,
-               fint *comm, fint *status, fint *ierr))
+              (void *buf, fint *count, fint *type, fint *dest, fint *sendtag, fint *source, fint *recvtag, fint *comm,
+               fint *status, fint *ierr))
 
 /* -- Completion. Fortran returns 1-based indices and LOGICAL flags (any
  * non-zero value is true with gfortran and Open MPI's conversion). -- */
@@ -334,9 +347,8 @@ static int f_scratch_get(struct f_scratch *s, const fint *requests, fint count, 
 {
     size_t n = count > 0 ? (size_t)count : 1;
     s->keys = malloc(sizeof *s->keys * n);
-    s->statuses = need_statuses && n <= SIZE_MAX / sizeof(fint) / F_STATUS_SIZE
-                      ? malloc(sizeof(fint) * F_STATUS_SIZE * n)
-                      : NULL;
+    s->statuses =
+        need_statuses && n <= SIZE_MAX / sizeof(fint) / F_STATUS_SIZE ? malloc(sizeof(fint) * F_STATUS_SIZE * n) : NULL;
     if (!s->keys || (need_statuses && !s->statuses)) {
         free(s->keys);
         free(s->statuses);
@@ -551,8 +563,8 @@ static void f_allreduce(void *sendbuf, void *recvbuf, fint *count, fint *type, f
 FORTRAN_NAMES(f_allreduce, mpi_allreduce, MPI_ALLREDUCE,
               (void *sendbuf, void *recvbuf, fint *count, fint *type, fint *op, fint *comm, fint *ierr))
 
-#define F_ROOTED_PARAMS                                                                                   \
-    (void *sendbuf, fint *sendcount, fint *sendtype, void *recvbuf, fint *recvcount, fint *recvtype, fint *root, \
+#define F_ROOTED_PARAMS                                                                                                \
+    (void *sendbuf, fint *sendcount, fint *sendtype, void *recvbuf, fint *recvcount, fint *recvtype, fint *root,       \
      fint *comm, fint *ierr)
 
 static void f_gather F_ROOTED_PARAMS
@@ -585,8 +597,8 @@ static void f_scatter F_ROOTED_PARAMS
 }
 FORTRAN_NAMES(f_scatter, mpi_scatter, MPI_SCATTER, F_ROOTED_PARAMS)
 
-#define F_ALL_PARAMS                                                                                  \
-    (void *sendbuf, fint *sendcount, fint *sendtype, void *recvbuf, fint *recvcount, fint *recvtype, fint *comm, \
+#define F_ALL_PARAMS                                                                                                   \
+    (void *sendbuf, fint *sendcount, fint *sendtype, void *recvbuf, fint *recvcount, fint *recvtype, fint *comm,       \
      fint *ierr)
 
 static void f_allgather F_ALL_PARAMS

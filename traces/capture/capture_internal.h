@@ -121,9 +121,9 @@ struct record {
     uint64_t start; /* ns since the origin */
     uint64_t end;
     uint32_t bytes;
-    uint32_t a;     /* PEER (world rank), or the communicator's agreed id */
-    uint32_t b;     /* TAG, or ROOT (world rank) of a rooted collective */
-    uint32_t c;     /* REQ */
+    uint32_t a; /* PEER (world rank), or the communicator's agreed id */
+    uint32_t b; /* TAG, or ROOT (world rank) of a rooted collective */
+    uint32_t c; /* REQ */
     uint8_t op;
     uint8_t zero[7];
 };
@@ -132,15 +132,15 @@ _Static_assert(sizeof(struct record) == 40, "unexpected padding in struct record
 /* Things the trace cannot express or that went wrong; summed over the
  * processes and reported as `note` lines and on stderr. */
 enum counter {
-    C_SELF,             /* messages from a process to itself */
-    C_INTER_COLL,       /* collectives on intercommunicators */
-    C_FOREIGN_COMM,     /* operations on communicators with processes outside the world */
-    C_NEVER_COMPLETED,  /* requests still open at MPI_Finalize */
-    C_FREED_UNKNOWN,    /* receive requests freed before their source/tag were known */
-    C_CANCELLED,        /* requests cancelled */
-    C_BYTES_CLAMPED,    /* sizes above 2^32-1 */
-    C_TIME_CLAMPED,     /* events overlapping their predecessor (several threads) */
-    C_CAUSALITY,        /* receives extended to end after their send started (clock error between hosts) */
+    C_SELF,            /* messages from a process to itself */
+    C_INTER_COLL,      /* collectives on intercommunicators */
+    C_FOREIGN_COMM,    /* operations on communicators with processes outside the world */
+    C_NEVER_COMPLETED, /* requests still open at MPI_Finalize */
+    C_FREED_UNKNOWN,   /* receive requests freed before their source/tag were known */
+    C_CANCELLED,       /* requests cancelled */
+    C_BYTES_CLAMPED,   /* sizes above 2^32-1 */
+    C_TIME_CLAMPED,    /* events overlapping their predecessor (several threads) */
+    C_CAUSALITY,       /* receives extended to end after their send started (clock error between hosts) */
     C_COUNT
 };
 
@@ -175,9 +175,9 @@ struct comm_entry {
     int inter;         /* intercommunicator: point-to-point ranks name the remote group */
     int foreign;       /* has members outside MPI_COMM_WORLD: not recordable */
     int has_id;
-    uint32_t id;       /* agreed among the members; 0 is MPI_COMM_WORLD */
-    int used;          /* named by a recorded collective: declared in the header */
-    size_t refs;       /* open requests naming it */
+    uint32_t id; /* agreed among the members; 0 is MPI_COMM_WORLD */
+    int used;    /* named by a recorded collective: declared in the header */
+    size_t refs; /* open requests naming it */
 };
 
 /* An open non-blocking operation, found by its MPI_Request. */
@@ -194,15 +194,15 @@ struct capture_state {
     int active; /* between MPI_Init and MPI_Finalize */
     int failed; /* out of memory: nothing more is recorded, no trace is written */
     int rank, size;
-    MPI_Comm priv;        /* a duplicate of MPI_COMM_WORLD for the library's own messages */
+    MPI_Comm priv; /* a duplicate of MPI_COMM_WORLD for the library's own messages */
     MPI_Group world_group;
-    MPI_Comm node;        /* the processes of this host, which share its CLOCK_MONOTONIC */
-    MPI_Comm leaders;     /* one process per host (rank 0 of node); MPI_COMM_NULL elsewhere */
-    uint64_t skew;        /* IBSEC_CAPTURE_SIMULATE_HOSTS: added to this process's clock (tests) */
-    uint64_t t0;          /* this host's clock when this process left the barrier ending MPI_Init */
-    int64_t off_init;     /* this host's clock + off = rank 0's clock, measured at MPI_Init */
-    int64_t origin;       /* the trace's origin on rank 0's clock: the earliest t0 + off_init */
-    uint64_t last_end;    /* END of this process's latest event, in ns since t0 */
+    MPI_Comm node;     /* the processes of this host, which share its CLOCK_MONOTONIC */
+    MPI_Comm leaders;  /* one process per host (rank 0 of node); MPI_COMM_NULL elsewhere */
+    uint64_t skew;     /* IBSEC_CAPTURE_SIMULATE_HOSTS: added to this process's clock (tests) */
+    uint64_t t0;       /* this host's clock when this process left the barrier ending MPI_Init */
+    int64_t off_init;  /* this host's clock + off = rank 0's clock, measured at MPI_Init */
+    int64_t origin;    /* the trace's origin on rank 0's clock: the earliest t0 + off_init */
+    uint64_t last_end; /* END of this process's latest event, in ns since t0 */
     char *trace_path;
     char *program;
     char *mpi_version;
@@ -216,8 +216,8 @@ struct capture_state {
     uint32_t next_comm_id;     /* lowest id this process may propose for a new communicator */
 
     struct pending *pend;
-    size_t npend, cappend;     /* slots used so far, allocated */
-    size_t *pend_free;         /* slots free for reuse */
+    size_t npend, cappend; /* slots used so far, allocated */
+    size_t *pend_free;     /* slots free for reuse */
     size_t npend_free, cappend_free;
     struct map pend_by_request; /* request -> index in pend */
     uint32_t next_req;          /* REQ names are per process */
@@ -286,8 +286,8 @@ void note_irecv(uint64_t t0, uint64_t t1, MPI_Comm comm, int source, uint64_t by
 int complete_request(uint64_t key, const MPI_Status *st, uint64_t t0, uint64_t t1);
 void note_request_free(uint64_t key, uint64_t t0, uint64_t t1);
 int any_pending(void);
-void note_sendrecv(uint64_t t0, uint64_t t1, MPI_Comm comm, int dest, uint64_t sbytes, int stag,
-                   const MPI_Status *st, uint64_t rposted);
+void note_sendrecv(uint64_t t0, uint64_t t1, MPI_Comm comm, int dest, uint64_t sbytes, int stag, const MPI_Status *st,
+                   uint64_t rposted);
 void complete_in(struct span *sp, uint64_t key, const MPI_Status *st);
 
 /* capture_finish.c */

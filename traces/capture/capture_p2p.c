@@ -44,8 +44,7 @@ void note_recv(uint64_t t0, uint64_t t1, MPI_Comm comm, const MPI_Status *st, ui
         if (peer == S.rank)
             S.counters[C_SELF]++;
         else if (peer >= 0)
-            append_locked(t0, t1, OP_RECV, received_bytes(st, posted), (uint32_t)peer, (uint32_t)st->MPI_TAG, 0,
-                          NULL);
+            append_locked(t0, t1, OP_RECV, received_bytes(st, posted), (uint32_t)peer, (uint32_t)st->MPI_TAG, 0, NULL);
     }
     unlock();
 }
@@ -72,8 +71,8 @@ static void pending_open_locked(uint64_t key, size_t rec, size_t comm, int is_re
         }
         slot = S.npend++;
     }
-    S.pend[slot] = (struct pending){.rec = rec, .comm = comm, .is_recv = is_recv, .src_known = src_known,
-                                    .tag_known = tag_known};
+    S.pend[slot] =
+        (struct pending){.rec = rec, .comm = comm, .is_recv = is_recv, .src_known = src_known, .tag_known = tag_known};
     uint64_t stale;
     if (map_take(&S.pend_by_request, key, &stale)) {
         /* The handle was reused: the old request completed without us
@@ -200,8 +199,8 @@ int any_pending(void)
 /* MPI_Sendrecv(_replace): recorded as irecv + isend + two waits (the
  * format has no combined operation), or as a plain send or recv when the
  * other side is MPI_PROC_NULL or the process itself. */
-void note_sendrecv(uint64_t t0, uint64_t t1, MPI_Comm comm, int dest, uint64_t sbytes, int stag,
-                   const MPI_Status *st, uint64_t rposted)
+void note_sendrecv(uint64_t t0, uint64_t t1, MPI_Comm comm, int dest, uint64_t sbytes, int stag, const MPI_Status *st,
+                   uint64_t rposted)
 {
     if (!recording()) return;
     lock();
@@ -237,30 +236,29 @@ void note_sendrecv(uint64_t t0, uint64_t t1, MPI_Comm comm, int dest, uint64_t s
 /* C wrappers                                                               */
 /* ------------------------------------------------------------------------ */
 
-#define BLOCKING_SEND(NAME)                                                                      \
-    int MPI_##NAME(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm) \
-    {                                                                                            \
-        uint64_t t0 = now();                                                                     \
-        int rc = PMPI_##NAME(buf, count, type, dest, tag, comm);                                 \
-        uint64_t t1 = now();                                                                     \
-        if (rc == MPI_SUCCESS) note_send(t0, t1, comm, dest, type_bytes(count, type), tag);      \
-        return rc;                                                                               \
+#define BLOCKING_SEND(NAME)                                                                                            \
+    int MPI_##NAME(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm)                    \
+    {                                                                                                                  \
+        uint64_t t0 = now();                                                                                           \
+        int rc = PMPI_##NAME(buf, count, type, dest, tag, comm);                                                       \
+        uint64_t t1 = now();                                                                                           \
+        if (rc == MPI_SUCCESS) note_send(t0, t1, comm, dest, type_bytes(count, type), tag);                            \
+        return rc;                                                                                                     \
     }
 BLOCKING_SEND(Send)
 BLOCKING_SEND(Ssend)
 BLOCKING_SEND(Bsend)
 BLOCKING_SEND(Rsend)
 
-#define NONBLOCKING_SEND(NAME)                                                                  \
-    int MPI_##NAME(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm, \
-                   MPI_Request *request)                                                        \
-    {                                                                                           \
-        uint64_t t0 = now();                                                                    \
-        int rc = PMPI_##NAME(buf, count, type, dest, tag, comm, request);                       \
-        uint64_t t1 = now();                                                                    \
-        if (rc == MPI_SUCCESS)                                                                  \
-            note_isend(t0, t1, comm, dest, type_bytes(count, type), tag, req_key(*request));    \
-        return rc;                                                                              \
+#define NONBLOCKING_SEND(NAME)                                                                                         \
+    int MPI_##NAME(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,                    \
+                   MPI_Request *request)                                                                               \
+    {                                                                                                                  \
+        uint64_t t0 = now();                                                                                           \
+        int rc = PMPI_##NAME(buf, count, type, dest, tag, comm, request);                                              \
+        uint64_t t1 = now();                                                                                           \
+        if (rc == MPI_SUCCESS) note_isend(t0, t1, comm, dest, type_bytes(count, type), tag, req_key(*request));        \
+        return rc;                                                                                                     \
     }
 NONBLOCKING_SEND(Isend)
 NONBLOCKING_SEND(Issend)
@@ -381,8 +379,7 @@ int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
 static int all_common(int testing, int count, MPI_Request reqs[], int *flag, MPI_Status *statuses)
 {
     struct scratch s;
-    if (!recording() || count <= 0 || !any_pending() ||
-        !scratch_get(&s, count, statuses == MPI_STATUSES_IGNORE))
+    if (!recording() || count <= 0 || !any_pending() || !scratch_get(&s, count, statuses == MPI_STATUSES_IGNORE))
         return testing ? PMPI_Testall(count, reqs, flag, statuses) : PMPI_Waitall(count, reqs, statuses);
     MPI_Status *st = statuses == MPI_STATUSES_IGNORE ? s.statuses : statuses;
     for (int i = 0; i < count; ++i) s.keys[i] = req_key(reqs[i]);
@@ -442,8 +439,7 @@ static int some_common(int testing, int incount, MPI_Request reqs[], int *outcou
                        MPI_Status statuses[])
 {
     struct scratch s;
-    if (!recording() || incount <= 0 || !any_pending() ||
-        !scratch_get(&s, incount, statuses == MPI_STATUSES_IGNORE))
+    if (!recording() || incount <= 0 || !any_pending() || !scratch_get(&s, incount, statuses == MPI_STATUSES_IGNORE))
         return testing ? PMPI_Testsome(incount, reqs, outcount, indices, statuses)
                        : PMPI_Waitsome(incount, reqs, outcount, indices, statuses);
     MPI_Status *st = statuses == MPI_STATUSES_IGNORE ? s.statuses : statuses;

@@ -80,7 +80,10 @@ static char *library_version(void)
 }
 
 /* The temporary file a trace is written to before it is renamed. */
-char *temp_path(const char *path) { return format("%s.tmp.%ld", path, (long)getpid()); }
+char *temp_path(const char *path)
+{
+    return format("%s.tmp.%ld", path, (long)getpid());
+}
 
 /* Called after PMPI_Init(_thread) succeeded. ARGV0 may be NULL. */
 void capture_start(const char *argv0, int thread_level)
@@ -102,8 +105,7 @@ void capture_start(const char *argv0, int thread_level)
 
     /* MPI_COMM_WORLD is communicator 0 and its ranks are world ranks. */
     struct comm_entry world = {.key = comm_key(MPI_COMM_WORLD), .size = S.size, .has_id = 1, .id = 0};
-    if (grow((void **)&S.comms, &S.capcomms, 1, sizeof *S.comms) &&
-        map_put(&S.comm_by_handle, world.key, 0)) {
+    if (grow((void **)&S.comms, &S.capcomms, 1, sizeof *S.comms) && map_put(&S.comm_by_handle, world.key, 0)) {
         S.comms[0] = world;
         S.ncomms = 1;
     } else {

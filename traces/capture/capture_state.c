@@ -96,10 +96,19 @@ void map_free(struct map *m)
 
 struct capture_state S = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
-void lock(void) { pthread_mutex_lock(&S.lock); }
-void unlock(void) { pthread_mutex_unlock(&S.lock); }
+void lock(void)
+{
+    pthread_mutex_lock(&S.lock);
+}
+void unlock(void)
+{
+    pthread_mutex_unlock(&S.lock);
+}
 
-int recording(void) { return S.active && !S.failed; }
+int recording(void)
+{
+    return S.active && !S.failed;
+}
 
 static uint64_t handle_key(const void *handle, size_t size)
 {
@@ -107,8 +116,14 @@ static uint64_t handle_key(const void *handle, size_t size)
     memcpy(&key, handle, size);
     return key;
 }
-uint64_t req_key(MPI_Request r) { return handle_key(&r, sizeof r); }
-uint64_t comm_key(MPI_Comm c) { return handle_key(&c, sizeof c); }
+uint64_t req_key(MPI_Request r)
+{
+    return handle_key(&r, sizeof r);
+}
+uint64_t comm_key(MPI_Comm c)
+{
+    return handle_key(&c, sizeof c);
+}
 
 void warn(const char *fmt, ...)
 {
@@ -208,18 +223,20 @@ int op_has_arg(enum op op, enum arg arg)
 uint32_t record_arg(const struct record *r, enum arg arg)
 {
     switch (arg) {
-#define TRACE_ARG(Id, text, slot, member, max) \
-    case ARG_##Id: return r->slot;
+#define TRACE_ARG(Id, text, slot, member, max)                                                                         \
+    case ARG_##Id:                                                                                                     \
+        return r->slot;
 #include "../trace_ops.def"
-    case ARG_None: break;
+    case ARG_None:
+        break;
     }
     return 0;
 }
 
 /* Appends one event of this process, preceded by a `compute` event for the
  * time since its previous event. Returns 0 if nothing could be recorded. */
-int append_locked(uint64_t start, uint64_t end, enum op op, uint64_t bytes, uint32_t a,
-                  uint32_t b, uint32_t c, size_t *index)
+int append_locked(uint64_t start, uint64_t end, enum op op, uint64_t bytes, uint32_t a, uint32_t b, uint32_t c,
+                  size_t *index)
 {
     if (S.failed) return 0;
     if (start < S.last_end) {
@@ -233,8 +250,8 @@ int append_locked(uint64_t start, uint64_t end, enum op op, uint64_t bytes, uint
         struct record gap = {.start = S.last_end, .end = start, .op = OP_COMPUTE};
         if (!push_locked(gap, NULL)) return 0;
     }
-    struct record r = {.start = start, .end = end, .bytes = clamp_bytes_locked(bytes), .a = a, .b = b, .c = c,
-                       .op = (uint8_t)op};
+    struct record r = {
+        .start = start, .end = end, .bytes = clamp_bytes_locked(bytes), .a = a, .b = b, .c = c, .op = (uint8_t)op};
     if (!push_locked(r, index)) return 0;
     S.last_end = end;
     return 1;

@@ -11,11 +11,11 @@
 #include <string>
 #include <vector>
 
+#include "attack/attack.h"
 #include "core/errors.h"
+#include "nic/synthetic_payload.h"
 #include "support/hex.h"
 #include "support/model_support.h"
-#include "attack/attack.h"
-#include "nic/synthetic_payload.h"
 
 namespace ibsec {
 namespace {
@@ -27,9 +27,9 @@ using testing::run_in_child;
 // Four nodes, node 0's outgoing cable attacked: about a quarter of 12 000
 // one-packet messages pass the attacker.
 std::vector<std::string> attacked_run(const std::string& security, const std::vector<std::string>& more) {
-  std::vector<std::string> o{"network.nodes=4",          "traffic.messages=12000", "traffic.warmup_messages=500",
-                             "traffic.load=0.2",         "nic.crypto.mode=functional",
-                             "nic.security=" + security, "attack.link=node 0 out"};
+  std::vector<std::string> o{"network.nodes=4",       "traffic.messages=12000",     "traffic.warmup_messages=500",
+                             "traffic.load=0.2",      "nic.crypto.mode=functional", "nic.security=" + security,
+                             "attack.link=node 0 out"};
   o.insert(o.end(), more.begin(), more.end());
   return o;
 }
@@ -99,8 +99,9 @@ INSTANTIATE_TEST_SUITE_P(Fields, TamperedField, ::testing::Values("header", "pay
                          [](const auto& info) { return info.param; });
 
 TEST(Attack, AllKindsTogetherOnASwitchPortAreAllDetected) {
-  const AttackedRun run = run_attacked("SKC-6", {"attack.link=switch 0 port 2", "attack.tamper=0.2", "attack.inject=0.2",
-                                         "attack.replay=0.2", "attack.spoof=0.2", "attack.replay_delay_us=20"});
+  const AttackedRun run =
+      run_attacked("SKC-6", {"attack.link=switch 0 port 2", "attack.tamper=0.2", "attack.inject=0.2",
+                             "attack.replay=0.2", "attack.spoof=0.2", "attack.replay_delay_us=20"});
   EXPECT_GT(count(run.attack["attacked"]), 1500U);
   EXPECT_EQ(run.attack["detected"], run.attack["attacked"]);
   EXPECT_EQ(run.attack["delivered_despite_attack"], 0);
@@ -111,7 +112,7 @@ TEST(Attack, AllKindsTogetherOnASwitchPortAreAllDetected) {
 TEST(Attack, ReplaysBeyondTheWindowAreRefusedAsTooOld) {
   // 200 us later, hundreds of newer packets of each session have arrived.
   const AttackedRun run = run_attacked("SKC-6", {"attack.replay=1.0", "attack.replay_delay_us=200", "traffic.load=0.5",
-                                         "traffic.sizes_bytes=[4096]", "traffic.messages=2000"});
+                                                 "traffic.sizes_bytes=[4096]", "traffic.messages=2000"});
   EXPECT_GT(count(run.attack["kinds"]["replay"]["attacked"]), 1000U);
   EXPECT_EQ(run.attack["kinds"]["replay"]["detected"], run.attack["kinds"]["replay"]["attacked"]);
   EXPECT_EQ(run.statistics["packets_dropped_replay"], run.attack["kinds"]["replay"]["attacked"]);
@@ -150,8 +151,8 @@ struct SnoopedCapture {
 
 SnoopedCapture snoop_everything(const std::string& security) {
   const auto path = std::filesystem::temp_directory_path() / ("capture_" + std::to_string(::getpid()) + ".csv");
-  const auto result = run_here(attacked_run(security, {"attack.snoop=1.0", "traffic.sizes_bytes=[32,256,1000]",
-                                                       "attack.capture_file=" + path.string()}));
+  const auto result = run_here(attacked_run(
+      security, {"attack.snoop=1.0", "traffic.sizes_bytes=[32,256,1000]", "attack.capture_file=" + path.string()}));
   std::stringstream text;
   text << std::ifstream(path).rdbuf();
   std::filesystem::remove(path);

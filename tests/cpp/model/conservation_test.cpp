@@ -78,8 +78,8 @@ TEST(Conservation, FatTreePipelinedGcmSmallBuffers) {
   expect_conserved(o);
 }
 TEST(Conservation, SingleSwitchNoSkc) {
-  expect_conserved({"network.nodes=64", "network.virtual_lanes=3", "traffic.processes_per_node=4",
-                    "nic.security=NoSKC"});
+  expect_conserved(
+      {"network.nodes=64", "network.virtual_lanes=3", "traffic.processes_per_node=4", "nic.security=NoSKC"});
 }
 
 }  // namespace

@@ -14,11 +14,11 @@
 #include <sstream>
 #include <vector>
 
-#include "support/model_support.h"
 #include "nic/card_crypto.h"
 #include "nic/host_interface.h"
 #include "nic/replay_window.h"
 #include "nic/synthetic_payload.h"
+#include "support/model_support.h"
 
 namespace ibsec {
 namespace {
@@ -264,9 +264,9 @@ TEST(CardReceiveNoSecurity, PlaintextIsDeliveredAsIsAndAlterationOnlyShowsAsAMis
 
 // ---- Whole runs ----
 
-const std::vector<std::string> kSynthetic{"nic.security=SKC-6", "traffic.processes_per_node=4",
-                                          "traffic.messages=3000", "traffic.warmup_messages=300",
-                                          "traffic.sizes_bytes=[64,256,700]", "traffic.load=0.1"};
+const std::vector<std::string> kSynthetic{
+    "nic.security=SKC-6",          "traffic.processes_per_node=4",     "traffic.messages=3000",
+    "traffic.warmup_messages=300", "traffic.sizes_bytes=[64,256,700]", "traffic.load=0.1"};
 
 std::vector<std::string> with(std::vector<std::string> overrides, const std::vector<std::string>& more) {
   overrides.insert(overrides.end(), more.begin(), more.end());

@@ -8,12 +8,12 @@
 #include <gtest/gtest.h>
 
 #include "core/errors.h"
+#include "core/latency_histogram.h"
 #include "core/random.h"
 #include "network/credit_link.h"
 #include "nic/key_memory.h"
 #include "nic/security_mode.h"
 #include "sim/config.h"
-#include "core/latency_histogram.h"
 
 namespace ibsec {
 namespace {
@@ -30,7 +30,7 @@ std::string failing_key(const std::vector<std::string>& overrides) {
 TEST(SimConfig, DefaultsAreThePapers) {
   const sim::SimConfig c = sim::load_config(nlohmann::json(), {});
   EXPECT_EQ(c.network.topology.nodes, 0U);  // the topology's own size:
-  EXPECT_EQ(c.topology->nodes, 16U);         // the paper's 16 on one switch
+  EXPECT_EQ(c.topology->nodes, 16U);        // the paper's 16 on one switch
   EXPECT_EQ(c.nic.mtu_bytes, 256U);
   EXPECT_EQ(c.nic.key_memory_access, 2'500'000U);
   EXPECT_EQ(c.nic.skc_access, 3'000U);
@@ -123,8 +123,8 @@ TEST(LatencyHistogram, SmallValuesAreExact) {
 TEST(KeyMemory, MissesQueueFirstComeFirstServed) {
   nic::KeyMemory memory(2500);
   EXPECT_EQ(memory.access(0), 2500U);
-  EXPECT_EQ(memory.access(100), 5000U);   // waits 2400
-  EXPECT_EQ(memory.access(200), 7500U);   // waits 4800
+  EXPECT_EQ(memory.access(100), 5000U);  // waits 2400
+  EXPECT_EQ(memory.access(200), 7500U);  // waits 4800
   EXPECT_EQ(memory.access(10000), 12500U);
   EXPECT_EQ(memory.stats().accesses, 4U);
   EXPECT_EQ(memory.stats().queued, 2U);

@@ -4,9 +4,9 @@
 // load has finished, and waits for it if not.
 #include <gtest/gtest.h>
 
+#include "nic/frequent_keys.h"
 #include "support/closed_form.h"
 #include "support/model_support.h"
-#include "nic/frequent_keys.h"
 
 namespace ibsec::testing {
 namespace {
@@ -33,7 +33,7 @@ TEST(FrequentKeyLists, MostRecentlyEvictedFirstAndBounded) {
 //   t = 100 us node 3 sends to B: its arrival at node 0 is the hint, KB is prefetched
 //   t_B        B sends to node 2 again.
 struct Scenario {
-  Tick rx_start;  // when the hint packet's tail is at node 0 (on a card clock edge)
+  Tick rx_start;                          // when the hint packet's tail is at node 0 (on a card clock edge)
   std::map<std::string, uint64_t> card0;  // its counters by name
   Tick b_latency;
 };
@@ -48,10 +48,9 @@ Scenario run(const std::string& security, Tick b_after_hint) {
   const Tick t_b = edge(rx_start + b_after_hint);
   sim::SimConfig config =
       config_with({"nic.security=" + security, "traffic.processes_per_node=" + std::to_string(kPerNode)});
-  sim::Cluster cluster(config, {message_at(0, 0, 2, 256, 0, kPerNode, 1, 1),
-                                message_at(50'000'000, 0, 1, 256, 1, kPerNode, 0, 0),
-                                message_at(hint_sent, 3, 0, 256, 2, kPerNode, 1, 1),
-                                message_at(t_b, 0, 2, 256, 3, kPerNode, 1, 1)});
+  sim::Cluster cluster(
+      config, {message_at(0, 0, 2, 256, 0, kPerNode, 1, 1), message_at(50'000'000, 0, 1, 256, 1, kPerNode, 0, 0),
+               message_at(hint_sent, 3, 0, 256, 2, kPerNode, 1, 1), message_at(t_b, 0, 2, 256, 3, kPerNode, 1, 1)});
   EXPECT_TRUE(cluster.run().drained);
   Scenario s{rx_start, cluster.cards()[0]->stats().snapshot(), 0};
   for (const auto& p : cluster.scripted()->delivered()) {

@@ -17,7 +17,8 @@ using namespace testing;  // the closed form
 
 std::string trace_file(const std::string& name, const std::string& events, uint32_t processes = 2) {
   const auto path = std::filesystem::temp_directory_path() / (name + "_" + std::to_string(::getpid()) + ".trace");
-  std::ofstream(path) << "ibsec-trace 1\nprocesses " << processes << "\ntime_unit ns\norigin synthetic replay_test\nevents\n"
+  std::ofstream(path) << "ibsec-trace 1\nprocesses " << processes
+                      << "\ntime_unit ns\norigin synthetic replay_test\nevents\n"
                       << events;
   return path.string();
 }

@@ -16,7 +16,6 @@ using testing::Saturated;
 
 double payload_share(double payload, double overhead) { return payload / (payload + overhead); }
 
-
 TEST(Saturation, SingleSwitchUniformMatchesHeadOfLineBlocking) {
   const Saturated s = saturate({"traffic.messages=200000"});
   ASSERT_TRUE(s.outcome.drained);

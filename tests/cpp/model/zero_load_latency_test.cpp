@@ -4,9 +4,9 @@
 // queues and the model must match to the picosecond.
 #include <gtest/gtest.h>
 
+#include "nic/gcm_unit.h"
 #include "support/closed_form.h"
 #include "support/model_support.h"
-#include "nic/gcm_unit.h"
 
 namespace ibsec {
 namespace {
@@ -20,7 +20,8 @@ using namespace testing;  // the closed form
 std::pair<Tick, Tick> two_packets(const std::vector<std::string>& overrides, uint32_t source, uint32_t destination) {
   const sim::SimConfig config = config_with(overrides);
   const Tick later = 10'000 * kPeriod;
-  sim::Cluster cluster(config, {message_at(0, source, destination, 256, 0), message_at(later, source, destination, 256, 1)});
+  sim::Cluster cluster(config,
+                       {message_at(0, source, destination, 256, 0), message_at(later, source, destination, 256, 1)});
   const sim::RunOutcome outcome = cluster.run();
   EXPECT_TRUE(outcome.drained);
   const auto& delivered = cluster.scripted()->delivered();

@@ -11,8 +11,8 @@ namespace {
 using testing::expect_soak_survived;
 using testing::saturate;
 
-const std::vector<std::string> kSoakTree{"network.topology=fat-tree", "network.fat_tree.n=3",
-                                         "network.virtual_lanes=2", "traffic.sizes_bytes=[64,256,2048]",
+const std::vector<std::string> kSoakTree{"network.topology=fat-tree",    "network.fat_tree.n=3",
+                                         "network.virtual_lanes=2",      "traffic.sizes_bytes=[64,256,2048]",
                                          "traffic.processes_per_node=2", "traffic.warmup_messages=20000"};
 
 std::vector<std::string> soak(std::vector<std::string> extra) {

@@ -11,13 +11,13 @@
 namespace ibsec::testing {
 
 // The defaults the closed form is written for (sim/config.cpp).
-constexpr Tick kPeriod = 3704;                // 270 MHz, rounded to whole ps
-constexpr Tick kProbe = kPeriod;              // 3 ns SKC access -> one cycle
-constexpr Tick kMemory = 2'500'000;           // 2.5 us external key memory
-constexpr Tick kGcm256 = 30 * kPeriod;        // 256-byte payload
-constexpr Tick kPsPerByte = 1000;             // 4x SDR: 8 Gb/s of data
-constexpr Tick kWire = 10'000;                // cable propagation
-constexpr Tick kSwitch = 200'000;             // switch traversal
+constexpr Tick kPeriod = 3704;          // 270 MHz, rounded to whole ps
+constexpr Tick kProbe = kPeriod;        // 3 ns SKC access -> one cycle
+constexpr Tick kMemory = 2'500'000;     // 2.5 us external key memory
+constexpr Tick kGcm256 = 30 * kPeriod;  // 256-byte payload
+constexpr Tick kPsPerByte = 1000;       // 4x SDR: 8 Gb/s of data
+constexpr Tick kWire = 10'000;          // cable propagation
+constexpr Tick kSwitch = 200'000;       // switch traversal
 constexpr uint32_t kHeaders = 26;
 constexpr uint32_t kSecurityBytes = 24;
 

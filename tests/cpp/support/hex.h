@@ -19,7 +19,8 @@ inline std::vector<uint8_t> from_hex(std::string_view hex) {
   };
   if (hex.size() % 2 != 0) throw std::invalid_argument("odd number of hex digits");
   std::vector<uint8_t> bytes(hex.size() / 2);
-  for (size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<uint8_t>(nibble(hex[2 * i]) << 4 | nibble(hex[2 * i + 1]));
+  for (size_t i = 0; i < bytes.size(); ++i)
+    bytes[i] = static_cast<uint8_t>(nibble(hex[2 * i]) << 4 | nibble(hex[2 * i + 1]));
   return bytes;
 }
 

@@ -31,8 +31,8 @@ inline sim::SimConfig config_with(const std::vector<std::string>& overrides) {
 }
 
 inline hosts::ScriptedMessage message_at(Tick at, uint32_t source, uint32_t destination, uint32_t bytes,
-                                          uint32_t id = 0, uint32_t processes_per_node = 1,
-                                          uint32_t source_local = 0, uint32_t destination_local = 0) {
+                                         uint32_t id = 0, uint32_t processes_per_node = 1, uint32_t source_local = 0,
+                                         uint32_t destination_local = 0) {
   hosts::ScriptedMessage m;
   m.at = at;
   m.source = NodeId(source);

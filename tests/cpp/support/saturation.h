@@ -18,7 +18,8 @@ struct Saturated {
 
 inline Saturated saturate(std::vector<std::string> overrides) {
   // Defaults first, so that the caller's overrides win.
-  overrides.insert(overrides.begin(), {"traffic.load=1.0", "nic.security=NoSecurity", "traffic.max_backlog_packets=32"});
+  overrides.insert(overrides.begin(),
+                   {"traffic.load=1.0", "nic.security=NoSecurity", "traffic.max_backlog_packets=32"});
   sim::Cluster cluster(config_with(overrides));
   Saturated s;
   s.outcome = cluster.run();

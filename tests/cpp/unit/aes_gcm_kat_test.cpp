@@ -15,8 +15,8 @@
 #include <string>
 #include <vector>
 
-#include "support/hex.h"
 #include "nic/crypto/aes_gcm.h"
+#include "support/hex.h"
 
 namespace ibsec::nic::crypto {
 namespace {
@@ -56,7 +56,8 @@ struct Vector {
 
 const Vector mcgrew_viega[] = {
     {"TestCase1", MV_K0_128, MV_IV0, "", "", "", "58e2fccefa7e3061367f1d57a4e7455a"},
-    {"TestCase2", MV_K0_128, MV_IV0, "", MV_K0_128, "0388dace60b6a392f328c2b971b2fe78", "ab6e47d42cec13bdf53a67b21257bddf"},
+    {"TestCase2", MV_K0_128, MV_IV0, "", MV_K0_128, "0388dace60b6a392f328c2b971b2fe78",
+     "ab6e47d42cec13bdf53a67b21257bddf"},
     {"TestCase3", MV_K_128, MV_IV_96, "", MV_P_64,
      "42831ec2217774244b7221b784d0d49c"
      "e3aa212f2c02a4e035c17e2329aca12e"
@@ -82,7 +83,8 @@ const Vector mcgrew_viega[] = {
      "d62875d2aca417034c34aee5",
      "619cc5aefffe0bfa462af43c1699d050"},
     {"TestCase13", MV_K0_256, MV_IV0, "", "", "", "530f8afbc74536b9a963b4f1c4cb738b"},
-    {"TestCase14", MV_K0_256, MV_IV0, "", MV_K0_128, "cea7403d4d606b6e074ec5d3baf39d18", "d0d1c8a799996bf0265b98b5d48ab919"},
+    {"TestCase14", MV_K0_256, MV_IV0, "", MV_K0_128, "cea7403d4d606b6e074ec5d3baf39d18",
+     "d0d1c8a799996bf0265b98b5d48ab919"},
     {"TestCase15", MV_K_256, MV_IV_96, "", MV_P_64,
      "522dc1f099567d07f47f37a32a84427d"
      "643a8cdcbfe5c0c97598a2bd2555d1aa"
@@ -146,8 +148,8 @@ const Vector cavp_decrypt[] = {
     // [Keylen=128, IVlen=96, PTlen=0, AADlen=128, Taglen=128]
     {"Decrypt128AadFail", "d1f6af919cde85661208bdce0c27cb22", "898c6929b435017bf031c3c5",
      "7c5faa40e636bbc91107e68010c92b9f", nullptr, "", "ae45f11777540a2caeb128be8092468a"},
-    {"Decrypt128Aad", "2370e320d4344208e0ff5683f243b213", "04dbb82f044d30831c441228", "d43a8e5089eea0d026c03a85178b27da",
-     "", "", "2a049c049d25aa95969b451d93c31c6e"},
+    {"Decrypt128Aad", "2370e320d4344208e0ff5683f243b213", "04dbb82f044d30831c441228",
+     "d43a8e5089eea0d026c03a85178b27da", "", "", "2a049c049d25aa95969b451d93c31c6e"},
     // [Keylen=128, IVlen=96, PTlen=128, AADlen=0, Taglen=128]
     {"Decrypt128Pt128", "e98b72a9881a84ca6b76e0f43e68647a", "8b23299fde174053f3d652ba", "",
      "28286a321293253c3e0aa2704a278032", "5a3c1cf1985dbb8bed818036fdd5ab42", "23c7ab0f952b7091cd324835043b5eb5"},
@@ -173,7 +175,7 @@ struct Bytes {
 };
 
 Bytes decode(const Vector& v) {
-  return {from_hex(v.key),   from_hex(v.iv), from_hex(v.aad), from_hex(v.plaintext ? v.plaintext : ""),
+  return {from_hex(v.key),        from_hex(v.iv), from_hex(v.aad), from_hex(v.plaintext ? v.plaintext : ""),
           from_hex(v.ciphertext), from_hex(v.tag)};
 }
 

@@ -1,18 +1,18 @@
 // nic.skc.access_ns = "cacti": the SKC access time from the CACTI table for
 // the configured geometry, the errors for geometries the table lacks or CACTI
 // rejects, and a run that uses it.
+#include <sys/wait.h>
+#include <unistd.h>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <string>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <gtest/gtest.h>
 
 #include "core/errors.h"
-#include "support/model_support.h"
 #include "nic/cacti_table.h"
+#include "support/model_support.h"
 
 namespace ibsec {
 namespace {
@@ -75,20 +75,21 @@ TEST_F(CactiTableTest, CactiGivesTheTablesAccessTimeForSkc512) {
   const sim::SimConfig c = config_with({"nic.security=SKC-512", "nic.skc.access_ns=cacti"});
   EXPECT_EQ(c.nic.skc_access, ticks_from_ns(1.03481));
   EXPECT_EQ(c.nic.skc_access_origin.ns, 1.03481);
-  EXPECT_NE(c.nic.skc_access_origin.source.find("16 KB fully associative"), std::string::npos) << c.nic.skc_access_origin.source;
-  EXPECT_NE(c.nic.skc_access_origin.source.find("cacti7_summary.csv"), std::string::npos) << c.nic.skc_access_origin.source;
+  EXPECT_NE(c.nic.skc_access_origin.source.find("16 KB fully associative"), std::string::npos)
+      << c.nic.skc_access_origin.source;
+  EXPECT_NE(c.nic.skc_access_origin.source.find("cacti7_summary.csv"), std::string::npos)
+      << c.nic.skc_access_origin.source;
   // The geometry follows the keys: 8-way 16 KB, and 16 KB at 22 nm.
-  EXPECT_EQ(config_with({"nic.security=SKC-512", "nic.skc.ways=8", "nic.skc.access_ns=cacti"}).nic.skc_access_origin.ns, 0.573007);
+  EXPECT_EQ(config_with({"nic.security=SKC-512", "nic.skc.ways=8", "nic.skc.access_ns=cacti"}).nic.skc_access_origin.ns,
+            0.573007);
   EXPECT_EQ(config_with({"nic.security=SKC-512", "nic.tech_nm=22", "nic.skc.access_ns=cacti"}).nic.skc_access_origin.ns,
             0.508488);
   // 256 entries of 64 B are 16 KB too, but with 64 B blocks: not a row of the table.
-  EXPECT_THROW(config_with({"nic.security=SKC-256", "nic.skc.block_bytes=64", "nic.skc.access_ns=cacti"}),
-               ConfigError);
+  EXPECT_THROW(config_with({"nic.security=SKC-256", "nic.skc.block_bytes=64", "nic.skc.access_ns=cacti"}), ConfigError);
 }
 
 TEST_F(CactiTableTest, RejectedGeometryNamesTheKeyGeometryAndReason) {
-  const std::string message =
-      config_error({"nic.security=SKC-64", "nic.skc.ways=8", "nic.skc.access_ns=cacti"});
+  const std::string message = config_error({"nic.security=SKC-64", "nic.skc.ways=8", "nic.skc.access_ns=cacti"});
   EXPECT_NE(message.find("invalid 'nic.skc.access_ns'"), std::string::npos) << message;
   EXPECT_NE(message.find("2 KB 8-way array of 32 B blocks at 45 nm"), std::string::npos) << message;
   EXPECT_NE(message.find("ERROR: no valid data array organizations found"), std::string::npos) << message;
@@ -122,7 +123,8 @@ TEST_F(CactiTableTest, TheUsersCacheOfLiveRunsIsReadAfterTheTable) {
 
 TEST_F(CactiTableTest, AnExplicitTableIsUsedAndABadOneIsNamed) {
   const std::string mine = write("mine.csv", "45,192,32,0,0.5,0.6,0.01,0.001,1.5,ok,SKC fully-assoc cache,,,,,\n");
-  EXPECT_EQ(config_with({"nic.security=SKC-6", "nic.skc.access_ns=cacti", "nic.cacti_table=" + mine}).nic.skc_access_origin.ns,
+  EXPECT_EQ(config_with({"nic.security=SKC-6", "nic.skc.access_ns=cacti", "nic.cacti_table=" + mine})
+                .nic.skc_access_origin.ns,
             0.5);
   const std::string bad = write("bad.csv", "45,192,32,0,0.5,0.6,0.01,0.001,1.5,fine,SKC fully-assoc cache,,,,,\n");
   const std::string message = config_error({"nic.security=SKC-6", "nic.skc.access_ns=cacti", "nic.cacti_table=" + bad});

@@ -75,11 +75,15 @@ uint64_t expected_messages(TraceOp op, uint32_t n) {
   uint32_t pof2 = 1;
   while (pof2 * 2 <= n) pof2 *= 2;
   switch (op) {
-    case TraceOp::kBarrier: return uint64_t{n} * ceil_log2(n);
-    case TraceOp::kAllreduce: return uint64_t{pof2} * ceil_log2(pof2) + 2 * (n - pof2);
+    case TraceOp::kBarrier:
+      return uint64_t{n} * ceil_log2(n);
+    case TraceOp::kAllreduce:
+      return uint64_t{pof2} * ceil_log2(pof2) + 2 * (n - pof2);
     case TraceOp::kAllgather:
-    case TraceOp::kAlltoall: return uint64_t{n} * (n - 1);
-    default: return n - 1;  // bcast, reduce, gather, scatter
+    case TraceOp::kAlltoall:
+      return uint64_t{n} * (n - 1);
+    default:
+      return n - 1;  // bcast, reduce, gather, scatter
   }
 }
 
@@ -126,7 +130,9 @@ TEST_P(EverySize, SendsMatchReceivesAndRoundsAlwaysComplete) {
     for (uint32_t r = 0; r < n; ++r) {
       if (at[r] == all[r].size()) continue;
       const auto& round = all[r][at[r]];
-      const bool ready = std::ranges::all_of(round.receives, [&](const Transfer& v) { return posted[{v.peer, r}] > 0; });
+      const bool ready = std::ranges::all_of(round.receives, [&](const Transfer& v) {
+        return posted[{v.peer, r}] > 0;
+      });
       if (!ready) continue;
       for (const auto& v : round.receives) --posted[{v.peer, r}];
       ++at[r];

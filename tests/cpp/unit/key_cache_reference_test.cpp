@@ -24,10 +24,13 @@ struct RefWay {
 
 class ReferenceCache {
  public:
-  ReferenceCache(uint32_t entries, uint32_t ways, std::string policy, uint64_t seed,
-                 std::vector<SessionKeyId> future)
-      : ways_(ways == 0 ? entries : ways), sets_(entries / ways_), table_(sets_, std::vector<RefWay>(ways_)),
-        policy_(std::move(policy)), rng_(seed), future_(std::move(future)) {}
+  ReferenceCache(uint32_t entries, uint32_t ways, std::string policy, uint64_t seed, std::vector<SessionKeyId> future)
+      : ways_(ways == 0 ? entries : ways),
+        sets_(entries / ways_),
+        table_(sets_, std::vector<RefWay>(ways_)),
+        policy_(std::move(policy)),
+        rng_(seed),
+        future_(std::move(future)) {}
 
   bool access(uint64_t key) {
     ++clock_;
@@ -52,7 +55,8 @@ class ReferenceCache {
     if (policy_ == "random") return rng_.below(ways_);
     auto pick = [&](auto better) {
       size_t best = 0;
-      for (size_t i = 1; i < set.size(); ++i) if (better(set[i], set[best])) best = i;
+      for (size_t i = 1; i < set.size(); ++i)
+        if (better(set[i], set[best])) best = i;
       return best;
     };
     if (policy_ == "lru") return pick([](const RefWay& a, const RefWay& b) { return a.last_use < b.last_use; });
@@ -64,7 +68,8 @@ class ReferenceCache {
     }
     // opt: farthest next use; keys never used again are farthest of all.
     auto next_use = [&](uint64_t key) {
-      for (size_t i = cursor_ + 1; i < future_.size(); ++i) if (future_[i].value() == key) return i;
+      for (size_t i = cursor_ + 1; i < future_.size(); ++i)
+        if (future_[i].value() == key) return i;
       return SIZE_MAX;
     };
     size_t best = 0;

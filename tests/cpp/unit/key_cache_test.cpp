@@ -64,9 +64,9 @@ TEST(KeyCache, EraseFreesTheSlotForTheNextFill) {
 }
 
 TEST(KeyCache, EntriesFromCapacityUseSixteenByteKeys) {
-  EXPECT_EQ(entries_for_capacity(2048, 16), 128u);    // the paper's 2 KB "Entry"
+  EXPECT_EQ(entries_for_capacity(2048, 16), 128u);  // the paper's 2 KB "Entry"
   EXPECT_EQ(entries_for_capacity(16384, 16), 1024u);
-  EXPECT_EQ(entries_for_capacity(16384, 32), 512u);   // CACTI's 32 B lines
+  EXPECT_EQ(entries_for_capacity(16384, 32), 512u);  // CACTI's 32 B lines
   EXPECT_THROW(entries_for_capacity(100, 16), ConfigError);
   EXPECT_THROW(entries_for_capacity(0, 16), ConfigError);
   EXPECT_THROW(entries_for_capacity(2048, 0), ConfigError);

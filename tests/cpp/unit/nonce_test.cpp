@@ -58,7 +58,8 @@ TEST(Nonce, RefusesToWrapTheSequenceNumber) {
 TEST(Nonce, RefusesFieldsThatDoNotFit) {
   EXPECT_THROW(make_nonce(SessionKeyId(1ull << 32), NonceDirection::lower_to_higher, VirtualLane(0), 0),
                std::invalid_argument);
-  EXPECT_THROW(NonceSequence(SessionKeyId(1), NonceDirection::lower_to_higher, VirtualLane(128)), std::invalid_argument);
+  EXPECT_THROW(NonceSequence(SessionKeyId(1), NonceDirection::lower_to_higher, VirtualLane(128)),
+               std::invalid_argument);
 }
 
 }  // namespace

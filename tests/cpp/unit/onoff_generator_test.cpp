@@ -3,9 +3,9 @@
 #include <cmath>
 #include <vector>
 
-#include "core/errors.h"
 #include "cachesim/onoff_cachesim.h"
 #include "cachesim/onoff_generator.h"
+#include "core/errors.h"
 
 namespace ibsec::cachesim {
 namespace {

@@ -221,15 +221,15 @@ TEST(Gang, SlotsLineUpAcrossNodesAndSwitchEveryTwentyMs) {
   s->start(0);
   EXPECT_EQ(host.log, (std::vector<Change>{{0, 0, true}, {0, 1, true}}));
   host.advance_to(20 * kMs);
-  EXPECT_EQ(host.since(2), (std::vector<Change>{{20 * kMs, 0, false},
-                                                {20 * kMs, 1, false},
-                                                {20 * kMs + kSwitch, 2, true},
-                                                {20 * kMs + kSwitch, 3, true}}));
+  EXPECT_EQ(
+      host.since(2),
+      (std::vector<Change>{
+          {20 * kMs, 0, false}, {20 * kMs, 1, false}, {20 * kMs + kSwitch, 2, true}, {20 * kMs + kSwitch, 3, true}}));
   host.advance_to(40 * kMs);
-  EXPECT_EQ(host.since(6), (std::vector<Change>{{40 * kMs, 2, false},
-                                                {40 * kMs, 3, false},
-                                                {40 * kMs + kSwitch, 0, true},
-                                                {40 * kMs + kSwitch, 1, true}}));
+  EXPECT_EQ(
+      host.since(6),
+      (std::vector<Change>{
+          {40 * kMs, 2, false}, {40 * kMs, 3, false}, {40 * kMs + kSwitch, 0, true}, {40 * kMs + kSwitch, 1, true}}));
   // Job 0 waits by spinning: it keeps its CPUs for the whole slot.
   s->waiting(ProcessId(0), 41 * kMs);
   host.advance_to(59 * kMs);

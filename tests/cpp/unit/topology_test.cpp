@@ -5,8 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <ostream>
 #include <cstdint>
+#include <ostream>
 #include <random>
 #include <set>
 #include <string>
@@ -69,9 +69,8 @@ void expect_cables_paired(const Topology& topology) {
     for (uint32_t p = 0; p < spec.ports; ++p) {
       const Endpoint& far = spec.peer[p];
       if (far.kind == Kind::kNone) continue;
-      const Endpoint& back = far.kind == Kind::kNode
-                                 ? topology.node_link.at(far.index)
-                                 : topology.switches.at(far.index).peer.at(far.port.value());
+      const Endpoint& back = far.kind == Kind::kNode ? topology.node_link.at(far.index)
+                                                     : topology.switches.at(far.index).peer.at(far.port.value());
       EXPECT_EQ(back, at_switch(s, p)) << "switch " << s << " port " << p << " -> " << show(far);
       if (far.kind == Kind::kNode) {
         EXPECT_EQ(far.port, PortId(0));
@@ -266,18 +265,15 @@ TEST_P(TopologyFatTree, ShiftPermutationsShareNoLink) {
 }
 
 // Names the tree in ctest's test list (instead of dumping the struct's bytes).
-void PrintTo(const TreeShape& shape, std::ostream* out) {
-  *out << shape.k << "-ary " << shape.n << "-tree";
-}
+void PrintTo(const TreeShape& shape, std::ostream* out) { *out << shape.k << "-ary " << shape.n << "-tree"; }
 
 std::string shape_name(const ::testing::TestParamInfo<TreeShape>& info) {
   return "k" + std::to_string(info.param.k) + "n" + std::to_string(info.param.n);
 }
 
 INSTANTIATE_TEST_SUITE_P(Trees, TopologyFatTree,
-                         ::testing::Values(TreeShape{2, 3, true}, TreeShape{4, 3, true},
-                                           TreeShape{4, 5, false}, TreeShape{32, 2, false},
-                                           TreeShape{3, 1, true}),
+                         ::testing::Values(TreeShape{2, 3, true}, TreeShape{4, 3, true}, TreeShape{4, 5, false},
+                                           TreeShape{32, 2, false}, TreeShape{3, 1, true}),
                          shape_name);
 
 TEST(TopologyFatTreeOptions, WiderSwitchesLeaveSparePortsUnused) {
@@ -332,8 +328,7 @@ TEST(TopologyRoute, DetectsMisdeliveryAndLoops) {
 
 // --- configuration errors ---------------------------------------------------
 
-void expect_config_error(const TopologyParams& params, const std::string& field,
-                         const std::string& problem = "") {
+void expect_config_error(const TopologyParams& params, const std::string& field, const std::string& problem = "") {
   try {
     (void)build_topology(params);
     ADD_FAILURE() << "accepted parameters that should fail on " << field;
@@ -381,8 +376,7 @@ TEST(TopologyConfig, RejectsFatTreeNodesAndPortsThatDoNotFit) {
   expect_config_error(params, "network.nodes", "k^n = 64");
   params = fat_tree(4, 2);
   params.switch_ports = 6;
-  expect_config_error(params, "network.switch_ports",
-                      "must be at least 8 for a 4-ary fat tree (2k ports), got 6");
+  expect_config_error(params, "network.switch_ports", "must be at least 8 for a 4-ary fat tree (2k ports), got 6");
   params.switch_ports = 70000;
   expect_config_error(params, "network.switch_ports");
 }

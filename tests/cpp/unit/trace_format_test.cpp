@@ -165,8 +165,9 @@ TEST(TraceFormat, ConversionsBetweenEncodingsLoseNothing) {
 
 TEST(TraceFormat, CanonicalTextLooksAsDocumented) {
   const std::string text = read_bytes(write_sample("doc.trace"));
-  EXPECT_TRUE(text.starts_with("ibsec-trace 1\nprocesses 3\ntime_unit ns\norigin synthetic trace_format_test\n"
-                               "note every op\nnote\ncomm 4 2 0\nevents\n0 0 10 compute\n0 10 20 send 1 4096 7\n"));
+  EXPECT_TRUE(
+      text.starts_with("ibsec-trace 1\nprocesses 3\ntime_unit ns\norigin synthetic trace_format_test\n"
+                       "note every op\nnote\ncomm 4 2 0\nevents\n0 0 10 compute\n0 10 20 send 1 4096 7\n"));
   EXPECT_NE(text.find("\n2 10 11 isend 1 0 2147483647 4294967295\n"), std::string::npos);
   EXPECT_NE(text.find("\n2 100 105 bcast 4 2 123456789\n"), std::string::npos);
   EXPECT_TRUE(text.ends_with("\nend " + std::to_string(sample_events().size()) + "\n"));
@@ -213,15 +214,19 @@ std::vector<BadCase> bad_cases() {
       {"after_end", with_head("end 0\n0 0 10 compute\n"), ":7: text after the 'end' line"},
       {"bad_number", with_head("0 0 1o compute\nend 1\n"), ":6: field 'end': '1o' is not a non-negative integer"},
       {"negative", with_head("0 -5 10 compute\nend 1\n"), ":6: field 'start': '-5' is not a non-negative integer"},
-      {"double_space", with_head("0 0  10 compute\nend 1\n"), ":6: field 'end': empty (fields are separated by single spaces)"},
+      {"double_space", with_head("0 0  10 compute\nend 1\n"),
+       ":6: field 'end': empty (fields are separated by single spaces)"},
       {"unknown_event", with_head("0 0 10 sleep\nend 1\n"), ":6: field 'op': unknown event 'sleep'"},
       {"missing_args", with_head("0 0 10 send 1 8\nend 1\n"), ":6: field 'op': send takes 3 arguments, found 2"},
       {"extra_args", with_head("0 0 10 compute 5\nend 1\n"), ":6: compute takes 0 arguments, found 1"},
-      {"rank_range", with_head("2 0 10 compute\nend 1\n"), ":6: field 'rank': 2 is not a rank (the trace has 2 processes)"},
-      {"peer_range", with_head("0 0 10 send 7 8 0\nend 1\n"), ":6: field 'peer': 7 is not a rank (the trace has 2 processes)"},
+      {"rank_range", with_head("2 0 10 compute\nend 1\n"),
+       ":6: field 'rank': 2 is not a rank (the trace has 2 processes)"},
+      {"peer_range", with_head("0 0 10 send 7 8 0\nend 1\n"),
+       ":6: field 'peer': 7 is not a rank (the trace has 2 processes)"},
       {"self_send", with_head("0 0 10 send 0 8 0\nend 1\n"), ":6: field 'peer': rank 0 cannot send to itself"},
       {"tag_range", with_head("0 0 10 send 1 8 2147483648\nend 1\n"), ":6: field 'tag': '2147483648' is out of range"},
-      {"bytes_range", with_head("0 0 10 send 1 4294967296 0\nend 1\n"), ":6: field 'bytes': '4294967296' is out of range"},
+      {"bytes_range", with_head("0 0 10 send 1 4294967296 0\nend 1\n"),
+       ":6: field 'bytes': '4294967296' is out of range"},
       {"end_before_start", with_head("0 10 5 compute\nend 1\n"), ":6: field 'end': 5 is before the event's start 10"},
       {"time_backwards", with_head("0 10 20 compute\n1 5 6 compute\nend 2\n"),
        ":7: field 'start': 5 is before the previous event's start 10 (events must be in order of start time)"},
@@ -243,7 +248,8 @@ std::vector<BadCase> bad_cases() {
       {"comm_undeclared", with_head("0 0 10 barrier 3\nend 1\n"), ":6: field 'comm': communicator 3 is not declared"},
       {"comm_nonmember", "ibsec-trace 1\nprocesses 2\norigin synthetic t\ncomm 1 1\nevents\n0 0 10 barrier 1\nend 1\n",
        ":6: field 'comm': rank 0 is not a member of communicator 1"},
-      {"root_nonmember", "ibsec-trace 1\nprocesses 3\norigin synthetic t\ncomm 1 0 1\nevents\n0 0 10 bcast 1 2 8\nend 1\n",
+      {"root_nonmember",
+       "ibsec-trace 1\nprocesses 3\norigin synthetic t\ncomm 1 0 1\nevents\n0 0 10 bcast 1 2 8\nend 1\n",
        ":6: field 'root': rank 2 is not a member of communicator 1"},
       {"collective_mismatch", with_head("0 0 10 allreduce 0 8\n1 0 10 allgather 0 8\nend 2\n"),
        ":7: field 'op': collective #1 of rank 1 on communicator 0 does not match the one at line 6"},
@@ -367,8 +373,8 @@ TEST(TraceOps, NamesParseBackAndCodesAreDense) {
 
 // The codes are the binary encoding's op bytes, fixed by the documentation.
 TEST(TraceOps, CodesAreTheDocumentedOpBytes) {
-  const std::vector<std::string> documented = {"compute", "send",   "recv",   "isend",   "irecv",
-                                               "wait",    "barrier", "bcast", "reduce",  "gather",
+  const std::vector<std::string> documented = {"compute", "send",      "recv",      "isend",   "irecv",
+                                               "wait",    "barrier",   "bcast",     "reduce",  "gather",
                                                "scatter", "allreduce", "allgather", "alltoall"};
   ASSERT_EQ(documented.size(), static_cast<size_t>(kTraceOpCount));
   for (size_t code = 0; code < documented.size(); ++code) EXPECT_EQ(kTraceOps[code].name, documented[code]);
@@ -401,8 +407,8 @@ TEST(TraceOps, LayoutsCountTheirArguments) {
   }
   for (const TraceOp op : all_ops()) {
     EXPECT_EQ(is_collective(op), has_argument(op, TraceArg::kComm)) << name(op);
-    EXPECT_EQ(has_root(op), op == TraceOp::kBcast || op == TraceOp::kReduce || op == TraceOp::kGather ||
-                                op == TraceOp::kScatter)
+    EXPECT_EQ(has_root(op),
+              op == TraceOp::kBcast || op == TraceOp::kReduce || op == TraceOp::kGather || op == TraceOp::kScatter)
         << name(op);
   }
   EXPECT_EQ(is_collective(TraceOp::kBarrier), true);
