@@ -3,7 +3,7 @@
 #pragma once
 
 #include <cstddef>
-#include <ranges>
+#include <iterator>
 #include <utility>
 #include <vector>
 
@@ -12,10 +12,49 @@
 namespace ibsec {
 
 // The ids 0 .. count-1 of one kind: `for (const CpuId c : ids<CpuId>(n))`.
+// A plain range rather than iota | transform, which clang 14 cannot compile
+// against libstdc++ 12 (the fuzz and sanitizer builds use clang).
 template <typename Id>
-constexpr auto ids(size_t count) {
+class IdRange {
+ public:
   using Rep = typename Id::rep_type;
-  return std::views::iota(Rep{0}, static_cast<Rep>(count)) | std::views::transform([](Rep v) { return Id(v); });
+  class iterator {
+   public:
+    using iterator_category = std::forward_iterator_tag;
+    using value_type = Id;
+    using difference_type = std::ptrdiff_t;
+    using reference = Id;
+    using pointer = void;
+
+    constexpr iterator() = default;
+    constexpr explicit iterator(Rep at) : at_(at) {}
+    constexpr Id operator*() const { return Id(at_); }
+    constexpr iterator& operator++() {
+      ++at_;
+      return *this;
+    }
+    constexpr iterator operator++(int) {
+      const iterator was = *this;
+      ++at_;
+      return was;
+    }
+    constexpr bool operator==(const iterator&) const = default;
+
+   private:
+    Rep at_ = 0;
+  };
+
+  constexpr explicit IdRange(size_t count) : count_(static_cast<Rep>(count)) {}
+  [[nodiscard]] constexpr iterator begin() const { return iterator(0); }
+  [[nodiscard]] constexpr iterator end() const { return iterator(count_); }
+
+ private:
+  Rep count_;
+};
+
+template <typename Id>
+constexpr IdRange<Id> ids(size_t count) {
+  return IdRange<Id>(count);
 }
 
 template <typename Id, typename T>
