@@ -128,11 +128,7 @@ void Scheduler::wait_over(ProcessId p, Tick now) {
 }
 
 void Scheduler::exited(ProcessId p, Tick now) {
-  Process& process = processes_[p];
-  if (process.state != ProcessState::kRunning) broken("finishes without a CPU", p);
-  const CpuId c = process.cpu;
-  take_off_cpu(p, now);
-  process.state = ProcessState::kDone;
+  const CpuId c = leave_cpu(p, ProcessState::kDone, "finishes", now);
   on_exit(p, c, now);
 }
 
@@ -225,12 +221,18 @@ void Scheduler::stop_spinning(Process& process, Tick now) {
   process.spin_since = now;
 }
 
-void Scheduler::block(ProcessId p, Tick now) {
+// A running process gives its CPU up, becoming `state`; returns the CPU.
+CpuId Scheduler::leave_cpu(ProcessId p, ProcessState state, const char* doing, Tick now) {
   Process& process = processes_[p];
-  if (process.state != ProcessState::kRunning) broken("blocks without a CPU", p);
+  if (process.state != ProcessState::kRunning) broken(std::string(doing) + " without a CPU", p);
   const CpuId c = process.cpu;
   take_off_cpu(p, now);
-  process.state = ProcessState::kBlocked;
+  process.state = state;
+  return c;
+}
+
+void Scheduler::block(ProcessId p, Tick now) {
+  const CpuId c = leave_cpu(p, ProcessState::kBlocked, "blocks", now);
   ++stats_.blocks;
   host_->preempt(p, now);
   on_block(p, c, now);

@@ -181,6 +181,7 @@ class Scheduler {
   };
 
   void take_off_cpu(ProcessId p, Tick now);
+  CpuId leave_cpu(ProcessId p, ProcessState state, const char* doing, Tick now);
   void block(ProcessId p, Tick now);
   void stop_spinning(Process& process, Tick now);
   [[noreturn]] void broken(const std::string& what, ProcessId p) const;

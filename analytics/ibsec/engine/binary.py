@@ -75,16 +75,20 @@ def describe_engine() -> str:
     return f"engine: {path} (from {source}; digest {file_digest(path)})"
 
 
-def run_engine(arguments: list[str]) -> dict:
-    """Run one engine command with --json and return its parsed result; EngineError if it fails."""
-    command = [engine_path(), *arguments, "--json", "--quiet"]
-    completed = subprocess.run(command, capture_output=True, text=True, check=False)
+def engine_json(arguments: list[str]):
+    """Run `ibsec-engine ARGUMENTS` and parse the JSON it prints; EngineError if it fails."""
+    completed = subprocess.run([engine_path(), *arguments], capture_output=True, text=True, check=False)
     if completed.returncode != 0:
         raise EngineError(engine_message(completed.stderr, completed.returncode), exit_code_of(completed.returncode))
     try:
         return json.loads(completed.stdout)
     except json.JSONDecodeError as error:
-        raise IbsecError(f"ibsec-engine printed unreadable JSON ({error})") from None
+        raise IbsecError(f"ibsec-engine {arguments[0]} printed unreadable JSON ({error})") from None
+
+
+def run_engine(arguments: list[str]) -> dict:
+    """Run one engine command with --json and return its parsed result; EngineError if it fails."""
+    return engine_json([*arguments, "--json", "--quiet"])
 
 
 # ---- `ibsec-engine run`: one cycle-level simulation -------------------------
@@ -211,10 +215,4 @@ def input_file_keys() -> tuple[str, ...]:
 
 @functools.cache
 def _parameters(digest: str) -> list[dict]:  # one call per engine binary
-    completed = subprocess.run([engine_path(), "params", "--json"], capture_output=True, text=True, check=False)
-    if completed.returncode != 0:
-        raise EngineError(engine_message(completed.stderr, completed.returncode), exit_code_of(completed.returncode))
-    try:
-        return json.loads(completed.stdout)
-    except json.JSONDecodeError as error:
-        raise IbsecError(f"ibsec-engine params printed unreadable JSON ({error})") from None
+    return engine_json(["params", "--json"])
