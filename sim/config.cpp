@@ -92,10 +92,18 @@ void merge(Table& table, const Table& layer, const std::string& origin) {
   }
 }
 
-// A --set value: JSON if it is JSON (with the same limits as a file), else the text itself.
+// A --set value: JSON if it is JSON (with the same limits as a file), else
+// the text itself, which must then be UTF-8 like any JSON string (the result
+// file echoes it).
 json parse_override_value(const std::string& key, const std::string& text) {
-  if (!json::accept(text)) return json(text);
-  return parse_user_json(text, "--set " + key);
+  if (json::accept(text)) return parse_user_json(text, "--set " + key);
+  json value(text);
+  try {
+    (void)value.dump();
+  } catch (const json::type_error&) {
+    throw ConfigError("--set " + key, "is not UTF-8 text");
+  }
+  return value;
 }
 
 // Checks that span areas. The topology is built here, once, so that every

@@ -43,3 +43,14 @@ def test_item18_a_key_given_dotted_and_nested_is_refused(tmp_path):
 def test_item18_trace_given_both_as_option_and_as_set_is_refused():
     assert refused(run("run", PAPER16, "--trace", "a.trace", "--set", "trace.file=b.trace"), "--trace",
                    "trace.file")
+
+
+def test_config_fuzz_finding_a_set_value_that_is_not_utf8_is_refused():
+    # Found by tests/fuzz/config_fuzz.cpp (tests/fuzz/config_regressions/set_value_not_utf8): it escaped as a
+    # JSON library error when the result echoed the value.
+    import subprocess
+
+    from .engine import engine
+    result = subprocess.run([engine(), "run", PAPER16, "--set", b"trace.file=a\xf7b"], capture_output=True,
+                            timeout=30, check=False)
+    assert result.returncode == 2 and b"invalid '--set trace.file': is not UTF-8 text" in result.stderr
