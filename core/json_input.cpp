@@ -70,6 +70,8 @@ json parse_user_json(const std::string& text, const std::string& origin) {
     return json::parse(text, StrictKeys(origin));
   } catch (const json::parse_error& e) {
     throw ConfigError(origin, std::string("not valid JSON: ") + e.what());
+  } catch (const json::out_of_range& e) {  // a number beyond a double (1e400)
+    throw ConfigError(origin, std::string("not a number a configuration can hold: ") + e.what());
   }
 }
 

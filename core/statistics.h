@@ -44,6 +44,9 @@ inline void write_statistics(nlohmann::ordered_json& out, const std::vector<Stat
   out["statistics_meta"] = meta;
 }
 
+// num / den, or 0 when den is 0.
+inline double ratio(double num, double den) { return den > 0.0 ? num / den : 0.0; }
+
 // How a counter of many instances becomes one figure.
 enum class Merge : uint8_t { kSum, kMax };
 // Whether the result lists a counter, or only derived statistics use it.
@@ -167,6 +170,11 @@ class StatTotals {
   [[nodiscard]] size_t instances() const { return instances_; }
   // Simulated time of the run.
   [[nodiscard]] Tick elapsed() const { return elapsed_; }
+  // A busy-time counter (ticks) as a share of every instance's whole run.
+  [[nodiscard]] double busy_fraction(std::string_view busy_counter) const {
+    return ratio(static_cast<double>(sum(busy_counter)),
+                 static_cast<double>(instances_) * static_cast<double>(std::max<Tick>(elapsed_, 1)));
+  }
 
   // The reported counters, combined as each declares.
   [[nodiscard]] std::vector<Statistic> reported() const {
@@ -208,8 +216,6 @@ inline const std::vector<DerivedStatistic>& StatGroup::derived() {
   static const std::vector<DerivedStatistic> none;
   return none;
 }
-
-inline double ratio(double num, double den) { return den > 0.0 ? num / den : 0.0; }
 
 // The result lines of a group type G (deriving StatGroup, with a static
 // `derived()` list): its reported counters, then its derived statistics.

@@ -52,10 +52,7 @@ struct LinkStats : StatGroup {
   static const std::vector<DerivedStatistic>& derived() {
     static const std::vector<DerivedStatistic> list{
         {"link_utilization_mean", "fraction", "serialization time / simulated time, mean over links",
-         [](const StatTotals& t) {
-           return ratio(static_cast<double>(t.sum("link_busy")),
-                        static_cast<double>(std::max<Tick>(t.elapsed(), 1)) * static_cast<double>(t.instances()));
-         }},
+         [](const StatTotals& t) { return t.busy_fraction("link_busy"); }},
         {"link_utilization_max", "fraction", "serialization time / simulated time, busiest link",
          [](const StatTotals& t) {
            return ratio(static_cast<double>(t.max("link_busy")), static_cast<double>(std::max<Tick>(t.elapsed(), 1)));

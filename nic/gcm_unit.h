@@ -44,10 +44,7 @@ struct GcmUnitStats : StatGroup {
   static const std::vector<DerivedStatistic>& derived() {
     static const std::vector<DerivedStatistic> list{
         {"gcm_busy_fraction", "fraction", "GCM units' input busy time / (2 units x cards x simulated time)",
-         [](const StatTotals& t) {
-           return ratio(static_cast<double>(t.sum("gcm_busy")),
-                        static_cast<double>(t.instances()) * static_cast<double>(std::max<Tick>(t.elapsed(), 1)));
-         }},
+         [](const StatTotals& t) { return t.busy_fraction("gcm_busy"); }},
     };
     return list;
   }

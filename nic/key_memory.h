@@ -27,10 +27,7 @@ struct KeyMemoryStats : StatGroup {
         {"key_memory_wait_max_ns", "ns", "longest queueing before an access",
          [](const StatTotals& t) { return ns_from_ticks(t.max("max_wait")); }},
         {"key_memory_utilization", "fraction", "memory port busy time / (cards x simulated time)",
-         [](const StatTotals& t) {
-           return ratio(static_cast<double>(t.sum("busy")),
-                        static_cast<double>(t.instances()) * static_cast<double>(std::max<Tick>(t.elapsed(), 1)));
-         }},
+         [](const StatTotals& t) { return t.busy_fraction("busy"); }},
     };
     return list;
   }

@@ -54,3 +54,10 @@ def test_config_fuzz_finding_a_set_value_that_is_not_utf8_is_refused():
     result = subprocess.run([engine(), "run", PAPER16, "--set", b"trace.file=a\xf7b"], capture_output=True,
                             timeout=30, check=False)
     assert result.returncode == 2 and b"invalid '--set trace.file': is not UTF-8 text" in result.stderr
+
+
+def test_config_fuzz_finding_a_number_beyond_a_double_is_refused(tmp_path):
+    # Found by tests/fuzz/config_fuzz.cpp (config_regressions/number_beyond_a_double).
+    config = tmp_path / "huge.json"
+    config.write_text('{"traffic": {"load": 1e400}}')
+    assert refused(run("run", str(config)), str(config), "number overflow")
