@@ -1,5 +1,5 @@
 // Statistics. A component keeps its counts in a statistics group of its own:
-// a struct deriving StatGroup whose members are Counters, each declared with
+// a struct deriving StatGroupOf<itself> whose members are Counters, each declared with
 // its name, unit, description, how the counts of many instances (every card,
 // every link) combine, and whether the run's result reports it. The group
 // type may also list derived statistics (rates, means) computed from the
@@ -96,57 +96,96 @@ void to_json(BasicJson& j, const Counter& c) {
   j = c.value();
 }
 
-// The base of a component's statistics struct. Not copyable: its counters
-// register themselves with it where they are constructed.
+// The base of a component's statistics struct (through StatGroupOf). Not
+// copyable: its counters register themselves with it where they are
+// constructed. What each counter is (name, unit, ...) is kept once per type;
+// an instance keeps one pointer per counter, so thousands of links and cards
+// cost little.
 class StatGroup {
  public:
-  StatGroup() = default;
   StatGroup(const StatGroup&) = delete;
   StatGroup& operator=(const StatGroup&) = delete;
 
-  struct Entry {
-    const Counter* counter;                 // a count kept as the run goes, or
-    std::function<uint64_t()> const* read;  // a gauge: a value read from the component when reported
-    CounterInfo info;
-    [[nodiscard]] uint64_t value() const { return counter != nullptr ? counter->value() : (*read)(); }
-  };
-  [[nodiscard]] const std::vector<Entry>& entries() const { return entries_; }
-  // A group type without derived statistics; types that have some hide this.
-  static const std::vector<struct DerivedStatistic>& derived();
+  [[nodiscard]] size_t size() const { return sources_.size(); }
+  [[nodiscard]] const CounterInfo& info(size_t i) const { return (*schema_)[i].info; }
+  [[nodiscard]] uint64_t value(size_t i) const;
+  // The counter itself, to trace it over time; null for a gauge.
+  [[nodiscard]] const Counter* counter(size_t i) const {
+    return (*schema_)[i].gauge ? nullptr : static_cast<const Counter*>(sources_[i]);
+  }
   // Every counter's value by name, to keep after the component is gone.
   [[nodiscard]] std::map<std::string, uint64_t> snapshot() const {
     std::map<std::string, uint64_t> values;
-    for (const Entry& e : entries_) values[e.info.name] = e.value();
+    for (size_t i = 0; i < size(); ++i) values[info(i).name] = value(i);
     return values;
   }
   // Zeroes every counter (a cache simulation's warm-up ends).
-  void reset() {
-    for (const Entry& e : entries_) {
-      if (e.counter != nullptr) const_cast<Counter*>(e.counter)->reset();
-    }
-  }
+  void reset();
+  // A group type without derived statistics; types that have some hide this.
+  static const std::vector<struct DerivedStatistic>& derived();
+
+ protected:
+  struct Declared {
+    CounterInfo info;
+    bool gauge;
+  };
+  explicit StatGroup(std::vector<Declared>* schema) : schema_(schema) {}
+  ~StatGroup() = default;
 
  private:
   friend class Counter;
   friend class Gauge;
-  std::vector<Entry> entries_;
+  // Every instance of a type declares the same counters in the same order:
+  // the first one writes the type's schema, the others only add pointers.
+  void add(const void* source, const CounterInfo& info, bool gauge) {
+    if (sources_.size() == schema_->size()) schema_->push_back({info, gauge});
+    sources_.push_back(source);
+  }
+
+  std::vector<Declared>* schema_;
+  std::vector<const void*> sources_;  // a Counter or a Gauge, as the schema says
 };
 
-inline Counter::Counter(StatGroup& group, const CounterInfo& info) { group.entries_.push_back({this, nullptr, info}); }
+// What a statistics struct derives from: `struct LinkStats : StatGroupOf<LinkStats>`.
+template <typename Self>
+class StatGroupOf : public StatGroup {
+ protected:
+  StatGroupOf() : StatGroup(&schema()) {}
+
+ private:
+  static std::vector<Declared>& schema() {
+    static std::vector<Declared> declared;
+    return declared;
+  }
+};
+
+inline Counter::Counter(StatGroup& group, const CounterInfo& info) { group.add(this, info, false); }
 
 // A figure read from the component's state when the result is written (what
 // is still in a buffer at the end, say), not counted as the run goes. The
 // component binds the reading once it is built.
 class Gauge {
  public:
-  Gauge(StatGroup& group, const CounterInfo& info) { group.entries_.push_back({nullptr, &read_, info}); }
+  Gauge(StatGroup& group, const CounterInfo& info) { group.add(this, info, true); }
   Gauge(const Gauge&) = delete;
   Gauge& operator=(const Gauge&) = delete;
   void read_from(std::function<uint64_t()> read) { read_ = std::move(read); }
+  [[nodiscard]] uint64_t read() const { return read_(); }
 
  private:
   std::function<uint64_t()> read_ = [] { return uint64_t{0}; };
 };
+
+inline uint64_t StatGroup::value(size_t i) const {
+  return (*schema_)[i].gauge ? static_cast<const Gauge*>(sources_[i])->read()
+                             : static_cast<const Counter*>(sources_[i])->value();
+}
+
+inline void StatGroup::reset() {
+  for (size_t i = 0; i < size(); ++i) {
+    if (!(*schema_)[i].gauge) const_cast<Counter*>(static_cast<const Counter*>(sources_[i]))->reset();
+  }
+}
 
 // The counters of every instance of one group type, combined: what derived
 // statistics are computed from.
@@ -155,10 +194,10 @@ class StatTotals {
   // `prototype` gives the counters' names when there are no instances.
   StatTotals(std::span<const StatGroup* const> instances, const StatGroup& prototype, Tick elapsed)
       : instances_(instances.size()), elapsed_(elapsed) {
-    for (const auto& entry : prototype.entries()) totals_.push_back({entry.info, 0, 0});
+    for (size_t i = 0; i < prototype.size(); ++i) totals_.push_back({prototype.info(i), 0, 0});
     for (const StatGroup* group : instances) {
       for (size_t i = 0; i < totals_.size(); ++i) {
-        const uint64_t v = group->entries()[i].value();
+        const uint64_t v = group->value(i);
         totals_[i].sum += v;
         totals_[i].max = std::max(totals_[i].max, v);
       }

@@ -40,7 +40,7 @@ struct LinkParams {
   uint32_t credits_per_lane = 64;  // receiver buffer per lane, in 64-byte credits
 };
 
-struct LinkStats : StatGroup {
+struct LinkStats : StatGroupOf<LinkStats> {
   Counter packets{*this, {"link_packets", "packets", "packets sent on a link", Merge::kSum, Shown::kInternal}};
   Counter bytes{*this, {"link_bytes", "bytes", "bytes sent on a link", Merge::kSum, Shown::kInternal}};
   Counter busy{*this, {"link_busy", "ps", "serialization time of a link", Merge::kSum, Shown::kInternal}};

@@ -27,7 +27,7 @@ struct SwitchParams {
   uint32_t credits_per_lane = 64;  // input buffer per lane; bounds the packets it can hold
 };
 
-struct SwitchStats : StatGroup {
+struct SwitchStats : StatGroupOf<SwitchStats> {
   Counter packets_forwarded{*this, {"switch_hops_total", "packets", "packets forwarded by all switches"}};
 };
 

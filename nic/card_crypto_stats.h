@@ -8,7 +8,7 @@
 
 namespace ibsec::nic {
 
-struct CardCryptoStats : StatGroup {
+struct CardCryptoStats : StatGroupOf<CardCryptoStats> {
   Counter packets_sealed{
       *this, {"packets_sealed", "packets", "packets encrypted and tagged by their sending card (functional crypto)"}};
   Counter packets_opened{

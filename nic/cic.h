@@ -86,7 +86,7 @@ const ParameterSet<CicParams>& card_parameters();
 class CardCrypto;
 
 // What a card counts; hit rates are derived over all cards (cic.cpp).
-struct CicStats : StatGroup {
+struct CicStats : StatGroupOf<CicStats> {
   Counter packets_sent{*this,
                        {"packets_sent", "packets", "packets the card put on its link", Merge::kSum, Shown::kInternal}};
   Counter packets_received{

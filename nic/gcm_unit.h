@@ -37,7 +37,7 @@ struct GcmTiming {
   }
 };
 
-struct GcmUnitStats : StatGroup {
+struct GcmUnitStats : StatGroupOf<GcmUnitStats> {
   Counter packets{*this, {"gcm_packets", "packets", "packets through a GCM unit", Merge::kSum, Shown::kInternal}};
   Counter busy{*this, {"gcm_busy", "ps", "time a unit's input was occupied", Merge::kSum, Shown::kInternal}};
 

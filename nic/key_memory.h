@@ -11,7 +11,7 @@
 
 namespace ibsec::nic {
 
-struct KeyMemoryStats : StatGroup {
+struct KeyMemoryStats : StatGroupOf<KeyMemoryStats> {
   Counter accesses{*this, {"key_memory_accesses", "accesses", "external key memory accesses"}};
   Counter queued{*this, {"queued", "accesses", "accesses that found the port busy", Merge::kSum, Shown::kInternal}};
   Counter total_wait{*this, {"total_wait", "ps", "time accesses spent queued, summed", Merge::kSum, Shown::kInternal}};

@@ -13,7 +13,7 @@
 
 namespace ibsec::nic {
 
-struct PrefetchBufferStats : StatGroup {
+struct PrefetchBufferStats : StatGroupOf<PrefetchBufferStats> {
   Counter prefetches{*this,
                      {"prefetches_loaded", "keys", "prefetched keys placed in a buffer (not already in the SKC)"}};
   Counter duplicates{

@@ -80,7 +80,7 @@ class SchedulerHost {
 };
 
 // The result reports context switches; the rest is in its "scheduler" section.
-struct SchedulerStats : StatGroup {
+struct SchedulerStats : StatGroupOf<SchedulerStats> {
   static constexpr Shown kSection = Shown::kInternal;
   Counter dispatches{*this, {"dispatches", "dispatches", "processes started on a CPU", Merge::kSum, kSection}};
   Counter context_switches{

@@ -37,9 +37,11 @@ uint64_t largest_size(const std::vector<uint32_t>& sizes) {
   return sizes.empty() ? 0 : *std::ranges::max_element(sizes);
 }
 
-// The topology the configuration was checked with, or built now for one made by hand.
-network::Topology topology_of(const SimConfig& config) {
-  return config.topology ? *config.topology : network::build_topology(config.network.topology);
+// The topology the configuration was checked with (shared, not copied: a
+// 1 024-node fat tree's tables are megabytes), or built now for one made by hand.
+std::shared_ptr<const network::Topology> topology_of(const SimConfig& config) {
+  return config.topology ? config.topology
+                         : std::make_shared<const network::Topology>(network::build_topology(config.network.topology));
 }
 
 }  // namespace
@@ -47,7 +49,7 @@ network::Topology topology_of(const SimConfig& config) {
 Cluster::Cluster(const SimConfig& config) : config_(config), topology_(topology_of(config)) {
   build_switches();
   if (!config_.trace.replays()) {
-    const uint64_t processes = uint64_t{topology_.nodes} * config_.traffic.processes_per_node;
+    const uint64_t processes = uint64_t{topology_->nodes} * config_.traffic.processes_per_node;
     if (processes > kMaxProcesses) {
       throw ConfigError("traffic.processes_per_node", std::to_string(processes) + " processes: at most " +
                                                           std::to_string(kMaxProcesses) + " are supported");
@@ -82,7 +84,7 @@ Cluster::Cluster(const SimConfig& config) : config_(config), topology_(topology_
 Cluster::Cluster(const SimConfig& config, std::vector<hosts::ScriptedMessage> script)
     : config_(config), topology_(topology_of(config)) {
   build_switches();
-  build_cards(topology_.nodes * config_.traffic.processes_per_node);
+  build_cards(topology_->nodes * config_.traffic.processes_per_node);
   auto host = std::make_unique<hosts::ScriptedTraffic>("script", kernel_, std::move(script), card_pointers(),
                                                        config_.nic.mtu_bytes, statistics_);
   scripted_ = host.get();
@@ -94,13 +96,13 @@ Cluster::~Cluster() = default;
 
 void Cluster::check_memory_for(uint64_t processes, uint64_t largest_message) const {
   if (config_.ignore_memory_estimate) return;
-  check_memory(estimate_memory(config_, topology_.nodes, processes, largest_message), machine_memory_bytes());
+  check_memory(estimate_memory(config_, topology_->nodes, processes, largest_message), machine_memory_bytes());
 }
 
 void Cluster::build_switches() {
   const network::SwitchParams params = config_.network.switches();
-  for (size_t s = 0; s < topology_.switches.size(); ++s) {
-    const auto& spec = topology_.switches[s];
+  for (size_t s = 0; s < topology_->switches.size(); ++s) {
+    const auto& spec = topology_->switches[s];
     const std::string name = "switch_" + std::to_string(s);
     switches_.push_back(
         std::make_unique<network::Switch>(name.c_str(), kernel_, pool_, spec.ports, spec.forwarding, params));
@@ -111,7 +113,7 @@ void Cluster::build_cards(uint32_t total_processes) {
   nic::CicParams params = config_.nic;
   params.total_processes = total_processes;
   if (params.functional_crypto) payloads_ = std::make_unique<network::PacketPayloads>(params.mtu_bytes);
-  for (uint32_t n = 0; n < topology_.nodes; ++n) {
+  for (uint32_t n = 0; n < topology_->nodes; ++n) {
     const std::string name = "cic_" + std::to_string(n);
     cards_.push_back(
         std::make_unique<nic::Cic>(name.c_str(), kernel_, pool_, next_packet_id_, NodeId(n), params, payloads_.get()));
@@ -165,14 +167,14 @@ void Cluster::wire() {
   std::vector<network::CreditLink*> card_out(cards_.size());
   std::vector<network::CreditLink*> card_in(cards_.size());
   for (uint32_t n = 0; n < cards_.size(); ++n) {
-    const network::Endpoint& at = topology_.node_link[n];
+    const network::Endpoint& at = topology_->node_link[n];
     network::CreditLink& link =
         add_link_via(attacked(Site::kNodeOut, n), params, *cards_[n], PortId(0), *switches_[at.index], at.port);
     switches_[at.index]->attach_input(at.port, &link);
     card_out[n] = &link;
   }
   for (uint32_t s = 0; s < switches_.size(); ++s) {
-    const auto& spec = topology_.switches[s];
+    const auto& spec = topology_->switches[s];
     for (uint16_t p = 0; p < spec.ports; ++p) {
       const network::Endpoint& peer = spec.peer[p];
       if (peer.kind == network::Endpoint::Kind::kNone) continue;
@@ -190,8 +192,8 @@ void Cluster::wire() {
   for (uint32_t n = 0; n < cards_.size(); ++n) cards_[n]->attach(card_out[n], card_in[n], host_.get());
   if (attacker_ && !attacker_tapped_) {
     std::string message = config_.attack->site.text();
-    message += " is no cable of this topology (" + std::to_string(topology_.nodes) + " nodes, ";
-    message += std::to_string(topology_.switches.size()) + " switches)";
+    message += " is no cable of this topology (" + std::to_string(topology_->nodes) + " nodes, ";
+    message += std::to_string(topology_->switches.size()) + " switches)";
     throw ConfigError("attack.link", message);
   }
 }
@@ -202,8 +204,10 @@ void Cluster::wire() {
 void Cluster::trace_cards(sc_core::sc_trace_file* file) const {
   for (const auto& card : cards_) {
     const std::string prefix = card->basename();
-    for (const StatGroup::Entry& e : card->stats().entries()) {
-      sc_core::sc_trace(file, e.counter->sampled(), prefix + "." + e.info.name);
+    const nic::CicStats& stats = card->stats();
+    for (size_t i = 0; i < stats.size(); ++i) {
+      if (const Counter* counter = stats.counter(i))
+        sc_core::sc_trace(file, counter->sampled(), prefix + "." + stats.info(i).name);
     }
   }
 }

@@ -53,7 +53,7 @@ class Cluster {
   // The result document: config echo, versions, seed, statistics, histogram.
   [[nodiscard]] nlohmann::ordered_json result(const RunOutcome& outcome) const;
 
-  [[nodiscard]] const network::Topology& topology() const { return topology_; }
+  [[nodiscard]] const network::Topology& topology() const { return *topology_; }
   [[nodiscard]] const RunStatistics& statistics() const { return statistics_; }
   [[nodiscard]] const KernelCounters& kernel() const { return kernel_; }
   [[nodiscard]] const std::vector<std::unique_ptr<nic::Cic>>& cards() const { return cards_; }
@@ -87,7 +87,7 @@ class Cluster {
   [[nodiscard]] std::vector<Statistic> component_statistics(Tick elapsed) const;
 
   SimConfig config_;
-  network::Topology topology_;
+  std::shared_ptr<const network::Topology> topology_;
   KernelCounters kernel_;
   network::PacketPool pool_;
   uint64_t next_packet_id_ = 0;

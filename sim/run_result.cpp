@@ -56,7 +56,7 @@ nlohmann::ordered_json Cluster::result(const RunOutcome& outcome) const {
   const double delivered = static_cast<double>(statistics_.packets_delivered());
   const Tick ticks_per_byte = network::link_rate(config_.network.link_rate).ticks_per_byte;
   std::vector<Statistic> stats =
-      statistics_.report(topology_.nodes, ticks_per_byte, outcome.packets_stuck, outcome.drained);
+      statistics_.report(topology_->nodes, ticks_per_byte, outcome.packets_stuck, outcome.drained);
   for (Statistic& s : component_statistics(outcome.end)) stats.push_back(std::move(s));
   const std::vector<Statistic> run_tail{
       {"simulated_time_us", "us", "simulated time at the last delivery",
@@ -78,9 +78,9 @@ nlohmann::ordered_json Cluster::result(const RunOutcome& outcome) const {
   doc["skc_access"] = {{"access_ns", config_.nic.skc_access_origin.ns},
                        {"cycles", config_.nic.clock.cycles_covering(config_.nic.skc_access).count()},
                        {"source", config_.nic.skc_access_origin.source}};
-  doc["topology"] = {{"name", topology_.name},
-                     {"nodes", topology_.nodes},
-                     {"switches", topology_.switches.size()},
+  doc["topology"] = {{"name", topology_->name},
+                     {"nodes", topology_->nodes},
+                     {"switches", topology_->switches.size()},
                      {"links", links_.size()}};
   nlohmann::ordered_json statistics = nlohmann::ordered_json::object();
   write_statistics(statistics, stats);
