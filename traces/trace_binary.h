@@ -87,7 +87,9 @@ static_assert(BinaryPreamble::version.end() == BinaryPreamble::header_length.off
 static_assert(BinaryPreamble::header_length.end() == BinaryPreamble::size);
 
 // One record: an event, or the trailer (op kBinaryTrailerOp, `bytes` the
-// number of event records, every other byte zero).
+// number of event records, every other byte zero), or a counts record
+// (below). Version 1 had no `flags` and `d`: its records have zeros there,
+// which read as a point-to-point event on the world, posted exactly.
 struct BinaryRecordLayout {
   static constexpr BinaryField start{"start", 0, 8};
   static constexpr BinaryField end{"end", 8, 8};
@@ -97,33 +99,49 @@ struct BinaryRecordLayout {
   static constexpr BinaryField b{"b", 32, 4};  // TAG, or ROOT for rooted collectives
   static constexpr BinaryField c{"c", 36, 4};  // REQ
   static constexpr BinaryField op{"op", 40, 1};
-  static constexpr size_t padding = 41;  // zero bytes up to `size`
+  static constexpr BinaryField flags{"flags", 41, 1};  // POSTED
+  static constexpr size_t padding = 42;                // two zero bytes up to `d`
+  static constexpr BinaryField d{"d", 44, 4};          // COMM of a point-to-point event
   static constexpr size_t size = 48;
 
   // The fields that carry arguments (TRACE_ARG's slot in traces/trace_ops.def),
   // in the order the reader checks that those an op does not use are zero.
-  static constexpr std::array<BinaryField, 4> argument_fields{bytes, a, b, c};
+  static constexpr std::array<BinaryField, 6> argument_fields{bytes, a, b, c, d, flags};
 };
 
-// The fields follow each other from offset 0 without gap or overlap, each
-// of a width load() and store() know.
+// The fields follow each other from offset 0 without gap or overlap (but for
+// the padding before `d`), each of a width load() and store() know.
 constexpr bool binary_record_layout_valid() {
   using R = BinaryRecordLayout;
-  constexpr std::array<BinaryField, 8> kInOrder{R::start, R::end, R::bytes, R::rank, R::a, R::b, R::c, R::op};
+  constexpr std::array<BinaryField, 9> kInOrder{R::start, R::end, R::bytes, R::rank, R::a, R::b, R::c, R::op, R::flags};
   for (size_t i = 0; i < kInOrder.size(); ++i) {
     if (i > 0 && kInOrder[i - 1].end() != kInOrder[i].offset) return false;
     if (!std::has_single_bit(kInOrder[i].size) || kInOrder[i].size > 8) return false;
   }
-  return kInOrder.front().offset == 0 && kInOrder.back().end() == R::padding && R::padding < R::size;
+  return kInOrder.front().offset == 0 && kInOrder.back().end() == R::padding && R::padding < R::d.offset &&
+         R::d.end() == R::size;
 }
 static_assert(binary_record_layout_valid(), "BinaryRecordLayout: fields must tile the record");
 
 inline constexpr uint8_t kBinaryTrailerOp = 255;
-static_assert(kTraceOpCount <= kBinaryTrailerOp, "op codes must stay below the trailer's");
+inline constexpr uint8_t kBinaryCountsOp = 254;
+static_assert(kTraceOpCount <= kBinaryCountsOp, "op codes must stay below the counts record's and the trailer's");
+
+// The COUNTS of an event follow its record in as many counts records as they
+// need: `per_record` little-endian u32 counts from offset 0, then the op byte
+// kBinaryCountsOp at BinaryRecordLayout::op; places after the last count and
+// every other byte are zero.
+struct BinaryCountsLayout {
+  static constexpr size_t count_size = 4;
+  static constexpr size_t per_record = BinaryRecordLayout::op.offset / count_size;
+
+  static constexpr size_t records_for(size_t counts) { return (counts + per_record - 1) / per_record; }
+  static constexpr BinaryField count(size_t i) { return {"counts", i * count_size, count_size}; }
+};
 
 // The field of a record that carries each argument, indexed by TraceArg.
 inline constexpr std::array<BinaryField, kTraceArgCount> kArgumentFields{{
-#define TRACE_ARG(Id, text, slot, member, max) BinaryRecordLayout::slot,
+#define TRACE_ARG(Id, text, slot, member, max, words) BinaryRecordLayout::slot,
 #include "traces/trace_ops.def"
 }};
 

@@ -6,9 +6,29 @@
 namespace ibsec::traces {
 namespace {
 
+std::string on_comm(uint32_t comm) { return comm == 0 ? "" : " on communicator " + std::to_string(comm); }
+
 std::string describe(const TraceEvent& e) {
   return std::string(name(e.op)) + " " + std::to_string(e.rank) + (is_send(e.op) ? " -> " : " <- ") +
-         std::to_string(e.peer) + " tag " + std::to_string(e.tag);
+         std::to_string(e.peer) + " tag " + std::to_string(e.tag) + on_comm(e.comm);
+}
+
+// What must agree between the members' calls of one collective: the op and
+// root always; the byte count for ops where every member gives the same
+// one; the counts where every member lists the same (allgatherv,
+// reduce_scatter). An alltoallv member lists what it sends, a gatherv or
+// scatterv member other than the root only its own part (zero elsewhere),
+// which is all that is checked of them: the replay sends what each sender
+// lists.
+bool same_bytes_everywhere(TraceOp op) {
+  switch (blocking_form(op)) {
+    case TraceOp::kAlltoallv:
+    case TraceOp::kGatherv:
+    case TraceOp::kScatterv:
+      return false;
+    default:
+      return true;
+  }
 }
 
 }  // namespace
@@ -28,7 +48,7 @@ void TraceChecker::add(const TraceEvent& event) {
 // matches the k-th receive, so a FIFO per channel pairs them.
 void TraceChecker::match(const TraceEvent& e) {
   const bool sending = is_send(e.op);
-  const Channel channel = sending ? Channel{e.rank, e.peer, e.tag} : Channel{e.peer, e.rank, e.tag};
+  const Channel channel = sending ? Channel{e.rank, e.peer, e.tag, e.comm} : Channel{e.peer, e.rank, e.tag, e.comm};
   const uint64_t time =
       sending ? e.start_ns : (e.op == TraceOp::kRecv ? e.end_ns : std::numeric_limits<uint64_t>::max());
   auto& waiting = channels_[channel];
@@ -76,22 +96,44 @@ void TraceChecker::track_collective(const TraceEvent& e) {
   const uint64_t k = comm.calls[member]++;
   const size_t slot = k - comm.first_open;
   if (slot == comm.open.size()) {
-    comm.open.push_back({e.op, e.root, e.bytes, reader_.location()});
+    comm.open.push_back({e.op, e.root, e.bytes, e.counts, reader_.location()});
     comm.arrivals.push_back(0);
   }
-  const Collective& first = comm.open[slot];
-  if (first.op != e.op || first.root != e.root || first.bytes != e.bytes) {
-    reader_.fail(first.op != e.op ? "op" : (first.root != e.root ? "root" : "bytes"),
-                 "collective #" + std::to_string(k + 1) + " of rank " + std::to_string(e.rank) + " on communicator " +
-                     std::to_string(e.comm) + " does not match the one at " + first.where.describe() + " (" +
-                     std::string(name(first.op)) + " root " + std::to_string(first.root) + " bytes " +
-                     std::to_string(first.bytes) + ")");
-  }
+  compare_collective(e, k, comm.open[slot]);
   if (++comm.arrivals[slot] == members.members.size()) {
     while (!comm.arrivals.empty() && comm.arrivals.front() == members.members.size()) {
       comm.open.pop_front();
       comm.arrivals.pop_front();
       ++comm.first_open;
+    }
+  }
+}
+
+void TraceChecker::compare_collective(const TraceEvent& e, uint64_t k, const Collective& first) const {
+  auto mismatch = [&](const std::string& field) {
+    reader_.fail(field, "collective #" + std::to_string(k + 1) + " of rank " + std::to_string(e.rank) +
+                            " on communicator " + std::to_string(e.comm) + " does not match the one at " +
+                            first.where.describe() + " (" + std::string(name(first.op)) + " root " +
+                            std::to_string(first.root) + " bytes " + std::to_string(first.bytes) + ")");
+  };
+  if (first.op != e.op) mismatch("op");
+  if (first.root != e.root) mismatch("root");
+  if (same_bytes_everywhere(e.op)) {
+    if (first.bytes != e.bytes) mismatch(has_counts(e.op) ? "counts" : "bytes");
+    if (has_counts(e.op) && *first.counts != *e.counts) mismatch("counts");
+    return;
+  }
+  if (blocking_form(e.op) == TraceOp::kAlltoallv) return;
+  // gatherv, scatterv: a member other than the root lists its own part only.
+  const auto& members = reader_.communicators().at(e.comm);
+  const size_t own = members.position(e.rank);
+  if (e.rank != e.root) {
+    for (size_t i = 0; i < e.counts->size(); ++i) {
+      if (i != own && (*e.counts)[i] != 0) {
+        reader_.fail("counts", std::string(name(e.op)) + " of rank " + std::to_string(e.rank) +
+                                   ", not the root, lists a count for another member (position " + std::to_string(i) +
+                                   ")");
+      }
     }
   }
 }

@@ -9,6 +9,7 @@
 #include <deque>
 #include <functional>
 #include <map>
+#include <memory>
 #include <unordered_map>
 #include <vector>
 
@@ -26,15 +27,18 @@ class TraceChecker {
   void finish() const;
 
  private:
+  // MPI matches within a communicator: (communicator, source, tag).
   struct Channel {
     uint32_t source;
     uint32_t destination;
     uint32_t tag;
+    uint32_t comm;
     bool operator==(const Channel&) const = default;
   };
   struct ChannelHash {
     size_t operator()(const Channel& c) const noexcept {
-      return std::hash<uint64_t>{}((uint64_t{c.source} << 32 | c.destination) * 0x9e3779b97f4a7c15ULL ^ c.tag);
+      return std::hash<uint64_t>{}((uint64_t{c.source} << 32 | c.destination) * 0x9e3779b97f4a7c15ULL ^
+                                   (uint64_t{c.comm} << 32 | c.tag));
     }
   };
   struct Pending {
@@ -47,6 +51,7 @@ class TraceChecker {
     TraceOp op;
     uint32_t root;
     uint64_t bytes;
+    std::shared_ptr<const std::vector<uint32_t>> counts;
     TraceLocation where;
   };
   struct CommProgress {
@@ -59,6 +64,7 @@ class TraceChecker {
   void match(const TraceEvent& event);
   void track_request(const TraceEvent& event);
   void track_collective(const TraceEvent& event);
+  void compare_collective(const TraceEvent& event, uint64_t k, const Collective& first) const;
 
   const TraceReader& reader_;
   // (source, destination, tag) -> what is waiting for its other half; only

@@ -8,9 +8,12 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string_view>
+#include <tuple>
+#include <vector>
 
 #include <nlohmann/json_fwd.hpp>
 
@@ -18,35 +21,50 @@ namespace ibsec::traces {
 
 // An argument of an event line.
 enum class TraceArg : uint8_t {
-#define TRACE_ARG(Id, text, slot, member, max) k##Id,
+#define TRACE_ARG(Id, text, slot, member, max, words) k##Id,
 #include "traces/trace_ops.def"
   kNone,  // fills a layout's places after its last argument; not an argument
 };
 
 // Which arguments an op's text line carries, in order.
 enum class ArgLayout : uint8_t {
-#define TRACE_LAYOUT(Id, arg1, arg2, arg3, arg4) k##Id,
+#define TRACE_LAYOUT(Id, arg1, arg2, arg3, arg4, arg5, arg6) k##Id,
 #include "traces/trace_ops.def"
 };
 
 // Values are the binary encoding's op byte; do not renumber.
 enum class TraceOp : uint8_t {
-#define TRACE_OP(Id, ID, text, code, layout, collective) k##Id = code,
+#define TRACE_OP(Id, ID, text, code, layout, collective, counts, v1, blocking) k##Id = code,
 #include "traces/trace_ops.def"
 };
 
 struct TraceArgInfo {
-  std::string_view name;  // as the format's documentation and error messages call it
-  uint64_t max;           // the largest value a trace may give it
+  std::string_view name;   // as the format's documentation and error messages call it
+  uint64_t max;            // the largest value a trace may give it
+  std::string_view words;  // empty for a number, else the words for 0, 1, ... separated by spaces
+
+  // The word an event line uses for `value` (at most max), if the argument is a word.
+  [[nodiscard]] constexpr std::string_view word(uint64_t value) const {
+    std::string_view rest = words;
+    for (; value > 0; --value) rest.remove_prefix(rest.find(' ') + 1);
+    return rest.substr(0, rest.find(' '));
+  }
+  // The value of `text` if it is one of the words.
+  [[nodiscard]] constexpr std::optional<uint64_t> value_of(std::string_view text) const {
+    for (uint64_t value = 0; value <= max && !words.empty(); ++value) {
+      if (word(value) == text) return value;
+    }
+    return std::nullopt;
+  }
 };
 
 inline constexpr auto kTraceArgs = std::to_array<TraceArgInfo>({
-#define TRACE_ARG(Id, text, slot, member, max) {text, max},
+#define TRACE_ARG(Id, text, slot, member, max, words) {text, max, words},
 #include "traces/trace_ops.def"
 });
 inline constexpr size_t kTraceArgCount = kTraceArgs.size();
 
-inline constexpr size_t kMaxTraceArgs = 4;
+inline constexpr size_t kMaxTraceArgs = 6;
 
 struct ArgLayoutInfo {
   std::array<TraceArg, kMaxTraceArgs> places;  // TraceArg::kNone after the last argument
@@ -72,8 +90,9 @@ constexpr ArgLayoutInfo make_layout(std::array<TraceArg, kMaxTraceArgs> places) 
 }
 
 inline constexpr auto kArgLayouts = std::to_array<ArgLayoutInfo>({
-#define TRACE_LAYOUT(Id, arg1, arg2, arg3, arg4) \
-  make_layout({TraceArg::k##arg1, TraceArg::k##arg2, TraceArg::k##arg3, TraceArg::k##arg4}),
+#define TRACE_LAYOUT(Id, arg1, arg2, arg3, arg4, arg5, arg6)                                                  \
+  make_layout({TraceArg::k##arg1, TraceArg::k##arg2, TraceArg::k##arg3, TraceArg::k##arg4, TraceArg::k##arg5, \
+               TraceArg::k##arg6}),
 #include "traces/trace_ops.def"
 });
 
@@ -81,11 +100,15 @@ struct TraceOpInfo {
   std::string_view name;  // its word in an event line
   uint8_t code;           // its op byte in the binary encoding
   ArgLayout layout;
-  bool collective;  // called by every member of the communicator its first argument names
+  bool collective;   // called by every member of the communicator its first argument names
+  bool counts;       // its line ends with one byte count per member of the communicator
+  int v1_arguments;  // how many arguments a version-1 line carries; -1: not in version 1
+  TraceOp blocking;  // the op whose messages it sends: itself, or a non-blocking collective's blocking form
 };
 
 inline constexpr auto kTraceOps = std::to_array<TraceOpInfo>({
-#define TRACE_OP(Id, ID, text, code, layout, collective) {text, code, ArgLayout::k##layout, (collective) != 0},
+#define TRACE_OP(Id, ID, text, code, layout, collective, counts, v1, blocking) \
+  {text, code, ArgLayout::k##layout, (collective) != 0, (counts) != 0, v1, TraceOp::k##blocking},
 #include "traces/trace_ops.def"
 });
 inline constexpr int kTraceOpCount = static_cast<int>(kTraceOps.size());
@@ -128,8 +151,27 @@ inline std::optional<TraceOp> trace_op_named(std::string_view text) {
 constexpr bool is_collective(TraceOp op) { return info(op).collective; }
 constexpr bool is_send(TraceOp op) { return op == TraceOp::kSend || op == TraceOp::kIsend; }
 constexpr bool is_receive(TraceOp op) { return op == TraceOp::kRecv || op == TraceOp::kIrecv; }
-constexpr bool opens_request(TraceOp op) { return op == TraceOp::kIsend || op == TraceOp::kIrecv; }
+constexpr bool opens_request(TraceOp op) { return op != TraceOp::kWait && has_argument(op, TraceArg::kReq); }
 constexpr bool has_root(TraceOp op) { return has_argument(op, TraceArg::kRoot); }
+constexpr bool has_counts(TraceOp op) { return info(op).counts; }
+constexpr TraceOp blocking_form(TraceOp op) { return info(op).blocking; }
+constexpr bool in_version_1(TraceOp op) { return info(op).v1_arguments >= 0; }
+
+// A non-blocking collective sends what its blocking form does, and only a
+// non-blocking collective names another op as its blocking form.
+constexpr bool trace_op_blocking_forms_valid() {
+  for (size_t i = 0; i < kTraceOps.size(); ++i) {
+    const TraceOpInfo& op = kTraceOps[i];
+    const auto form = static_cast<size_t>(op.blocking);
+    const bool own = form == i;
+    if (!own && (!op.collective || !kTraceOps[form].collective || kTraceOps[form].blocking != op.blocking ||
+                 kTraceOps[form].counts != op.counts || !info(op.layout).has(TraceArg::kReq)))
+      return false;
+    if (op.v1_arguments > static_cast<int>(info(op.layout).count)) return false;
+  }
+  return true;
+}
+static_assert(trace_op_blocking_forms_valid(), "trace_ops.def: a blocking form or a v1 argument count is wrong");
 
 // Fields an op does not use are zero, so that equal events compare equal.
 struct TraceEvent {
@@ -140,15 +182,26 @@ struct TraceEvent {
   uint32_t peer = 0;  // point-to-point partner (world rank)
   uint32_t tag = 0;
   uint32_t request = 0;
-  uint32_t comm = 0;  // collectives: communicator id (0 = world)
-  uint32_t root = 0;  // rooted collectives: world rank
+  uint32_t comm = 0;   // communicator id (0 = world)
+  uint32_t root = 0;   // rooted collectives: world rank
+  uint8_t posted = 0;  // receives: 1 if posted with MPI_ANY_SOURCE (peer is the source that matched)
   TraceOp op = TraceOp::kCompute;
+  // Ops with counts: one byte count per member of the communicator, in
+  // communicator-rank order; `bytes` is their sum. Shared, so that an event
+  // is cheap to copy; null for every other op.
+  std::shared_ptr<const std::vector<uint32_t>> counts;
 
-  bool operator==(const TraceEvent&) const = default;
+  bool operator==(const TraceEvent& other) const {
+    auto fields = [](const TraceEvent& e) {
+      return std::tie(e.start_ns, e.end_ns, e.bytes, e.rank, e.peer, e.tag, e.request, e.comm, e.root, e.posted, e.op);
+    };
+    const bool same_counts = counts == other.counts || (counts && other.counts && *counts == *other.counts);
+    return fields(*this) == fields(other) && same_counts;
+  }
 };
 
 // Each argument's member can hold every value the format allows it.
-#define TRACE_ARG(Id, text, slot, member, largest)                                     \
+#define TRACE_ARG(Id, text, slot, member, largest, words)                              \
   static_assert((largest) <= std::numeric_limits<decltype(TraceEvent::member)>::max(), \
                 "trace_ops.def: TraceEvent::" #member " cannot hold every value of " text);
 #include "traces/trace_ops.def"
@@ -156,8 +209,8 @@ struct TraceEvent {
 // The field of TraceEvent that holds an argument (TRACE_ARG's member).
 constexpr uint64_t argument(const TraceEvent& event, TraceArg arg) {
   switch (arg) {
-#define TRACE_ARG(Id, text, slot, member, max) \
-  case TraceArg::k##Id:                        \
+#define TRACE_ARG(Id, text, slot, member, max, words) \
+  case TraceArg::k##Id:                               \
     return event.member;
 #include "traces/trace_ops.def"
     case TraceArg::kNone:
@@ -169,7 +222,7 @@ constexpr uint64_t argument(const TraceEvent& event, TraceArg arg) {
 // `value` must be at most the argument's max (the reader checks it first).
 constexpr void set_argument(TraceEvent& event, TraceArg arg, uint64_t value) {
   switch (arg) {
-#define TRACE_ARG(Id, text, slot, member, max)                       \
+#define TRACE_ARG(Id, text, slot, member, max, words)                \
   case TraceArg::k##Id:                                              \
     event.member = static_cast<decltype(TraceEvent::member)>(value); \
     break;

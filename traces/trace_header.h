@@ -10,7 +10,9 @@
 
 namespace ibsec::traces {
 
-inline constexpr uint32_t kTraceFormatVersion = 1;
+// Written traces are of the current version; readers also take the oldest.
+inline constexpr uint32_t kTraceFormatVersion = 2;
+inline constexpr uint32_t kOldestTraceFormatVersion = 1;
 inline constexpr uint32_t kMaxTraceProcesses = 1u << 20;
 
 enum class TraceOrigin : uint8_t { kCaptured, kSynthetic };
@@ -27,6 +29,7 @@ struct Communicator {
 };
 
 struct TraceHeader {
+  uint32_t version = kTraceFormatVersion;  // as read; a writer writes the current one
   uint32_t processes = 0;
   TraceOrigin origin = TraceOrigin::kSynthetic;
   std::string origin_text;  // tool, version, command or program

@@ -19,6 +19,8 @@ constexpr uint32_t kMaxBinaryHeaderBytes = 64u << 20;
 constexpr size_t kMaxLineBytes = 1u << 20;
 constexpr size_t kMaxNotes = 1u << 16;
 constexpr uint64_t kMaxBytes = std::numeric_limits<uint32_t>::max();
+const std::string kKnownVersions =
+    "versions " + std::to_string(kOldestTraceFormatVersion) + " to " + std::to_string(kTraceFormatVersion);
 
 std::string quoted(std::string_view text) {
   constexpr size_t kShown = 40;
@@ -197,10 +199,12 @@ void TraceReader::read_binary_header_text() {
   if (in_.gcount() != sizeof preamble) fail_at(TraceLocation::file(), "", "truncated: binary header cut short");
   const auto version = static_cast<uint32_t>(load(preamble, BinaryPreamble::version));
   const auto length = static_cast<uint32_t>(load(preamble, BinaryPreamble::header_length));
-  if (version != kTraceFormatVersion) {
+  if (version < kOldestTraceFormatVersion || version > kTraceFormatVersion) {
     fail_at(TraceLocation::file(), "version",
-            "binary format version " + std::to_string(version) + " is not supported (this reader knows version 1)");
+            "binary format version " + std::to_string(version) + " is not supported (this reader knows " +
+                kKnownVersions + ")");
   }
+  binary_version_ = version;
   if (length > kMaxBinaryHeaderBytes) {
     fail_at(TraceLocation::file(), "header", "header length " + std::to_string(length) + " is implausible");
   }
@@ -227,12 +231,19 @@ void TraceReader::read_binary_header_text() {
 // stage: 0 before the first line, 1 inside the header, 2 after "events".
 void TraceReader::parse_header_line(std::string_view line, int& stage) {
   if (stage == 0) {
-    if (line.starts_with("ibsec-trace ")) {
-      if (line != "ibsec-trace 1")
-        fail("version", "trace format " + quoted(line.substr(12)) + " is not supported (this reader knows version 1)");
-    } else {
-      fail("", "not an ibsec trace (the first line must be 'ibsec-trace 1'), found " + quoted(line));
+    if (!line.starts_with("ibsec-trace ")) {
+      fail("", "not an ibsec trace (the first line must be 'ibsec-trace " + std::to_string(kTraceFormatVersion) +
+                   "'), found " + quoted(line));
     }
+    const auto version = whole_number(line.substr(12));
+    if (!version || *version < kOldestTraceFormatVersion || *version > kTraceFormatVersion)
+      fail("version",
+           "trace format " + quoted(line.substr(12)) + " is not supported (this reader knows " + kKnownVersions + ")");
+    if (binary_version_ != 0 && *version != binary_version_) {
+      fail("version", "the header text says version " + std::to_string(*version) + " but the binary preamble " +
+                          std::to_string(binary_version_));
+    }
+    header_.version = static_cast<uint32_t>(*version);
     stage = 1;
     return;
   }
@@ -340,22 +351,40 @@ void TraceReader::check_trailer(uint64_t declared) {
   finished_ = true;
 }
 
+// The value of a numeric field, or the failure that names it.
+uint64_t TraceReader::number_field(std::string_view text, std::string_view field, uint64_t max) const {
+  uint64_t value = 0;
+  const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (text.empty()) fail(std::string(field), "empty (fields are separated by single spaces)");
+  if (ec == std::errc::result_out_of_range || (ec == std::errc() && value > max && ptr == text.data() + text.size())) {
+    fail(std::string(field), quoted(text) + " is out of range (at most " + std::to_string(max) + ")");
+  }
+  if (ec != std::errc() || ptr != text.data() + text.size()) {
+    fail(std::string(field), quoted(text) + " is not a non-negative integer");
+  }
+  return value;
+}
+
+uint64_t TraceReader::argument_field(std::string_view text, TraceArg arg) const {
+  const TraceArgInfo& about = info(arg);
+  if (about.words.empty()) return number_field(text, about.name, about.max);
+  const auto value = about.value_of(text);
+  if (!value) fail(std::string(about.name), quoted(text) + " is not one of: " + std::string(about.words));
+  return *value;
+}
+
+// How many arguments `op` carries in this trace's version; an op the
+// version does not have is an unknown event.
+size_t TraceReader::argument_count(TraceOp op, std::string_view text) const {
+  if (header_.version >= 2) return arguments(op).size();
+  if (!in_version_1(op)) {
+    fail("op", "unknown event " + quoted(text) + " in a version-1 trace (it came with version 2)");
+  }
+  return static_cast<size_t>(info(op).v1_arguments);
+}
+
 void TraceReader::parse_event_line(std::string_view line, TraceEvent& event) {
   const auto fields = split_fields(line);
-  auto number = [&](size_t i, std::string_view field, uint64_t max) -> uint64_t {
-    const std::string_view text = fields[i];
-    uint64_t value = 0;
-    const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-    if (text.empty()) fail(std::string(field), "empty (fields are separated by single spaces)");
-    if (ec == std::errc::result_out_of_range ||
-        (ec == std::errc() && value > max && ptr == text.data() + text.size())) {
-      fail(std::string(field), quoted(text) + " is out of range (at most " + std::to_string(max) + ")");
-    }
-    if (ec != std::errc() || ptr != text.data() + text.size()) {
-      fail(std::string(field), quoted(text) + " is not a non-negative integer");
-    }
-    return value;
-  };
   static constexpr std::string_view kLeading[] = {"rank", "start", "end", "op"};
   constexpr size_t first = std::size(kLeading);  // arguments follow
   for (size_t i = 0; i < fields.size(); ++i) {
@@ -369,22 +398,55 @@ void TraceReader::parse_event_line(std::string_view line, TraceEvent& event) {
   if (!op) fail("op", "unknown event " + quoted(fields[3]));
   event = TraceEvent{};
   event.op = *op;
-  event.rank = static_cast<uint32_t>(number(0, "rank", kMaxBytes));
-  event.start_ns = number(1, "start", std::numeric_limits<uint64_t>::max());
-  event.end_ns = number(2, "end", std::numeric_limits<uint64_t>::max());
-  const auto args = arguments(*op);
-  if (fields.size() != first + args.size()) {
-    fail(fields.size() > first + args.size() ? "" : "op", std::string(name(*op)) + " takes " +
-                                                              std::to_string(args.size()) + " arguments, found " +
-                                                              std::to_string(fields.size() - first));
+  event.rank = static_cast<uint32_t>(number_field(fields[0], "rank", kMaxBytes));
+  event.start_ns = number_field(fields[1], "start", std::numeric_limits<uint64_t>::max());
+  event.end_ns = number_field(fields[2], "end", std::numeric_limits<uint64_t>::max());
+  const auto args = arguments(*op).first(argument_count(*op, fields[3]));
+  const size_t expected = args.size() + (has_counts(*op) ? 1 : 0);
+  if (fields.size() != first + expected) {
+    fail(fields.size() > first + expected ? "" : "op", std::string(name(*op)) + " takes " + std::to_string(expected) +
+                                                           " arguments, found " +
+                                                           std::to_string(fields.size() - first));
   }
-  for (size_t i = 0; i < args.size(); ++i) {
-    const TraceArgInfo& arg = info(args[i]);
-    set_argument(event, args[i], number(first + i, arg.name, arg.max));
-  }
+  for (size_t i = 0; i < args.size(); ++i) set_argument(event, args[i], argument_field(fields[first + i], args[i]));
+  if (has_counts(*op)) parse_counts(fields.back(), event);
 }
 
-bool TraceReader::next_binary(TraceEvent& event) {
+// COUNTS: one count per member of the event's communicator, separated by commas.
+void TraceReader::parse_counts(std::string_view text, TraceEvent& event) {
+  const auto comm = comms_.find(event.comm);
+  if (comm == comms_.end())
+    fail("comm", "communicator " + std::to_string(event.comm) + " is not declared in the header");
+  const size_t members = comm->second.members.size();
+  auto counts = std::make_shared<std::vector<uint32_t>>();
+  counts->reserve(members);
+  size_t from = 0;
+  while (true) {
+    const size_t comma = text.find(',', from);
+    if (counts->size() == members) {
+      fail("counts", "more than " + std::to_string(members) + " counts (communicator " + std::to_string(event.comm) +
+                         " has " + std::to_string(members) + " members)");
+    }
+    counts->push_back(static_cast<uint32_t>(number_field(text.substr(from, comma - from), "counts", kMaxBytes)));
+    if (comma == std::string_view::npos) break;
+    from = comma + 1;
+  }
+  if (counts->size() != members) {
+    fail("counts", std::to_string(counts->size()) + " counts, but communicator " + std::to_string(event.comm) +
+                       " has " + std::to_string(members) + " members");
+  }
+  set_counts(event, std::move(counts));
+}
+
+void TraceReader::set_counts(TraceEvent& event, std::shared_ptr<std::vector<uint32_t>> counts) {
+  event.bytes = 0;
+  for (const uint32_t count : *counts) event.bytes += count;
+  event.counts = std::move(counts);
+}
+
+// The next record of a binary trace, read ahead in blocks.
+const unsigned char* TraceReader::next_record() {
+  using R = BinaryRecordLayout;
   if (record_at_ == records_held_) {
     try {
       in_.read(reinterpret_cast<char*>(records_.data()), static_cast<std::streamsize>(records_.size()));
@@ -392,21 +454,25 @@ bool TraceReader::next_binary(TraceEvent& event) {
       fail_decompressing(e);
     }
     const auto got = static_cast<size_t>(in_.gcount());
-    if (got % BinaryRecordLayout::size != 0) {
-      position_ += got / BinaryRecordLayout::size + 1;
+    if (got % R::size != 0) {
+      position_ += got / R::size + 1;
       fail("", "truncated: the last record is cut short");
     }
-    records_held_ = got / BinaryRecordLayout::size;
+    records_held_ = got / R::size;
     record_at_ = 0;
     if (records_held_ == 0) {
       fail_at(TraceLocation::end(), "", "truncated: no trailer record after " + std::to_string(events_) + " events");
     }
   }
-  using R = BinaryRecordLayout;
-  const unsigned char* record = records_.data() + record_at_ * R::size;
-  ++record_at_;
   ++position_;
-  if (load(record, R::op) == kBinaryTrailerOp) {
+  return records_.data() + record_at_++ * R::size;
+}
+
+bool TraceReader::next_binary(TraceEvent& event) {
+  using R = BinaryRecordLayout;
+  const unsigned char* record = next_record();
+  const uint64_t op = load(record, R::op);
+  if (op == kBinaryTrailerOp) {
     for (size_t i = 0; i < R::size; ++i) {
       const bool count_or_op = (i >= R::bytes.offset && i < R::bytes.end()) || i == R::op.offset;
       if (!count_or_op && record[i] != 0) fail("", "the trailer record has non-zero fields");
@@ -421,28 +487,59 @@ bool TraceReader::next_binary(TraceEvent& event) {
     if (more) fail("", "data after the trailer record");
     return false;
   }
+  if (op == kBinaryCountsOp) fail("op", "a counts record that follows no event with counts");
   decode_record(record, event);
+  if (has_counts(event.op)) read_counts_records(event);
   return true;
+}
+
+void TraceReader::read_counts_records(TraceEvent& event) {
+  using C = BinaryCountsLayout;
+  const auto comm = comms_.find(event.comm);
+  if (comm == comms_.end())
+    fail("comm", "communicator " + std::to_string(event.comm) + " is not declared in the header");
+  const size_t members = comm->second.members.size();
+  auto counts = std::make_shared<std::vector<uint32_t>>();
+  counts->reserve(members);
+  const TraceLocation event_at = location();
+  for (size_t r = 0; r < C::records_for(members); ++r) {
+    const unsigned char* record = next_record();
+    if (load(record, BinaryRecordLayout::op) != kBinaryCountsOp) {
+      fail("op", "expected counts record " + std::to_string(r + 1) + " of " + std::to_string(C::records_for(members)) +
+                     " for the event at " + event_at.describe());
+    }
+    const size_t here = std::min(C::per_record, members - counts->size());
+    for (size_t i = 0; i < BinaryRecordLayout::size; ++i) {
+      const bool used = i < here * C::count_size || i == BinaryRecordLayout::op.offset;
+      if (!used && record[i] != 0) fail("counts", "a counts record's unused bytes must be zero");
+    }
+    for (size_t i = 0; i < here; ++i) counts->push_back(static_cast<uint32_t>(load(record, C::count(i))));
+  }
+  set_counts(event, std::move(counts));
 }
 
 void TraceReader::decode_record(const unsigned char* record, TraceEvent& event) {
   using R = BinaryRecordLayout;
   const uint64_t op = load(record, R::op);
   if (op >= kTraceOpCount) fail("op", "unknown event code " + std::to_string(op));
-  for (size_t i = R::padding; i < R::size; ++i) {
+  for (size_t i = R::padding; i < R::d.offset; ++i) {
     if (record[i] != 0) {
-      fail("", "padding bytes " + std::to_string(R::padding) + "-" + std::to_string(R::size - 1) + " must be zero");
+      fail("", "padding bytes " + std::to_string(R::padding) + "-" + std::to_string(R::d.offset - 1) + " must be zero");
     }
   }
   event = TraceEvent{};
   event.op = static_cast<TraceOp>(op);
+  if (binary_version_ < 2 && !in_version_1(event.op)) {
+    fail("op", "event code " + std::to_string(op) + " (" + std::string(name(event.op)) +
+                   ") in a version-1 trace (it came with version 2)");
+  }
   event.start_ns = load(record, R::start);
   event.end_ns = load(record, R::end);
   event.rank = static_cast<uint32_t>(load(record, R::rank));
   switch (info(event.op).layout) {
-#define TRACE_LAYOUT(Id, arg1, arg2, arg3, arg4)       \
-  case ArgLayout::k##Id:                               \
-    decode_arguments<ArgLayout::k##Id>(record, event); \
+#define TRACE_LAYOUT(Id, arg1, arg2, arg3, arg4, arg5, arg6) \
+  case ArgLayout::k##Id:                                     \
+    decode_arguments<ArgLayout::k##Id>(record, event);       \
     break;
 #include "traces/trace_ops.def"
   }
@@ -499,14 +596,19 @@ void TraceReader::check_event(const TraceEvent& e) {
       fail("peer",
            std::to_string(e.peer) + " is not a rank (the trace has " + std::to_string(processes) + " processes)");
     }
-    if (e.peer == e.rank)
-      fail("peer", "rank " + std::to_string(e.rank) + " cannot " + std::string(name(e.op)) + " to itself");
+    if (e.peer == e.rank && header_.version < 2) {
+      fail("peer", "rank " + std::to_string(e.rank) + " cannot " + std::string(name(e.op)) +
+                       " to itself in a version-1 trace (self-messages came with version 2)");
+    }
   }
-  if (is_collective(e.op)) {
+  if (is_collective(e.op) || has_argument(e.op, TraceArg::kMsgComm)) {
     const auto comm = comms_.find(e.comm);
     if (comm == comms_.end()) fail("comm", "communicator " + std::to_string(e.comm) + " is not declared in the header");
     if (!comm->second.contains(e.rank)) {
       fail("comm", "rank " + std::to_string(e.rank) + " is not a member of communicator " + std::to_string(e.comm));
+    }
+    if (has_argument(e.op, TraceArg::kPeer) && !comm->second.contains(e.peer)) {
+      fail("peer", "rank " + std::to_string(e.peer) + " is not a member of communicator " + std::to_string(e.comm));
     }
     if (has_root(e.op) && !comm->second.contains(e.root)) {
       fail("root", "rank " + std::to_string(e.root) + " is not a member of communicator " + std::to_string(e.comm));

@@ -66,6 +66,13 @@ class TraceReader {
   bool next_text(TraceEvent& event);
   bool next_binary(TraceEvent& event);
   void parse_event_line(std::string_view line, TraceEvent& event);
+  [[nodiscard]] uint64_t number_field(std::string_view text, std::string_view field, uint64_t max) const;
+  [[nodiscard]] uint64_t argument_field(std::string_view text, TraceArg arg) const;
+  [[nodiscard]] size_t argument_count(TraceOp op, std::string_view text) const;
+  void parse_counts(std::string_view text, TraceEvent& event);
+  static void set_counts(TraceEvent& event, std::shared_ptr<std::vector<uint32_t>> counts);
+  const unsigned char* next_record();
+  void read_counts_records(TraceEvent& event);
   void decode_record(const unsigned char* record, TraceEvent& event);
   template <ArgLayout kLayout>
   void decode_arguments(const unsigned char* record, TraceEvent& event);
@@ -79,6 +86,7 @@ class TraceReader {
   TraceEncoding encoding_ = TraceEncoding::kText;
   TraceCompression compression_ = TraceCompression::kNone;
   TraceHeader header_;
+  uint32_t binary_version_ = 0;  // of a binary trace's preamble
   std::map<uint32_t, Communicator> comms_;
   uint64_t position_ = 0;  // text line or binary record number
   uint64_t events_ = 0;

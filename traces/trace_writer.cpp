@@ -24,18 +24,39 @@ char* format_into(char* at, char* end, const TraceEvent& e) {
   *at++ = ' ';
   const std::string_view op = name(e.op);
   at = std::copy(op.begin(), op.end(), at);
-  for (const TraceArg arg : arguments(e.op)) at = put(at, end, argument(e, arg));
+  for (const TraceArg arg : arguments(e.op)) {
+    const TraceArgInfo& about = info(arg);
+    if (about.words.empty()) {
+      at = put(at, end, argument(e, arg));
+    } else {
+      *at++ = ' ';
+      const std::string_view word = about.word(argument(e, arg));
+      at = std::copy(word.begin(), word.end(), at);
+    }
+  }
   return at;
 }
 
-// Longest line: 10 + 3 * 20 + 9 + 4 * 20 spaces and digits, well under this.
+// Longest line without counts: 10 + 3 * 20 + 15 + 6 * 11 spaces, digits and
+// words, well under this.
 constexpr size_t kLineBuffer = 256;
+
+// " c0,c1,..." for an op with counts.
+void append_counts(std::string& line, const TraceEvent& e) {
+  char number[16];
+  for (size_t i = 0; i < e.counts->size(); ++i) {
+    line += i == 0 ? ' ' : ',';
+    line.append(number, std::to_chars(number, number + sizeof number, (*e.counts)[i]).ptr);
+  }
+}
 
 }  // namespace
 
 std::string format_event(const TraceEvent& event) {
   char buffer[kLineBuffer];
-  return {buffer, format_into(buffer, buffer + sizeof buffer, event)};
+  std::string line(buffer, format_into(buffer, buffer + sizeof buffer, event));
+  if (has_counts(event.op) && event.counts) append_counts(line, event);
+  return line;
 }
 
 TraceWriter::TraceWriter(const std::string& path, const TraceHeader& header, const std::string& field)
@@ -70,6 +91,11 @@ void TraceWriter::write(const TraceEvent& event) {
 }
 
 void TraceWriter::write_text(const TraceEvent& event) {
+  if (has_counts(event.op)) {
+    const std::string line = format_event(event) + "\n";
+    out_.write(line.data(), static_cast<std::streamsize>(line.size()));
+    return;
+  }
   char buffer[kLineBuffer];
   char* end = format_into(buffer, buffer + sizeof buffer - 1, event);
   *end++ = '\n';
@@ -86,6 +112,17 @@ void TraceWriter::write_binary(const TraceEvent& e) {
   for (const TraceArg arg : arguments(e.op)) store(record, field_of(arg), argument(e, arg));
   store(record, R::op, static_cast<uint8_t>(e.op));
   out_.write(reinterpret_cast<const char*>(record), sizeof record);
+  if (has_counts(e.op)) write_counts_records(*e.counts);
+}
+
+void TraceWriter::write_counts_records(const std::vector<uint32_t>& counts) {
+  using C = BinaryCountsLayout;
+  for (size_t from = 0; from < counts.size(); from += C::per_record) {
+    unsigned char record[BinaryRecordLayout::size] = {};
+    for (size_t i = 0; i < C::per_record && from + i < counts.size(); ++i) store(record, C::count(i), counts[from + i]);
+    store(record, BinaryRecordLayout::op, kBinaryCountsOp);
+    out_.write(reinterpret_cast<const char*>(record), sizeof record);
+  }
 }
 
 void TraceWriter::finish() {
@@ -108,7 +145,13 @@ nlohmann::ordered_json trace_ops_json() {
   for (const TraceOpInfo& op : kTraceOps) {
     auto args = nlohmann::ordered_json::array();
     for (const TraceArg arg : info(op.layout).args()) args.push_back(info(arg).name);
-    ops.push_back({{"name", op.name}, {"code", op.code}, {"arguments", args}, {"collective", op.collective}});
+    if (op.counts) args.push_back("counts");
+    ops.push_back({{"name", op.name},
+                   {"code", op.code},
+                   {"arguments", args},
+                   {"collective", op.collective},
+                   {"blocking_form", name(op.blocking)},
+                   {"in_version_1", op.v1_arguments >= 0}});
   }
   return ops;
 }

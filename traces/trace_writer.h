@@ -6,6 +6,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include <boost/iostreams/filtering_stream.hpp>
 
@@ -33,6 +34,7 @@ class TraceWriter {
  private:
   void write_text(const TraceEvent& event);
   void write_binary(const TraceEvent& event);
+  void write_counts_records(const std::vector<uint32_t>& counts);
 
   AtomicFile file_;
   boost::iostreams::filtering_ostream out_;

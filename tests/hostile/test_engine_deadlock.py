@@ -32,5 +32,5 @@ def test_item06_a_deadlocked_replay_ends_with_the_waiting_list(tmp_path, policy)
                  "-q", "--out", str(tmp_path / "r.json"), timeout=60)
     assert result.returncode == 3, result.stderr
     assert "the replay could not finish" in result.stderr
-    assert "rank 0: waits in '0 0 100 recv 1 64 0'" in result.stderr
+    assert "rank 0: waits in '0 0 100 recv 1 64 0 0 exact'" in result.stderr
     assert not json.loads((tmp_path / "r.json").read_text())["replay"]["completed"]

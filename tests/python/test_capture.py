@@ -90,6 +90,9 @@ class Trace:
     events: list[tuple[int, int, int, str, list[int]]] = field(default_factory=list)  # rank start end op args
 
 
+POSTED = {"exact": 0, "any": 1}
+
+
 def parse(path: Path) -> Trace:
     """Reads a text trace, asserting the layout docs/trace-format.md prescribes (canonical text, header
     order, trailer)."""
@@ -99,7 +102,7 @@ def parse(path: Path) -> Trace:
     for number, line in enumerate(lines, 1):
         assert line == " ".join(line.split(" ")) and "  " not in line and line == line.strip() and "\t" not in line, \
             f"line {number} is not single-spaced: {line!r}"
-    assert lines[0] == "ibsec-trace 1"
+    assert lines[0] == "ibsec-trace 2"
     assert re.fullmatch(r"processes [1-9][0-9]*", lines[1]), lines[1]
     assert lines[2] == "time_unit ns"
     assert lines[3].startswith("origin "), lines[3]
@@ -120,6 +123,10 @@ def parse(path: Path) -> Trace:
     body, trailer = lines[i + 1:-1], lines[-1]
     for line in body:
         words = line.split(" ")
+        # A receive's last argument says how it was posted: `exact` (0) or `any` source (1).
+        if words[3] in ("recv", "irecv"):
+            assert words[-1] in POSTED, line
+            words[-1] = str(POSTED[words[-1]])
         assert len(words) >= 4 and all(NUMBER.fullmatch(w) for w in words[:3] + words[4:]), line
         trace.events.append((int(words[0]), int(words[1]), int(words[2]), words[3], [int(w) for w in words[4:]]))
     assert trailer == f"end {len(body)}", f"trailer {trailer!r} for {len(body)} events"
@@ -129,7 +136,7 @@ def parse(path: Path) -> Trace:
 def check_semantics(trace: Trace) -> None:
     """What `trace validate` checks, independently: order, arguments, requests, message matching,
     collective sequences."""
-    arity = {"compute": 0, "send": 3, "recv": 3, "isend": 4, "irecv": 4, "wait": 1, "barrier": 1,
+    arity = {"compute": 0, "send": 4, "recv": 5, "isend": 5, "irecv": 6, "wait": 1, "barrier": 1,
              "bcast": 3, "reduce": 3, "gather": 3, "scatter": 3, "allreduce": 2, "allgather": 2, "alltoall": 2}
     previous_start = 0
     last_end = defaultdict(int)

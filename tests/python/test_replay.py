@@ -68,8 +68,8 @@ def test_replay_that_cannot_finish_exits_3_and_says_why(tmp_path, engine):
                                                    "0 10 20 send 1 8 0", "1 10 20 send 0 8 0"])
     done = run_engine(engine, "run", "--trace", str(trace), "--quiet", "--out", str(tmp_path / "r.json"))
     assert done.returncode == 3
-    assert "rank 0: waits in '0 0 10 recv 1 8 0'" in done.stderr
-    assert "rank 1: waits in '1 0 10 recv 0 8 0'" in done.stderr
+    assert "rank 0: waits in '0 0 10 recv 1 8 0 0 exact'" in done.stderr
+    assert "rank 1: waits in '1 0 10 recv 0 8 0 0 exact'" in done.stderr
 
 
 def test_workload_comparison_table_has_security_costs_in_the_expected_order(tmp_path, engine):

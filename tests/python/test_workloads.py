@@ -50,7 +50,7 @@ def check_trace(path: Path) -> Checked:
     text = read_text(path)
     assert text.endswith("\n")
     lines = text[:-1].split("\n")
-    assert lines[0] == "ibsec-trace 1"
+    assert lines[0] == "ibsec-trace 2"
     assert lines[1].startswith("processes ")
     processes = int(lines[1].split()[1])
     assert lines[2] == "time_unit ns"
@@ -77,6 +77,9 @@ def check_trace(path: Path) -> Checked:
         assert "  " not in line and line == line.strip(), f"line {number}: spacing"
         fields = line.split(" ")
         rank, start, end, op, args = int(fields[0]), int(fields[1]), int(fields[2]), fields[3], fields[4:]
+        if op in ("recv", "irecv"):
+            assert args[-1] == "exact", f"line {number}: a generated receive names its source"
+            args = args[:-1]
         assert 0 <= rank < processes and end >= start, f"line {number}"
         assert all(str(int(f)) == f for f in fields[:3] + args), f"line {number}: not canonical integers"
         assert start >= last_start, f"line {number}: START goes back"
@@ -98,13 +101,14 @@ def check_trace(path: Path) -> Checked:
                 _match(receives, sends, (rank, peer, tag), nbytes, number)
             else:
                 _match(sends, receives, (peer, rank, tag), nbytes, number)
+            assert args[-1] == "0", f"line {number}: generated point-to-point traffic is on the world"
             if op in ("isend", "irecv"):
-                assert len(args) == 4
+                assert len(args) == 5
                 req = int(args[3])
                 assert req not in open_requests[rank], f"line {number}: request {req} reused while open"
                 open_requests[rank][req] = op
             else:
-                assert len(args) == 3
+                assert len(args) == 4
         elif op == "wait":
             req = int(args[0])
             assert req in open_requests[rank], f"line {number}: wait for request {req}, not open"
@@ -308,7 +312,7 @@ def test_timeline_receive_waits_for_its_send_and_collectives_end_together():
     m = timeline.machine
     arrival = 1000 + m.send_overhead_ns + m.latency_ns + 4096
     assert lines[0] == "0 0 1000 compute"
-    assert lines[1] == f"1 0 {arrival} recv 0 4096 7"
+    assert lines[1] == f"1 0 {arrival} recv 0 4096 7 0 exact"
     coll_end = arrival + m.collective_ns("allreduce", 8, 2)
     assert lines[-2:] == [f"0 {1000 + m.send_overhead_ns + 4096} {coll_end} allreduce 0 8",
                           f"1 {arrival} {coll_end} allreduce 0 8"]

@@ -99,6 +99,20 @@ static void heap_down(struct cursor *h, size_t n, size_t i)
     }
 }
 
+/* The words of a word argument (TRACE_ARG's `words`), "" for numbers. */
+static const char *const ARG_WORDS[] = {
+#define TRACE_ARG(Id, text, slot, member, max, words) [ARG_##Id] = words,
+#include "../trace_ops.def"
+};
+
+/* Writes " " and the VALUE-th word of WORDS (separated by spaces). */
+static void put_word(FILE *f, const char *words, uint32_t value)
+{
+    for (; value > 0 && strchr(words, ' '); --value) words = strchr(words, ' ') + 1;
+    fputc(' ', f);
+    fwrite(words, 1, strcspn(words, " "), f);
+}
+
 /* Writes one event line; returns 0 on an output error. COMMS maps
  * (rank, agreed id) to the id in the trace. */
 static int write_event(FILE *f, int rank, const struct record *r, const struct map *comms)
@@ -107,7 +121,11 @@ static int write_event(FILE *f, int rank, const struct record *r, const struct m
     const enum arg *args = LAYOUT_ARGS[OP_INFO[r->op].layout];
     for (int i = 0; i < MAX_ARGS && args[i] != ARG_None; ++i) {
         uint32_t value = record_arg(r, args[i]);
-        if (args[i] == ARG_Comm && value != 0) { /* 0 is the world */
+        if (ARG_WORDS[args[i]][0] != '\0') {
+            put_word(f, ARG_WORDS[args[i]], value);
+            continue;
+        }
+        if ((args[i] == ARG_Comm || args[i] == ARG_MsgComm) && value != 0) { /* 0 is the world */
             const struct map_slot *hit = map_find(comms, ((uint64_t)(uint32_t)rank << 32) | value);
             value = hit ? (uint32_t)hit->value : 0;
         }
@@ -251,7 +269,7 @@ static int write_trace(struct record **recs, const uint64_t *nrecs, struct comm_
     }
     setvbuf(f, NULL, _IOFBF, (size_t)1 << 20);
 
-    fprintf(f, "ibsec-trace 1\nprocesses %d\ntime_unit ns\n", S.size);
+    fprintf(f, "ibsec-trace %d\nprocesses %d\ntime_unit ns\n", TRACE_FORMAT_VERSION, S.size);
     fprintf(f, "origin captured %s %s (%s) program=%s\n", TOOL_NAME, TOOL_VERSION, S.mpi_version, S.program);
     for (int c = 0; c < C_COUNT; ++c)
         if (counters[c]) fprintf(f, "note %" PRIu64 " %s\n", counters[c], COUNTER_NOTE[c]);

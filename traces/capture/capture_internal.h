@@ -86,26 +86,27 @@ _Static_assert(sizeof(MPI_Comm) <= sizeof(uint64_t), "MPI_Comm wider than 64 bit
 /* ------------------------------------------------------------------------ */
 
 enum op {
-#define TRACE_OP(Id, ID, text, code, layout, collective) OP_##ID = code,
+#define TRACE_OP(Id, ID, text, code, layout, collective, counts, v1, blocking) OP_##ID = code,
 #include "../trace_ops.def"
 };
 enum {
     OP_COUNT = 0
-#define TRACE_OP(Id, ID, text, code, layout, collective) +1
+#define TRACE_OP(Id, ID, text, code, layout, collective, counts, v1, blocking) +1
 #include "../trace_ops.def"
 };
 
 enum arg {
-#define TRACE_ARG(Id, text, slot, member, max) ARG_##Id,
+#define TRACE_ARG(Id, text, slot, member, max, words) ARG_##Id,
 #include "../trace_ops.def"
     ARG_None /* fills a layout's places after its last argument */
 };
 
 enum layout {
-#define TRACE_LAYOUT(Id, arg1, arg2, arg3, arg4) LAYOUT_##Id,
+#define TRACE_LAYOUT(Id, arg1, arg2, arg3, arg4, arg5, arg6) LAYOUT_##Id,
 #include "../trace_ops.def"
 };
-#define MAX_ARGS 4
+#define MAX_ARGS 6
+#define TRACE_FORMAT_VERSION 2 /* traces/trace_header.h, kTraceFormatVersion */
 
 /* An op's word in an event line and which arguments follow it. */
 struct op_info {
@@ -124,8 +125,10 @@ struct record {
     uint32_t a; /* PEER (world rank), or the communicator's agreed id */
     uint32_t b; /* TAG, or ROOT (world rank) of a rooted collective */
     uint32_t c; /* REQ */
+    uint32_t d; /* COMM of a point-to-point event (the communicator's agreed id) */
     uint8_t op;
-    uint8_t zero[7];
+    uint8_t flags; /* POSTED: 1 if a receive was posted with MPI_ANY_SOURCE */
+    uint8_t zero[2];
 };
 _Static_assert(sizeof(struct record) == 40, "unexpected padding in struct record");
 

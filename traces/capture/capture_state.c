@@ -202,12 +202,13 @@ static int push_locked(struct record r, size_t *index)
 /* ------------------------------------------------------------------------ */
 
 const struct op_info OP_INFO[OP_COUNT] = {
-#define TRACE_OP(Id, ID, text, code, layout, collective) [OP_##ID] = {text, LAYOUT_##layout},
+#define TRACE_OP(Id, ID, text, code, layout, collective, counts, v1, blocking) [OP_##ID] = {text, LAYOUT_##layout},
 #include "../trace_ops.def"
 };
 
 const enum arg LAYOUT_ARGS[][MAX_ARGS] = {
-#define TRACE_LAYOUT(Id, arg1, arg2, arg3, arg4) [LAYOUT_##Id] = {ARG_##arg1, ARG_##arg2, ARG_##arg3, ARG_##arg4},
+#define TRACE_LAYOUT(Id, arg1, arg2, arg3, arg4, arg5, arg6)                                                           \
+    [LAYOUT_##Id] = {ARG_##arg1, ARG_##arg2, ARG_##arg3, ARG_##arg4, ARG_##arg5, ARG_##arg6},
 #include "../trace_ops.def"
 };
 
@@ -223,7 +224,7 @@ int op_has_arg(enum op op, enum arg arg)
 uint32_t record_arg(const struct record *r, enum arg arg)
 {
     switch (arg) {
-#define TRACE_ARG(Id, text, slot, member, max)                                                                         \
+#define TRACE_ARG(Id, text, slot, member, max, words)                                                                  \
     case ARG_##Id:                                                                                                     \
         return r->slot;
 #include "../trace_ops.def"
@@ -263,5 +264,6 @@ void drop_locked(size_t index)
 {
     struct record *r = &S.recs[index];
     r->op = OP_COMPUTE;
-    r->bytes = r->a = r->b = r->c = 0;
+    r->bytes = r->a = r->b = r->c = r->d = 0;
+    r->flags = 0;
 }

@@ -37,6 +37,9 @@ COMPUTE, SEND, RECV, ISEND, IRECV, WAIT, COLL, IDLE = range(8)
 
 ROOTED = frozenset({"bcast", "reduce", "gather", "scatter"})
 UNROOTED = frozenset({"barrier", "allreduce", "allgather", "alltoall"})
+# Generated point-to-point traffic is on the world, and every receive names its source.
+WORLD = 0
+POSTED_EXACTLY = "exact"
 
 PACKET_BYTES = 256
 
@@ -358,21 +361,21 @@ class Timeline:
     def _send(self, rank: int, op: tuple, start: int) -> int:
         _, peer, nbytes, tag = op
         end = self._post_send(rank, peer, nbytes, tag, start)
-        self._emit(rank, start, end, f"send {peer} {nbytes} {tag}")
+        self._emit(rank, start, end, f"send {peer} {nbytes} {tag} {WORLD}")
         return end
 
     def _isend(self, rank: int, op: tuple, start: int) -> int:
         _, peer, nbytes, tag, req = op
         self._open(rank, req, self._post_send(rank, peer, nbytes, tag, start))
         end = start + self.machine.post_overhead_ns
-        self._emit(rank, start, end, f"isend {peer} {nbytes} {tag} {req}")
+        self._emit(rank, start, end, f"isend {peer} {nbytes} {tag} {req} {WORLD}")
         return end
 
     def _irecv(self, rank: int, op: tuple, start: int) -> int:
         _, peer, nbytes, tag, req = op
         self._open(rank, req, self._post_receive(rank, peer, nbytes, tag))
         end = start + self.machine.post_overhead_ns
-        self._emit(rank, start, end, f"irecv {peer} {nbytes} {tag} {req}")
+        self._emit(rank, start, end, f"irecv {peer} {nbytes} {tag} {req} {WORLD} {POSTED_EXACTLY}")
         return end
 
     def _recv(self, rank: int, op: tuple, start: int) -> int | None:
@@ -381,7 +384,7 @@ class Timeline:
         if receive.arrival is None:
             return self._wait_for(rank, receive)
         end = max(start, receive.arrival)
-        self._emit(rank, start, end, f"recv {peer} {nbytes} {tag}")
+        self._emit(rank, start, end, f"recv {peer} {nbytes} {tag} {WORLD} {POSTED_EXACTLY}")
         return end
 
     def _wait(self, rank: int, op: tuple, start: int) -> int | None:

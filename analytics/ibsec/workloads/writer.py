@@ -14,7 +14,7 @@ from pathlib import Path
 from ..errors import ConfigError
 from ..output.files import write_output
 
-FORMAT_LINE = "ibsec-trace 1"
+FORMAT_LINE = "ibsec-trace 2"
 BATCH_LINES = 8192
 
 

@@ -166,9 +166,10 @@ TEST(TraceFormat, ConversionsBetweenEncodingsLoseNothing) {
 TEST(TraceFormat, CanonicalTextLooksAsDocumented) {
   const std::string text = read_bytes(write_sample("doc.trace"));
   EXPECT_TRUE(
-      text.starts_with("ibsec-trace 1\nprocesses 3\ntime_unit ns\norigin synthetic trace_format_test\n"
-                       "note every op\nnote\ncomm 4 2 0\nevents\n0 0 10 compute\n0 10 20 send 1 4096 7\n"));
-  EXPECT_NE(text.find("\n2 10 11 isend 1 0 2147483647 4294967295\n"), std::string::npos);
+      text.starts_with("ibsec-trace 2\nprocesses 3\ntime_unit ns\norigin synthetic trace_format_test\n"
+                       "note every op\nnote\ncomm 4 2 0\nevents\n0 0 10 compute\n0 10 20 send 1 4096 7 0\n"));
+  EXPECT_NE(text.find("\n2 10 11 isend 1 0 2147483647 4294967295 0\n"), std::string::npos);
+  EXPECT_NE(text.find("\n1 10 30 recv 0 4096 7 0 exact\n"), std::string::npos);
   EXPECT_NE(text.find("\n2 100 105 bcast 4 2 123456789\n"), std::string::npos);
   EXPECT_TRUE(text.ends_with("\nend " + std::to_string(sample_events().size()) + "\n"));
 }
@@ -199,8 +200,9 @@ std::vector<BadCase> bad_cases() {
   const std::string pair = "0 0 10 send 1 8 0\n1 0 20 recv 0 8 0\n";
   return {
       {"empty", "", ": is empty, not a trace"},
-      {"not_a_trace", "hello\n", ":1: not an ibsec trace (the first line must be 'ibsec-trace 1'), found 'hello'"},
-      {"version", "ibsec-trace 2\n", ":1: field 'version': trace format '2' is not supported"},
+      {"not_a_trace", "hello\n", ":1: not an ibsec trace (the first line must be 'ibsec-trace 2'), found 'hello'"},
+      {"version", "ibsec-trace 3\n", ":1: field 'version': trace format '3' is not supported"},
+      {"version_zero", "ibsec-trace 0\n", ":1: field 'version': trace format '0' is not supported"},
       {"no_processes", "ibsec-trace 1\ntime_unit ns\nevents\nend 0\n", ":3: field 'processes': the header has no"},
       {"bad_processes", "ibsec-trace 1\nprocesses many\n", ":2: field 'processes': 'many' is not a number"},
       {"time_unit", "ibsec-trace 1\nprocesses 2\ntime_unit us\n", ":3: field 'time_unit': 'us' is not supported"},
@@ -223,7 +225,10 @@ std::vector<BadCase> bad_cases() {
        ":6: field 'rank': 2 is not a rank (the trace has 2 processes)"},
       {"peer_range", with_head("0 0 10 send 7 8 0\nend 1\n"),
        ":6: field 'peer': 7 is not a rank (the trace has 2 processes)"},
-      {"self_send", with_head("0 0 10 send 0 8 0\nend 1\n"), ":6: field 'peer': rank 0 cannot send to itself"},
+      {"self_send", with_head("0 0 10 send 0 8 0\nend 1\n"),
+       ":6: field 'peer': rank 0 cannot send to itself in a version-1 trace"},
+      {"v2_op_in_v1", with_head("0 0 10 scan 0 8\nend 1\n"),
+       ":6: field 'op': unknown event 'scan' in a version-1 trace (it came with version 2)"},
       {"tag_range", with_head("0 0 10 send 1 8 2147483648\nend 1\n"), ":6: field 'tag': '2147483648' is out of range"},
       {"bytes_range", with_head("0 0 10 send 1 4294967296 0\nend 1\n"),
        ":6: field 'bytes': '4294967296' is out of range"},
@@ -359,7 +364,7 @@ std::vector<std::string> argument_names(TraceOp op) {
 }
 
 TEST(TraceOps, NamesParseBackAndCodesAreDense) {
-  ASSERT_EQ(kTraceOps.size(), 14u);
+  ASSERT_EQ(kTraceOps.size(), 36u);
   std::set<std::string_view> names;
   for (int code = 0; code < kTraceOpCount; ++code) {
     const TraceOpInfo& op = kTraceOps[static_cast<size_t>(code)];
@@ -373,25 +378,43 @@ TEST(TraceOps, NamesParseBackAndCodesAreDense) {
 
 // The codes are the binary encoding's op bytes, fixed by the documentation.
 TEST(TraceOps, CodesAreTheDocumentedOpBytes) {
-  const std::vector<std::string> documented = {"compute", "send",      "recv",      "isend",   "irecv",
-                                               "wait",    "barrier",   "bcast",     "reduce",  "gather",
-                                               "scatter", "allreduce", "allgather", "alltoall"};
+  const std::vector<std::string> documented = {
+      "compute",        "send",     "recv",       "isend",           "irecv",     "wait",
+      "barrier",        "bcast",    "reduce",     "gather",          "scatter",   "allreduce",
+      "allgather",      "alltoall", "alltoallv",  "allgatherv",      "gatherv",   "scatterv",
+      "reduce_scatter", "scan",     "exscan",     "ibarrier",        "ibcast",    "ireduce",
+      "igather",        "iscatter", "iallreduce", "iallgather",      "ialltoall", "ialltoallv",
+      "iallgatherv",    "igatherv", "iscatterv",  "ireduce_scatter", "iscan",     "iexscan"};
   ASSERT_EQ(documented.size(), static_cast<size_t>(kTraceOpCount));
   for (size_t code = 0; code < documented.size(); ++code) EXPECT_EQ(kTraceOps[code].name, documented[code]);
   EXPECT_EQ(static_cast<int>(TraceOp::kSend), 1);
   EXPECT_EQ(static_cast<int>(TraceOp::kAlltoall), 13);
+  EXPECT_EQ(static_cast<int>(TraceOp::kIexscan), 35);
   EXPECT_EQ(kBinaryTrailerOp, 255);
+  EXPECT_EQ(kBinaryCountsOp, 254);
 }
 
 // As in docs/trace-format.md's table of events.
 TEST(TraceOps, ArgumentsAreTheDocumentedOnes) {
   using Names = std::vector<std::string>;
-  const Names p2p = {"peer", "bytes", "tag"};
-  const Names p2p_req = {"peer", "bytes", "tag", "req"};
+  const Names send = {"peer", "bytes", "tag", "comm"};
+  const Names recv = {"peer", "bytes", "tag", "comm", "posted"};
+  const Names isend = {"peer", "bytes", "tag", "req", "comm"};
+  const Names irecv = {"peer", "bytes", "tag", "req", "comm", "posted"};
   const Names rooted = {"comm", "root", "bytes"};
   const Names flat = {"comm", "bytes"};
-  const std::vector<Names> documented = {{},     p2p,    p2p,    p2p_req, p2p_req, {"req"}, {"comm"},
-                                         rooted, rooted, rooted, rooted,  flat,    flat,    flat};
+  const Names comm = {"comm"};
+  const Names comm_root = {"comm", "root"};
+  const Names i_rooted = {"comm", "root", "bytes", "req"};
+  const Names i_flat = {"comm", "bytes", "req"};
+  const Names i_comm = {"comm", "req"};
+  const Names i_comm_root = {"comm", "root", "req"};
+  const std::vector<Names> documented = {{},          send,      recv,   isend,  irecv,  {"req"}, comm,     rooted,
+                                         rooted,      rooted,    rooted, flat,   flat,   flat,    comm,     comm,
+                                         comm_root,   comm_root, comm,   flat,   flat,   i_comm,  i_rooted, i_rooted,
+                                         i_rooted,    i_rooted,  i_flat, i_flat, i_flat, i_comm,  i_comm,   i_comm_root,
+                                         i_comm_root, i_comm,    i_flat, i_flat};
+  ASSERT_EQ(documented.size(), static_cast<size_t>(kTraceOpCount));
   for (const TraceOp op : all_ops()) {
     EXPECT_EQ(argument_names(op), documented[static_cast<size_t>(op)]) << name(op);
   }
@@ -407,9 +430,13 @@ TEST(TraceOps, LayoutsCountTheirArguments) {
   }
   for (const TraceOp op : all_ops()) {
     EXPECT_EQ(is_collective(op), has_argument(op, TraceArg::kComm)) << name(op);
-    EXPECT_EQ(has_root(op),
-              op == TraceOp::kBcast || op == TraceOp::kReduce || op == TraceOp::kGather || op == TraceOp::kScatter)
+    const TraceOp form = blocking_form(op);
+    EXPECT_EQ(has_root(op), form == TraceOp::kBcast || form == TraceOp::kReduce || form == TraceOp::kGather ||
+                                form == TraceOp::kScatter || form == TraceOp::kGatherv || form == TraceOp::kScatterv)
         << name(op);
+    EXPECT_EQ(opens_request(op), op == TraceOp::kIsend || op == TraceOp::kIrecv || (is_collective(op) && form != op))
+        << name(op);
+    EXPECT_EQ(has_counts(op), has_counts(form)) << name(op);
   }
   EXPECT_EQ(is_collective(TraceOp::kBarrier), true);
   EXPECT_EQ(is_collective(TraceOp::kWait), false);
@@ -423,11 +450,15 @@ TEST(TraceOps, JsonListsEveryOpInCodeOrder) {
     const auto& entry = ops[static_cast<size_t>(op)];
     EXPECT_EQ(entry["name"], std::string(name(op)));
     EXPECT_EQ(entry["code"], static_cast<int>(op));
-    EXPECT_EQ(entry["arguments"].get<std::vector<std::string>>(), argument_names(op));
+    auto names = argument_names(op);
+    if (has_counts(op)) names.emplace_back("counts");
+    EXPECT_EQ(entry["arguments"].get<std::vector<std::string>>(), names);
     EXPECT_EQ(entry["collective"], is_collective(op));
   }
-  EXPECT_EQ(ops[1].dump(), R"({"name":"send","code":1,"arguments":["peer","bytes","tag"],"collective":false})");
-  EXPECT_EQ(ops[7].dump(), R"({"name":"bcast","code":7,"arguments":["comm","root","bytes"],"collective":true})");
+  EXPECT_EQ(ops[1].dump(), R"({"name":"send","code":1,"arguments":["peer","bytes","tag","comm"],"collective":false,)"
+                           R"("blocking_form":"send","in_version_1":true})");
+  EXPECT_EQ(ops[29].dump(), R"({"name":"ialltoallv","code":29,"arguments":["comm","req","counts"],"collective":true,)"
+                            R"("blocking_form":"alltoallv","in_version_1":false})");
 }
 
 // One event of `op` by rank 0 of sample_header() with every argument set:
@@ -439,11 +470,15 @@ TraceEvent one_event_of(TraceOp op) {
   e.end_ns = 2000;
   for (const TraceArg arg : arguments(op)) {
     uint64_t value = info(arg).max;
-    if (arg == TraceArg::kPeer) value = 1;
-    if (arg == TraceArg::kComm) value = 4;  // members 2 and 0
+    if (arg == TraceArg::kPeer) value = 2;
+    if (arg == TraceArg::kComm || arg == TraceArg::kMsgComm) value = 4;  // members 2 and 0
     if (arg == TraceArg::kRoot) value = 2;
     set_argument(e, arg, value);
     EXPECT_EQ(argument(e, arg), value) << name(op) << " " << info(arg).name;
+  }
+  if (has_counts(op)) {
+    e.counts = std::make_shared<std::vector<uint32_t>>(std::vector<uint32_t>{4294967295u, 7});
+    e.bytes = 4294967295u + 7ull;
   }
   return e;
 }
@@ -472,10 +507,17 @@ TEST(TraceOps, EveryOpRoundTripsInTextAndBinary) {
 
     // The text line: RANK START END OP and the arguments in the table's order.
     std::string expected = "0 1000 2000 " + std::string(name(op));
-    for (const TraceArg arg : arguments(op)) expected += " " + std::to_string(argument(event, arg));
+    for (const TraceArg arg : arguments(op)) {
+      expected += " " + (info(arg).words.empty() ? std::to_string(argument(event, arg))
+                                                 : std::string(info(arg).word(argument(event, arg))));
+    }
+    if (has_counts(op)) expected += " 4294967295,7";
     EXPECT_EQ(format_event(event), expected);
   }
 }
+
+// Counts records after an event of one_event_of(op): its communicator has 2 members.
+size_t counts_records(TraceOp op) { return has_counts(op) ? BinaryCountsLayout::records_for(2) : 0; }
 
 // The record of one event: where each field is, as docs/trace-format.md's
 // table says; only the op's own arguments are non-zero.
@@ -485,7 +527,8 @@ std::string binary_record_of(const TraceEvent& event, const std::string& file_na
   writer.write(event);
   writer.finish();
   const std::string bytes = read_bytes(path);
-  return bytes.substr(bytes.size() - 2 * BinaryRecordLayout::size, BinaryRecordLayout::size);
+  return bytes.substr(bytes.size() - (2 + counts_records(event.op)) * BinaryRecordLayout::size,
+                      BinaryRecordLayout::size);
 }
 
 uint64_t little_endian(const std::string& record, size_t offset, size_t size) {
@@ -497,9 +540,10 @@ uint64_t little_endian(const std::string& record, size_t offset, size_t size) {
 TEST(TraceOps, BinaryRecordsAreLaidOutAsDocumented) {
   using R = BinaryRecordLayout;
   EXPECT_EQ(R::size, 48u);
-  EXPECT_EQ(R::padding, 41u);
+  EXPECT_EQ(R::padding, 42u);
   const std::vector<std::pair<BinaryField, size_t>> documented = {
-      {R::start, 0}, {R::end, 8}, {R::bytes, 16}, {R::rank, 24}, {R::a, 28}, {R::b, 32}, {R::c, 36}, {R::op, 40}};
+      {R::start, 0}, {R::end, 8}, {R::bytes, 16}, {R::rank, 24},  {R::a, 28},
+      {R::b, 32},    {R::c, 36},  {R::op, 40},    {R::flags, 41}, {R::d, 44}};
   for (const auto& [field, offset] : documented) EXPECT_EQ(field.offset, offset) << field.name;
   EXPECT_EQ(field_of(TraceArg::kPeer), R::a);
   EXPECT_EQ(field_of(TraceArg::kComm), R::a);
@@ -507,18 +551,20 @@ TEST(TraceOps, BinaryRecordsAreLaidOutAsDocumented) {
   EXPECT_EQ(field_of(TraceArg::kRoot), R::b);
   EXPECT_EQ(field_of(TraceArg::kReq), R::c);
   EXPECT_EQ(field_of(TraceArg::kBytes), R::bytes);
+  EXPECT_EQ(field_of(TraceArg::kMsgComm), R::d);
+  EXPECT_EQ(field_of(TraceArg::kPosted), R::flags);
 
   for (const TraceOp op : all_ops()) {
     TraceEvent event = one_event_of(op);
     event.rank = 2;
-    if (has_argument(op, TraceArg::kPeer)) event.peer = 1;
+    if (has_argument(op, TraceArg::kPeer)) event.peer = 0;
     const std::string record = binary_record_of(event, "layout-" + std::string(name(op)) + ".ibtb");
     ASSERT_EQ(record.size(), 48u);
     EXPECT_EQ(little_endian(record, 0, 8), 1000u);
     EXPECT_EQ(little_endian(record, 8, 8), 2000u);
     EXPECT_EQ(little_endian(record, 24, 4), 2u);
     EXPECT_EQ(little_endian(record, 40, 1), static_cast<uint64_t>(op));
-    for (size_t i = 41; i < 48; ++i) EXPECT_EQ(record[i], '\0');
+    for (size_t i = 42; i < 44; ++i) EXPECT_EQ(record[i], '\0');
     for (const BinaryField& field : R::argument_fields) {
       uint64_t expected = 0;
       for (const TraceArg arg : arguments(op)) {
@@ -538,7 +584,7 @@ TEST(TraceOps, BinaryRefusesEveryUnusedFieldOfEveryOp) {
     writer.write(one_event_of(op));
     writer.finish();
     const std::string whole = read_bytes(path);
-    const size_t record = whole.size() - 2 * R::size;
+    const size_t record = whole.size() - (2 + counts_records(op)) * R::size;
     for (const BinaryField& field : R::argument_fields) {
       const bool used = std::ranges::any_of(arguments(op), [&](TraceArg arg) { return field_of(arg) == field; });
       if (used) continue;
