@@ -115,6 +115,17 @@ Rounds alltoall(uint32_t n, uint32_t r, uint64_t bytes) {
   return rounds;
 }
 
+// MPICH's recursive doubling for prefix reductions: partners at distance 1,
+// 2, 4, ... exchange partial results (the same messages for scan and exscan).
+Rounds scan(uint32_t n, uint32_t r, uint64_t bytes) {
+  Rounds rounds;
+  for (uint32_t mask = 1; mask < n; mask <<= 1) {
+    const uint32_t partner = r ^ mask;
+    if (partner < n) rounds.push_back(exchange(partner, partner, bytes));
+  }
+  return rounds;
+}
+
 }  // namespace
 
 std::vector<CollectiveRound> expand_collective(TraceOp op, uint32_t size, uint32_t rank, uint32_t root,
@@ -138,6 +149,9 @@ std::vector<CollectiveRound> expand_collective(TraceOp op, uint32_t size, uint32
       return allgather(size, rank, bytes);
     case TraceOp::kAlltoall:
       return alltoall(size, rank, bytes);
+    case TraceOp::kScan:
+    case TraceOp::kExscan:
+      return scan(size, rank, bytes);
     default:
       throw std::invalid_argument("not a collective: " + std::string(name(op)));
   }

@@ -12,6 +12,9 @@
 //              processes first fold into a partner and get the result back
 //   allgather  ring: n-1 rounds to the right-hand neighbour
 //   alltoall   pairwise exchange: in round s, send to r+s, receive from r-s
+//   scan       recursive doubling: exchange with r xor 1, 2, 4, ... (MPICH;
+//   exscan     the same messages)
+// The collectives with per-member counts are in hosts/vector_collectives.h.
 #pragma once
 
 #include <cstdint>

@@ -3,11 +3,13 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "hosts/vector_collectives.h"
+
 namespace ibsec::hosts {
 
 size_t MpiMatching::ChannelKeyHash::operator()(const ChannelKey& k) const noexcept {
   const uint64_t a = (uint64_t{k.source.value()} << 32) | k.destination.value();
-  const uint64_t b = (uint64_t{k.tag} << 32) | k.context;
+  const uint64_t b = (uint64_t{k.tag} << 32) ^ k.context;
   return std::hash<uint64_t>{}(a * 0x9e3779b97f4a7c15ULL ^ (b + 0x7f4a7c159e3779b9ULL + (a << 6) + (a >> 2)));
 }
 
@@ -20,30 +22,46 @@ MpiMatching::MpiMatching(IdVector<JobId, MpiJob> jobs, uint32_t mtu_bytes, Messa
 }
 
 bool MpiMatching::begin(ProcessId p, const TraceEvent& e, Tick now) {
-  MpiProcess& process = processes_[p];
-  const ProcessId peer = jobs_[process.job].process(e.peer);
-  const ChannelKey from_peer{peer, p, e.tag, 0};
-  const ChannelKey to_peer{p, peer, e.tag, 0};
   switch (e.op) {
     case TraceOp::kCompute:
       throw std::logic_error("matching: a compute event is no communication");
-    case TraceOp::kSend:
-      send(p, peer, e.bytes, to_peer, true, now);
-      return waits_for(p, 1);
-    case TraceOp::kIsend:
-      process.requests[e.request] = send(p, peer, e.bytes, to_peer, false, now);
-      return true;
-    case TraceOp::kRecv:
-      if (post_receive(p, from_peer, true).is_none()) return true;
-      return waits_for(p, 1);
-    case TraceOp::kIrecv:
-      process.requests[e.request] = post_receive(p, from_peer, false);
-      return true;
     case TraceOp::kWait:
       return wait(p, e.request);
     default:
-      return begin_collective(p, e, now);
+      return is_collective(e.op) ? begin_collective(p, e, now) : begin_point_to_point(p, e, now);
   }
+}
+
+bool MpiMatching::begin_point_to_point(ProcessId p, const TraceEvent& e, Tick now) {
+  MpiProcess& process = processes_[p];
+  const ProcessId peer = jobs_[process.job].process(e.peer);
+  const Operation blocking{p, false, true};
+  const Operation nonblocking{p, false, false};
+  if (is_send(e.op)) {
+    const ChannelKey key{p, peer, e.tag, user_context(e.comm)};
+    if (peer == p) {
+      send_to_self(key, now);
+      if (e.op == TraceOp::kIsend) process.requests[e.request] = OperationId::none();
+      return true;
+    }
+    if (e.op == TraceOp::kSend) {
+      send(peer, e.bytes, key, blocking, now);
+      return waits_for(p, 1);
+    }
+    process.requests[e.request] = send(peer, e.bytes, key, nonblocking, now);
+    return true;
+  }
+  const ChannelKey key{peer, p, e.tag, user_context(e.comm)};
+  if (e.op == TraceOp::kRecv) return post_receive(key, blocking).is_none() || waits_for(p, 1);
+  process.requests[e.request] = post_receive(key, nonblocking);
+  return true;
+}
+
+// The message is in the channel at once; a receive the process posted
+// before is complete (it cannot be waiting: the process is sending).
+void MpiMatching::send_to_self(const ChannelKey& key, Tick now) {
+  ++self_messages_;
+  if (!arrived(key, now).is_none()) throw std::logic_error("matching: a self-message woke a running process");
 }
 
 // The trace checker has made sure every WAIT names a request begun before.
@@ -76,46 +94,82 @@ bool MpiMatching::go_on(ProcessId p, Tick now) {
 }
 
 // The call's tag is its number on the communicator: every member calls the
-// communicator's collectives in the same order, so the numbers agree.
+// communicator's collectives, blocking or not, in the same order, so the
+// numbers agree.
 bool MpiMatching::begin_collective(ProcessId p, const TraceEvent& e, Tick now) {
   MpiProcess& process = processes_[p];
-  const MpiJob& job = jobs_[process.job];
-  const Communicator& comm = job.comms.at(e.comm);
-  const uint32_t rank = p.value() - job.first.value();
+  const uint32_t tag = process.collective_calls[e.comm]++;
+  if (blocking_form(e.op) != e.op) {
+    begin_background(p, e, tag, now);
+    return true;
+  }
   process.collective_comm = e.comm;
-  process.collective_tag = process.collective_calls[e.comm]++;
-  process.rounds = expand_collective(e.op, static_cast<uint32_t>(comm.members.size()), comm.position(rank),
-                                     has_root(e.op) ? comm.position(e.root) : 0, e.bytes);
+  process.collective_tag = tag;
+  process.rounds = rounds_of(p, e);
   process.round = 0;
   return run_rounds(p, now);
+}
+
+std::vector<CollectiveRound> MpiMatching::rounds_of(ProcessId p, const TraceEvent& e) const {
+  const MpiJob& job = jobs_[processes_[p].job];
+  const Communicator& comm = job.comms.at(e.comm);
+  const auto size = static_cast<uint32_t>(comm.members.size());
+  const uint32_t rank = comm.position(p.value() - job.first.value());
+  const uint32_t root = has_root(e.op) ? comm.position(e.root) : 0;
+  const TraceOp op = blocking_form(e.op);
+  if (has_counts(op)) return expand_vector_collective(op, size, rank, root, *e.counts);
+  return expand_collective(op, size, rank, root, e.bytes);
+}
+
+// A non-blocking collective: its request completes when its last round has.
+void MpiMatching::begin_background(ProcessId p, const TraceEvent& e, uint32_t tag, Tick now) {
+  const OperationId request = operations_.acquire(Operation{p, false, false});
+  processes_[p].requests[e.request] = request;
+  const BackgroundId id = backgrounds_.acquire(Background{p, e.comm, tag, rounds_of(p, e), 0, 0, request});
+  const ProcessId woken = continue_background(id.value(), now);
+  if (!woken.is_none()) throw std::logic_error("matching: a collective woke the process that began it");
+}
+
+ProcessId MpiMatching::continue_background(uint32_t background, Tick now) {
+  const BackgroundId id(background);
+  Background& b = backgrounds_[id];
+  const Operation kind{b.process, false, false, id};
+  while (b.pending == 0 && b.round < b.rounds.size()) {
+    b.pending = start_round(b.process, b.comm, b.tag, b.rounds[b.round], kind, now);
+    ++b.round;
+  }
+  if (b.pending > 0) return ProcessId::none();
+  const OperationId request = b.request;
+  backgrounds_.release(id);
+  return complete(request, now);
 }
 
 // Runs the current collective's rounds from process.round on; true once
 // every round is complete, false while one waits.
 bool MpiMatching::run_rounds(ProcessId p, Tick now) {
   MpiProcess& process = processes_[p];
+  const Operation kind{p, false, true};
   for (; process.round < process.rounds.size(); ++process.round) {
-    const uint32_t waiting = start_round(p, process.rounds[process.round], now);
+    const uint32_t waiting =
+        start_round(p, process.collective_comm, process.collective_tag, process.rounds[process.round], kind, now);
     if (waiting > 0) return waits_for(p, waiting);
   }
   process.rounds.clear();
   return true;
 }
 
-// Posts the round's receives and hands over its sends; returns how many of
-// them are still to complete.
-uint32_t MpiMatching::start_round(ProcessId p, const CollectiveRound& round, Tick now) {
-  const MpiProcess& process = processes_[p];
-  const uint32_t comm = process.collective_comm;
-  const uint32_t tag = process.collective_tag;
+// Posts the round's receives and hands over its sends, each an operation
+// like `kind`; returns how many of them are still to complete.
+uint32_t MpiMatching::start_round(ProcessId p, uint32_t comm, uint32_t tag, const CollectiveRound& round,
+                                  const Operation& kind, Tick now) {
   uint32_t waiting = 0;
   for (const Transfer& r : round.receives) {
-    const ChannelKey key{member(p, comm, r.peer), p, tag, comm + 1};
-    if (!post_receive(p, key, true).is_none()) ++waiting;
+    const ChannelKey key{member(p, comm, r.peer), p, tag, collective_context(comm)};
+    if (!post_receive(key, kind).is_none()) ++waiting;
   }
   for (const Transfer& s : round.sends) {
     const ProcessId to = member(p, comm, s.peer);
-    send(p, to, s.bytes, ChannelKey{p, to, tag, comm + 1}, true, now);
+    send(to, s.bytes, ChannelKey{p, to, tag, collective_context(comm)}, kind, now);
     ++collective_messages_;
     ++waiting;
   }
@@ -127,47 +181,47 @@ ProcessId MpiMatching::member(ProcessId p, uint32_t comm, uint32_t comm_rank) co
   return job.process(job.comms.at(comm).members[comm_rank]);
 }
 
-MpiMatching::OperationId MpiMatching::send(ProcessId p, ProcessId to, uint64_t bytes, const ChannelKey& key,
-                                           bool awaited, Tick now) {
-  const OperationId op = operations_.acquire(Operation{p, false, awaited});
+MpiMatching::OperationId MpiMatching::send(ProcessId to, uint64_t bytes, const ChannelKey& key, const Operation& kind,
+                                           Tick now) {
+  const OperationId op = operations_.acquire(kind);
   const uint32_t packets = std::max<uint32_t>(1, static_cast<uint32_t>((bytes + mtu_bytes_ - 1) / mtu_bytes_));
   const uint32_t message = messages_.acquire(Message{key, op, packets});
-  transport_.carry(OutgoingMessage{p, to, bytes, packets, message}, now);
+  transport_.carry(OutgoingMessage{key.source, to, bytes, packets, message}, now);
   ++messages_sent_;
   return op;
 }
 
 // None when a message was already waiting (the receive is complete).
-MpiMatching::OperationId MpiMatching::post_receive(ProcessId p, const ChannelKey& key, bool awaited) {
+MpiMatching::OperationId MpiMatching::post_receive(const ChannelKey& key, const Operation& kind) {
   Channel& channel = channels_[key];
   if (channel.unexpected > 0) {
     if (--channel.unexpected == 0 && channel.posted.empty()) channels_.erase(key);
     return OperationId::none();
   }
-  const OperationId op = operations_.acquire(Operation{p, false, awaited});
+  const OperationId op = operations_.acquire(kind);
   channel.posted.push_back(op);
   return op;
 }
 
-ProcessId MpiMatching::message_sent(uint32_t message) {
+ProcessId MpiMatching::message_sent(uint32_t message, Tick now) {
   Message& m = messages_[message];
   const OperationId op = m.send_op;
   m.send_op = OperationId::none();
   if (m.packets_left == 0) messages_.release(message);
-  return complete(op);
+  return complete(op, now);
 }
 
-MpiMatching::Delivery MpiMatching::packet_delivered(uint32_t message) {
+MpiMatching::Delivery MpiMatching::packet_delivered(uint32_t message, Tick now) {
   Message& m = messages_[message];
   if (--m.packets_left > 0) return {};
   const ChannelKey key = m.key;
   if (m.send_op.is_none()) messages_.release(message);
-  return {key.destination, arrived(key)};
+  return {key.destination, arrived(key, now)};
 }
 
 // The whole message is there: it completes the oldest receive posted for it,
 // or waits for one.
-ProcessId MpiMatching::arrived(const ChannelKey& key) {
+ProcessId MpiMatching::arrived(const ChannelKey& key, Tick now) {
   const auto found = channels_.find(key);
   if (found == channels_.end() || found->second.posted.empty()) {
     ++channels_[key].unexpected;
@@ -177,12 +231,20 @@ ProcessId MpiMatching::arrived(const ChannelKey& key) {
   const OperationId op = channel.posted.front();
   channel.posted.pop_front();
   if (channel.posted.empty() && channel.unexpected == 0) channels_.erase(found);
-  return complete(op);
+  return complete(op, now);
 }
 
 // An operation nobody waits for yet is only marked: its WAIT finds it done.
-ProcessId MpiMatching::complete(OperationId op) {
+// One of a non-blocking collective's round counts down its round, whose
+// end goes on through the replay's queue.
+ProcessId MpiMatching::complete(OperationId op, Tick now) {
   Operation& o = operations_[op];
+  if (!o.background.is_none()) {
+    const BackgroundId id = o.background;
+    operations_.release(op);
+    if (--backgrounds_[id].pending == 0) transport_.continue_later(id.value(), now);
+    return ProcessId::none();
+  }
   if (!o.awaited) {
     o.done = true;
     return ProcessId::none();

@@ -7,17 +7,21 @@
 // the matching answers whose wait is over.
 //
 // Messages meet receives by channel: (source, destination, tag, context),
-// context 0 for user point-to-point traffic and 1 + communicator id for
-// collectives, whose tag is the call's number on that communicator, so a
+// context 2 x communicator id for user point-to-point traffic and that + 1
+// for collectives, whose tag is the call's number on that communicator, so a
 // collective never takes a user message. Within a channel, messages and
-// receives meet in the order they came (MPI's non-overtaking rule); traces
-// have no wildcards.
+// receives meet in the order they came (MPI's non-overtaking rule); a
+// receive posted with MPI_ANY_SOURCE waits for the source that matched in
+// the original run. A self-message never reaches a card: the send puts it
+// straight into the channel.
 //
 // When things complete: a send when the card has put its last packet on the
 // link (local completion); a receive when the whole message is in the
 // destination's memory, or at once if it was there before the receive was
 // posted; a collective when every round is done, a round when all its sends
-// and receives are.
+// and receives are. A blocking collective's next round begins when its
+// process runs again; a non-blocking one's rounds go on in the background
+// (asynchronous progress), each as soon as the one before is done.
 #pragma once
 
 #include <cstdint>
@@ -53,6 +57,9 @@ class MessageTransport {
  public:
   virtual ~MessageTransport() = default;
   virtual void carry(const OutgoingMessage& message, Tick now) = 0;
+  // A non-blocking collective's round is done: call continue_background()
+  // for it at `now`, from outside the card callback that completed it.
+  virtual void continue_later(uint32_t background, Tick now) = 0;
 };
 
 // One job's processes: its rank r is process first + r.
@@ -78,15 +85,20 @@ class MpiMatching {
 
   // What the cards report. The card has put the last packet of `message` on
   // the link; returns the process whose wait this ends, or none.
-  ProcessId message_sent(uint32_t message);
+  ProcessId message_sent(uint32_t message, Tick now);
   struct Delivery {
     ProcessId arrived_for = ProcessId::none();  // the whole message is in this process's memory
     ProcessId wait_over = ProcessId::none();    // the process whose wait this ends
   };
   // A packet of `message` is in the destination's memory.
-  Delivery packet_delivered(uint32_t message);
+  Delivery packet_delivered(uint32_t message, Tick now);
+  // Starts the next rounds of a non-blocking collective (see
+  // MessageTransport::continue_later); returns the process whose wait for
+  // it this ends, or none.
+  ProcessId continue_background(uint32_t background, Tick now);
 
   [[nodiscard]] uint64_t messages() const { return messages_sent_; }
+  [[nodiscard]] uint64_t self_messages() const { return self_messages_; }
   [[nodiscard]] uint64_t collective_messages() const { return collective_messages_; }
   // Messages handed to the cards and not yet wholly delivered.
   [[nodiscard]] size_t messages_in_flight() const { return messages_.in_use(); }
@@ -97,20 +109,36 @@ class MpiMatching {
 
  private:
   using OperationId = StrongId<struct OperationIdTag, uint32_t>;
+  using BackgroundId = StrongId<struct BackgroundIdTag, uint32_t>;
 
-  // A send or posted receive the process may wait for.
+  // A send or posted receive the process may wait for, or the request of a
+  // non-blocking collective; or one message of such a collective's round,
+  // which its collective waits for.
   struct Operation {
     ProcessId process;
     bool done = false;     // complete, and nobody waited for it yet
     bool awaited = false;  // a blocking call, or a wait on its request
+    BackgroundId background = BackgroundId::none();
+  };
+  // A non-blocking collective in progress.
+  struct Background {
+    ProcessId process;
+    uint32_t comm = 0;
+    uint32_t tag = 0;
+    std::vector<CollectiveRound> rounds;
+    size_t round = 0;
+    uint32_t pending = 0;  // of the current round
+    OperationId request;   // completes with the last round
   };
   struct ChannelKey {
     ProcessId source;
     ProcessId destination;
     uint32_t tag = 0;
-    uint32_t context = 0;  // 0 = user point-to-point, else 1 + communicator id
+    uint64_t context = 0;  // 2 x communicator id for user point-to-point, + 1 for collectives
     bool operator==(const ChannelKey&) const = default;
   };
+  static constexpr uint64_t user_context(uint32_t comm) { return 2 * uint64_t{comm}; }
+  static constexpr uint64_t collective_context(uint32_t comm) { return 2 * uint64_t{comm} + 1; }
   struct ChannelKeyHash {
     size_t operator()(const ChannelKey& k) const noexcept;
   };
@@ -138,13 +166,18 @@ class MpiMatching {
 
   bool wait(ProcessId p, uint32_t request);
   bool waits_for(ProcessId p, uint32_t operations);
+  bool begin_point_to_point(ProcessId p, const TraceEvent& e, Tick now);
+  void send_to_self(const ChannelKey& key, Tick now);
   bool begin_collective(ProcessId p, const TraceEvent& e, Tick now);
+  [[nodiscard]] std::vector<CollectiveRound> rounds_of(ProcessId p, const TraceEvent& e) const;
+  void begin_background(ProcessId p, const TraceEvent& e, uint32_t tag, Tick now);
   bool run_rounds(ProcessId p, Tick now);
-  uint32_t start_round(ProcessId p, const CollectiveRound& round, Tick now);
-  OperationId send(ProcessId p, ProcessId to, uint64_t bytes, const ChannelKey& key, bool awaited, Tick now);
-  OperationId post_receive(ProcessId p, const ChannelKey& key, bool awaited);
-  ProcessId arrived(const ChannelKey& key);
-  ProcessId complete(OperationId op);
+  uint32_t start_round(ProcessId p, uint32_t comm, uint32_t tag, const CollectiveRound& round, const Operation& kind,
+                       Tick now);
+  OperationId send(ProcessId to, uint64_t bytes, const ChannelKey& key, const Operation& kind, Tick now);
+  OperationId post_receive(const ChannelKey& key, const Operation& kind);
+  ProcessId arrived(const ChannelKey& key, Tick now);
+  ProcessId complete(OperationId op, Tick now);
   [[nodiscard]] ProcessId member(ProcessId p, uint32_t comm, uint32_t comm_rank) const;
 
   IdVector<JobId, MpiJob> jobs_;
@@ -153,9 +186,11 @@ class MpiMatching {
   MessageTransport& transport_;
   SlotPool<Operation, OperationId> operations_;
   SlotPool<Message> messages_;  // handles are the cards' message ids
+  SlotPool<Background, BackgroundId> backgrounds_;
   std::unordered_map<ChannelKey, Channel, ChannelKeyHash> channels_;
   uint64_t messages_sent_ = 0;
   uint64_t collective_messages_ = 0;
+  uint64_t self_messages_ = 0;
 };
 
 }  // namespace ibsec::hosts

@@ -54,6 +54,11 @@ void TraceReplay::handle(const ModuleEvent& event) {
     scheduler_->timer(TimerId(event.arg), event.at);
     return;
   }
+  if (kind == kBackgroundRound) {
+    const ProcessId done = matching_.continue_background(event.arg, event.at);
+    if (!done.is_none()) wait_over(done, event.at);
+    return;
+  }
   const ProcessId p(event.arg);
   if (event.kind >> kKindBits != (processes_[p].generation & (UINT32_MAX >> kKindBits))) return;  // stale
   switch (kind) {
@@ -221,8 +226,21 @@ bool TraceReplay::begin(ProcessId p, Tick now) {
     start_work(p, ticks(e.end_ns - e.start_ns), AfterWork::kFinishCompute, now);
     return false;
   }
+  if (has_argument(e.op, traces::TraceArg::kPeer) && e.peer == rank(p)) return begin_self_message(p, e, now);
   if (matching_.begin(p, e, now)) return true;
   start_waiting(p, now);
+  return false;
+}
+
+// A self-message crosses no card: it is a copy in memory, which takes the
+// call's original time on the CPU.
+bool TraceReplay::begin_self_message(ProcessId p, const TraceEvent& e, Tick now) {
+  if (!matching_.begin(p, e, now)) {
+    start_waiting(p, now);  // a receive before its send: as in MPI, it never ends
+    return false;
+  }
+  if (e.end_ns == e.start_ns) return true;
+  start_work(p, ticks(e.end_ns - e.start_ns), AfterWork::kFinishCompute, now);
   return false;
 }
 
@@ -233,8 +251,12 @@ void TraceReplay::carry(const OutgoingMessage& m, Tick now) {
   cards_[processes_[m.from].node.value()]->submit(request, now);
 }
 
+// Through the module's own queue, at the same instant, for the reason
+// wait_over() gives.
+void TraceReplay::continue_later(uint32_t background, Tick now) { schedule(now, kBackgroundRound, background); }
+
 void TraceReplay::on_message_sent(uint32_t message, Tick now) {
-  const ProcessId done = matching_.message_sent(message);
+  const ProcessId done = matching_.message_sent(message, now);
   if (!done.is_none()) wait_over(done, now);
 }
 
@@ -242,7 +264,7 @@ void TraceReplay::on_message_sent(uint32_t message, Tick now) {
 // coscheduler's boost comes first.
 void TraceReplay::on_packet_delivered(const network::Packet& packet, Tick now) {
   sink_.on_delivered(packet, now);
-  const MpiMatching::Delivery delivery = matching_.packet_delivered(packet.message);
+  const MpiMatching::Delivery delivery = matching_.packet_delivered(packet.message, now);
   if (delivery.arrived_for.is_none()) return;
   scheduler_->message_arrived(delivery.arrived_for, now);
   if (!delivery.wait_over.is_none()) wait_over(delivery.wait_over, now);
@@ -308,6 +330,7 @@ nlohmann::ordered_json TraceReplay::report() const {
   doc["mean_job_completion_time_ns"] = jobs_.empty() ? 0.0 : completion_sum / static_cast<double>(jobs_.size());
   doc["messages"] = matching_.messages();
   doc["collective_messages"] = matching_.collective_messages();
+  doc["self_messages"] = matching_.self_messages();
   doc["jobs"] = jobs;
   doc["per_process"] = per_process;
   return doc;

@@ -64,7 +64,7 @@ class TraceReplay final : public HostModel, private schedulers::SchedulerHost, p
  private:
   // Event kinds; the bits above kKindBits carry the process's dispatch
   // generation, so work queued before a preemption is recognised as stale.
-  enum EventKind : uint32_t { kDispatched, kWorkDone, kResume, kSchedulerTimer };
+  enum EventKind : uint32_t { kDispatched, kWorkDone, kResume, kSchedulerTimer, kBackgroundRound };
   static constexpr uint32_t kKindBits = 8;
   // What a stretch of CPU time leads to when it is done.
   enum class AfterWork : uint8_t { kBeginNext, kFinishCompute };
@@ -103,6 +103,7 @@ class TraceReplay final : public HostModel, private schedulers::SchedulerHost, p
   void set_timer(Tick at, TimerId timer) override;
   // MessageTransport.
   void carry(const OutgoingMessage& message, Tick now) override;
+  void continue_later(uint32_t background, Tick now) override;
 
   void schedule_for(ProcessId p, Tick at, EventKind kind);
   void dispatched(ProcessId p, Tick now);
@@ -115,6 +116,7 @@ class TraceReplay final : public HostModel, private schedulers::SchedulerHost, p
   void run(ProcessId p, Tick now);
   void finish(ProcessId p, Tick now);
   bool begin(ProcessId p, Tick now);
+  bool begin_self_message(ProcessId p, const TraceEvent& e, Tick now);
   void finish_current(ProcessId p);
   static IdVector<JobId, MpiJob> mpi_jobs(const std::vector<std::unique_ptr<TraceReader>>& readers);
   [[nodiscard]] uint32_t rank(ProcessId p) const { return p.value() - jobs_[processes_[p].job].first.value(); }

@@ -16,7 +16,9 @@ const ProcessId kP1(1);
 class RecordingTransport final : public MessageTransport {
  public:
   void carry(const OutgoingMessage& message, Tick /*now*/) override { carried.push_back(message); }
+  void continue_later(uint32_t background, Tick /*now*/) override { rounds_done.push_back(background); }
   std::vector<OutgoingMessage> carried;
+  std::vector<uint32_t> rounds_done;  // non-blocking collectives to continue
 };
 
 // One job of `processes` ranks with only the world communicator.
@@ -46,10 +48,10 @@ class MpiMatchingTest : public ::testing::Test {
   MpiMatching::Delivery deliver(size_t index) {
     const OutgoingMessage& m = transport.carried.at(index);
     MpiMatching::Delivery last;
-    for (uint32_t i = 0; i < m.packets; ++i) last = matching.packet_delivered(m.message);
+    for (uint32_t i = 0; i < m.packets; ++i) last = matching.packet_delivered(m.message, 0);
     return last;
   }
-  ProcessId sent(size_t index) { return matching.message_sent(transport.carried.at(index).message); }
+  ProcessId sent(size_t index) { return matching.message_sent(transport.carried.at(index).message, 0); }
 
   RecordingTransport transport;
   MpiMatching matching{one_job(2), kMtu, transport};
@@ -109,9 +111,9 @@ TEST_F(MpiMatchingTest, AMessageArrivesWithItsLastPacket) {
   EXPECT_TRUE(matching.begin(kP0, event(TraceOp::kIsend, 0, 1, 0, 1, 2 * kMtu + 1), 0));
   const OutgoingMessage& m = transport.carried.at(0);
   ASSERT_EQ(m.packets, 3U);
-  EXPECT_TRUE(matching.packet_delivered(m.message).arrived_for.is_none());
-  EXPECT_TRUE(matching.packet_delivered(m.message).arrived_for.is_none());
-  EXPECT_EQ(matching.packet_delivered(m.message).wait_over, kP1);
+  EXPECT_TRUE(matching.packet_delivered(m.message, 0).arrived_for.is_none());
+  EXPECT_TRUE(matching.packet_delivered(m.message, 0).arrived_for.is_none());
+  EXPECT_EQ(matching.packet_delivered(m.message, 0).wait_over, kP1);
 }
 
 // A barrier of two is one dissemination round: each sends to the other and
@@ -134,6 +136,72 @@ TEST_F(MpiMatchingTest, ACollectiveCompletesWithItsLastRoundAndIgnoresUserMessag
   EXPECT_TRUE(matching.go_on(kP1, 0));
   // The user message is still there for a user receive.
   EXPECT_TRUE(matching.begin(kP1, event(TraceOp::kRecv, 1, 0, 0), 0));
+}
+
+TEST_F(MpiMatchingTest, ASelfMessageCrossesNoCard) {
+  EXPECT_TRUE(matching.begin(kP0, event(TraceOp::kIrecv, 0, 0, 4, 1), 0));
+  EXPECT_TRUE(matching.begin(kP0, event(TraceOp::kIsend, 0, 0, 4, 2), 0));
+  EXPECT_TRUE(transport.carried.empty());
+  EXPECT_EQ(matching.self_messages(), 1U);
+  EXPECT_EQ(matching.messages(), 0U);
+  EXPECT_TRUE(matching.begin(kP0, event(TraceOp::kWait, 0, 0, 0, 1), 0));  // the receive is complete
+  EXPECT_TRUE(matching.begin(kP0, event(TraceOp::kWait, 0, 0, 0, 2), 0));
+  // Sent first, received later: the message waits in the channel.
+  EXPECT_TRUE(matching.begin(kP0, event(TraceOp::kSend, 0, 0, 9), 0));
+  EXPECT_TRUE(matching.begin(kP0, event(TraceOp::kRecv, 0, 0, 9), 0));
+}
+
+// Two processes and communicator 1 of both: the same tag on two
+// communicators is two channels.
+IdVector<JobId, MpiJob> two_comms() {
+  traces::TraceHeader header;
+  header.processes = 2;
+  header.comms[1] = {1, 0};
+  IdVector<JobId, MpiJob> jobs;
+  jobs.push_back(MpiJob{ProcessId(0), 2, header.communicators()});
+  return jobs;
+}
+
+TEST(MpiMatchingComms, MessagesMeetReceivesOnTheirOwnCommunicator) {
+  RecordingTransport transport;
+  MpiMatching matching{two_comms(), kMtu, transport};
+  TraceEvent on_world = event(TraceOp::kIrecv, 1, 0, 3, 1);
+  TraceEvent on_one = event(TraceOp::kIrecv, 1, 0, 3, 2);
+  on_one.comm = 1;
+  EXPECT_TRUE(matching.begin(kP1, on_world, 0));
+  EXPECT_TRUE(matching.begin(kP1, on_one, 0));
+  TraceEvent send_on_one = event(TraceOp::kIsend, 0, 1, 3, 1);
+  send_on_one.comm = 1;
+  EXPECT_TRUE(matching.begin(kP0, send_on_one, 0));
+  for (uint32_t i = 0; i < transport.carried[0].packets; ++i)
+    matching.packet_delivered(transport.carried[0].message, 0);
+  // Request 2 (communicator 1) is complete, request 1 (the world) is not.
+  EXPECT_TRUE(matching.begin(kP1, event(TraceOp::kWait, 1, 0, 0, 2), 0));
+  EXPECT_FALSE(matching.begin(kP1, event(TraceOp::kWait, 1, 0, 0, 1), 0));
+}
+
+// An iallreduce of two is one exchange; its rounds go on without the
+// processes, and each request completes with its last round.
+TEST_F(MpiMatchingTest, ANonBlockingCollectiveGoesOnInTheBackground) {
+  TraceEvent call = event(TraceOp::kIallreduce, 0, 0, 0, 5, 64);
+  EXPECT_TRUE(matching.begin(kP0, call, 0));
+  call.rank = 1;
+  call.request = 6;
+  EXPECT_TRUE(matching.begin(kP1, call, 0));
+  ASSERT_EQ(transport.carried.size(), 2U);
+  EXPECT_EQ(matching.collective_messages(), 2U);
+  EXPECT_FALSE(matching.begin(kP0, event(TraceOp::kWait, 0, 0, 0, 5), 0));  // process 0 waits for it
+  sent(0);
+  sent(1);
+  EXPECT_TRUE(transport.rounds_done.empty());  // both sent, neither received
+  deliver(0);
+  EXPECT_EQ(transport.rounds_done.size(), 1U);  // process 1's round is done
+  deliver(1);
+  ASSERT_EQ(transport.rounds_done.size(), 2U);
+  // The replay calls back for each: process 1 nobody waits for yet, process 0 waits.
+  EXPECT_TRUE(matching.continue_background(transport.rounds_done[0], 0).is_none());
+  EXPECT_EQ(matching.continue_background(transport.rounds_done[1], 0), kP0);
+  EXPECT_TRUE(matching.begin(kP1, event(TraceOp::kWait, 1, 0, 0, 6), 0));
 }
 
 }  // namespace
