@@ -7,14 +7,9 @@
 
 namespace ibsec::hosts {
 
-size_t MpiMatching::ChannelKeyHash::operator()(const ChannelKey& k) const noexcept {
-  const uint64_t a = (uint64_t{k.source.value()} << 32) | k.destination.value();
-  const uint64_t b = (uint64_t{k.tag} << 32) ^ k.context;
-  return std::hash<uint64_t>{}(a * 0x9e3779b97f4a7c15ULL ^ (b + 0x7f4a7c159e3779b9ULL + (a << 6) + (a >> 2)));
-}
-
-MpiMatching::MpiMatching(IdVector<JobId, MpiJob> jobs, uint32_t mtu_bytes, MessageTransport& transport)
-    : jobs_(std::move(jobs)), mtu_bytes_(mtu_bytes), transport_(transport) {
+MpiMatching::MpiMatching(IdVector<JobId, MpiJob> jobs, uint32_t mtu_bytes, MessageTransport& transport,
+                         bool rematch_wildcards)
+    : jobs_(std::move(jobs)), mtu_bytes_(mtu_bytes), transport_(transport), queues_(rematch_wildcards) {
   for (const JobId j : jobs_.ids()) {
     if (jobs_[j].first != processes_.next_id()) throw std::logic_error("matching: jobs' processes must be in order");
     for (uint32_t rank = 0; rank < jobs_[j].processes; ++rank) processes_.emplace_back().job = j;
@@ -51,9 +46,15 @@ bool MpiMatching::begin_point_to_point(ProcessId p, const TraceEvent& e, Tick no
     process.requests[e.request] = send(peer, e.bytes, key, nonblocking, now);
     return true;
   }
-  const ChannelKey key{peer, p, e.tag, user_context(e.comm)};
-  if (e.op == TraceOp::kRecv) return post_receive(key, blocking).is_none() || waits_for(p, 1);
-  process.requests[e.request] = post_receive(key, nonblocking);
+  const bool blocks = e.op == TraceOp::kRecv;
+  OperationId op;
+  if (e.posted != 0 && queues_.rematches_wildcards()) {
+    op = post_any_source_receive(AnySourceKey{p, e.tag, user_context(e.comm)}, blocks ? blocking : nonblocking);
+  } else {
+    op = post_receive(ChannelKey{peer, p, e.tag, user_context(e.comm)}, blocks ? blocking : nonblocking);
+  }
+  if (blocks) return op.is_none() || waits_for(p, 1);
+  process.requests[e.request] = op;
   return true;
 }
 
@@ -193,13 +194,16 @@ MpiMatching::OperationId MpiMatching::send(ProcessId to, uint64_t bytes, const C
 
 // None when a message was already waiting (the receive is complete).
 MpiMatching::OperationId MpiMatching::post_receive(const ChannelKey& key, const Operation& kind) {
-  Channel& channel = channels_[key];
-  if (channel.unexpected > 0) {
-    if (--channel.unexpected == 0 && channel.posted.empty()) channels_.erase(key);
-    return OperationId::none();
-  }
+  if (queues_.take_unexpected(key)) return OperationId::none();
   const OperationId op = operations_.acquire(kind);
-  channel.posted.push_back(op);
+  queues_.post(key, op);
+  return op;
+}
+
+MpiMatching::OperationId MpiMatching::post_any_source_receive(const AnySourceKey& key, const Operation& kind) {
+  if (queues_.take_unexpected(key)) return OperationId::none();
+  const OperationId op = operations_.acquire(kind);
+  queues_.post(key, op);
   return op;
 }
 
@@ -222,16 +226,8 @@ MpiMatching::Delivery MpiMatching::packet_delivered(uint32_t message, Tick now) 
 // The whole message is there: it completes the oldest receive posted for it,
 // or waits for one.
 ProcessId MpiMatching::arrived(const ChannelKey& key, Tick now) {
-  const auto found = channels_.find(key);
-  if (found == channels_.end() || found->second.posted.empty()) {
-    ++channels_[key].unexpected;
-    return ProcessId::none();
-  }
-  Channel& channel = found->second;
-  const OperationId op = channel.posted.front();
-  channel.posted.pop_front();
-  if (channel.posted.empty() && channel.unexpected == 0) channels_.erase(found);
-  return complete(op, now);
+  const std::optional<OperationId> receive = queues_.arrive(key);
+  return receive ? complete(*receive, now) : ProcessId::none();
 }
 
 // An operation nobody waits for yet is only marked: its WAIT finds it done.

@@ -12,7 +12,7 @@
 // collective never takes a user message. Within a channel, messages and
 // receives meet in the order they came (MPI's non-overtaking rule); a
 // receive posted with MPI_ANY_SOURCE waits for the source that matched in
-// the original run. A self-message never reaches a card: the send puts it
+// the original run, or is matched again (hosts/message_queues.h). A self-message never reaches a card: the send puts it
 // straight into the channel.
 //
 // When things complete: a send when the card has put its last packet on the
@@ -36,6 +36,7 @@
 #include "core/time.h"
 #include "core/types.h"
 #include "hosts/collectives.h"
+#include "hosts/message_queues.h"
 #include "traces/trace_event.h"
 #include "traces/trace_header.h"
 
@@ -74,7 +75,11 @@ struct MpiJob {
 class MpiMatching {
  public:
   // A message of b bytes is ceil(b / mtu_bytes) packets, at least one.
-  MpiMatching(IdVector<JobId, MpiJob> jobs, uint32_t mtu_bytes, MessageTransport& transport);
+  // With `rematch_wildcards`, a receive posted with MPI_ANY_SOURCE takes
+  // whichever message comes first (hosts/message_queues.h), else the one
+  // from the source that matched in the original run.
+  MpiMatching(IdVector<JobId, MpiJob> jobs, uint32_t mtu_bytes, MessageTransport& transport,
+              bool rematch_wildcards = false);
 
   // Begins p's communication event `e` (any op but compute): true if it
   // completed at once, false if p now waits for it.
@@ -130,28 +135,12 @@ class MpiMatching {
     uint32_t pending = 0;  // of the current round
     OperationId request;   // completes with the last round
   };
-  struct ChannelKey {
-    ProcessId source;
-    ProcessId destination;
-    uint32_t tag = 0;
-    uint64_t context = 0;  // 2 x communicator id for user point-to-point, + 1 for collectives
-    bool operator==(const ChannelKey&) const = default;
-  };
   static constexpr uint64_t user_context(uint32_t comm) { return 2 * uint64_t{comm}; }
   static constexpr uint64_t collective_context(uint32_t comm) { return 2 * uint64_t{comm} + 1; }
-  struct ChannelKeyHash {
-    size_t operator()(const ChannelKey& k) const noexcept;
-  };
   struct Message {
     ChannelKey key;
     OperationId send_op = OperationId::none();  // until the card has sent the last packet
     uint32_t packets_left = 0;                  // until the destination card has delivered them all
-  };
-  // Only one side waits at a time: receives posted early, or messages that
-  // arrived before their receive.
-  struct Channel {
-    std::deque<OperationId> posted;
-    uint32_t unexpected = 0;
   };
   struct MpiProcess {
     JobId job;
@@ -176,6 +165,7 @@ class MpiMatching {
                        Tick now);
   OperationId send(ProcessId to, uint64_t bytes, const ChannelKey& key, const Operation& kind, Tick now);
   OperationId post_receive(const ChannelKey& key, const Operation& kind);
+  OperationId post_any_source_receive(const AnySourceKey& key, const Operation& kind);
   ProcessId arrived(const ChannelKey& key, Tick now);
   ProcessId complete(OperationId op, Tick now);
   [[nodiscard]] ProcessId member(ProcessId p, uint32_t comm, uint32_t comm_rank) const;
@@ -187,7 +177,7 @@ class MpiMatching {
   SlotPool<Operation, OperationId> operations_;
   SlotPool<Message> messages_;  // handles are the cards' message ids
   SlotPool<Background, BackgroundId> backgrounds_;
-  std::unordered_map<ChannelKey, Channel, ChannelKeyHash> channels_;
+  MessageQueues<OperationId> queues_;
   uint64_t messages_sent_ = 0;
   uint64_t collective_messages_ = 0;
   uint64_t self_messages_ = 0;

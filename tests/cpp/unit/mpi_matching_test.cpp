@@ -204,5 +204,24 @@ TEST_F(MpiMatchingTest, ANonBlockingCollectiveGoesOnInTheBackground) {
   EXPECT_TRUE(matching.begin(kP1, event(TraceOp::kWait, 1, 0, 0, 6), 0));
 }
 
+// Three processes; process 2 posts a wildcard receive recorded as matched
+// with process 0, but process 1's message comes first.
+TEST(MpiMatchingWildcards, RecordedOrMatchedAgain) {
+  for (const bool rematch : {false, true}) {
+    RecordingTransport transport;
+    MpiMatching matching{one_job(3), kMtu, transport, rematch};
+    const ProcessId p2(2);
+    TraceEvent wildcard = event(TraceOp::kRecv, 2, 0, 1);
+    wildcard.posted = 1;
+    EXPECT_FALSE(matching.begin(p2, wildcard, 0));
+    EXPECT_TRUE(matching.begin(ProcessId(1), event(TraceOp::kIsend, 1, 2, 1, 1), 0));
+    const OutgoingMessage& m = transport.carried.at(0);
+    const MpiMatching::Delivery d = matching.packet_delivered(m.message, 0);
+    EXPECT_EQ(d.arrived_for, p2);
+    // Recorded: the receive waits for process 0; matched again: process 1's message ends it.
+    EXPECT_EQ(d.wait_over, rematch ? p2 : ProcessId::none()) << rematch;
+  }
+}
+
 }  // namespace
 }  // namespace ibsec::hosts
