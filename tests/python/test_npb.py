@@ -36,6 +36,7 @@ import pytest
 
 from conftest import REPO, run_engine, run_ibsec
 from ibsec.capture import npb
+from ibsec.capture.npb_capture import ascii_text, cpu_model
 from mpi_monitoring import (
     CollectiveCallsMissing,
     SelfMessagesMissing,
@@ -188,14 +189,8 @@ def test_capture_npb_writes_a_verified_trace_with_its_provenance(npb_build, npb_
     for what, note in expected.items():
         assert note in notes, f"{what}: {note!r} not in {notes}"
     starts = ("Fortran compiler: mpif90 = GNU Fortran", "C compiler: mpicc = ", "MPI library: mpirun (Open MPI) ",
-              f"machine: {npb_capture_cpu()}, {os.cpu_count()} cores", "oversubscribed: ", "captured 20")
+              f"machine: {ascii_text(cpu_model())}, {os.cpu_count()} cores", "oversubscribed: ", "captured 20")
     for start in starts:
         assert any(n.startswith(start) for n in notes), f"no note starting {start!r} in {notes}"
     command = next(n for n in notes if n.startswith("command: "))
     assert f"-np {NPROCS}" in command and f"LD_PRELOAD={capture_lib}" in command and "mg.S.x" in command
-
-
-def npb_capture_cpu() -> str:
-    from ibsec.capture.npb_capture import ascii_text, cpu_model
-
-    return ascii_text(cpu_model())

@@ -1,6 +1,9 @@
 """What `ibsec trace capture-npb` and test_npb.py stand on, without MPI or NPB: NPB's build settings and names,
 its verification line, provenance notes in a trace's header, and the command's errors."""
 
+import io
+import tarfile
+
 import pytest
 
 from conftest import run_engine, run_ibsec
@@ -62,3 +65,32 @@ def test_capture_npb_refuses_a_bad_benchmark_and_names_a_missing_tarball(tmp_pat
     assert absent.returncode == 2
     assert f"NPB3.4-MPI.tar.gz not found in {tmp_path / 'nowhere'}" in absent.stderr
     assert npb.NPB_DIR_ENV in absent.stderr
+
+
+def tarball(path, members: dict[str, bytes]) -> None:
+    with tarfile.open(path, "w:gz") as archive:
+        for name, data in members.items():
+            member = tarfile.TarInfo(name)
+            member.size = len(data)
+            archive.addfile(member, io.BytesIO(data))
+
+
+@pytest.mark.parametrize(("members", "problem"), [
+    ({"README": b"x"}, "no NPB3.4-MPI/config/make.def.template inside; is it the NPB 3.4 MPI tarball?"),
+    ({npb.TEMPLATE: b"CFLAGS = -O3\n"}, "expected one FFLAGS line, found 0"),
+    ({npb.TEMPLATE: b"FFLAGS = -O3\n", "../outside": b"x"}, "outside"),
+])
+def test_a_tarball_that_is_not_npb_or_reaches_outside_is_refused(tmp_path, members, problem):
+    source = tmp_path / npb.TARBALL
+    tarball(source, members)
+    with pytest.raises(IbsecError, match=problem):
+        npb.build([("cg", "S")], tmp_path / "cache", source)
+    assert not (tmp_path / "outside").exists()
+    assert not any(p.is_dir() for p in (tmp_path / "cache").glob("*")), "no half-unpacked tree is left"
+
+
+def test_a_file_that_is_no_tar_archive_is_named(tmp_path):
+    source = tmp_path / npb.TARBALL
+    source.write_bytes(b"not a tarball")
+    with pytest.raises(IbsecError, match=f"{source}: cannot read it as a tar archive"):
+        npb.build([("cg", "S")], tmp_path / "cache", source)

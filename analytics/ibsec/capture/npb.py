@@ -30,6 +30,7 @@ from .mpi import mpirun_command, tool
 NPB_DIR_ENV = "IBSEC_NPB_DIR"
 TARBALL = "NPB3.4-MPI.tar.gz"
 TOP = "NPB3.4-MPI"  # the folder the tarball unpacks to
+TEMPLATE = f"{TOP}/config/make.def.template"
 VERSION = "3.4"
 BENCHMARKS = ("bt", "cg", "ep", "ft", "is", "lu", "mg", "sp")  # DT needs a graph argument: not offered
 CLASSES = ("S", "W", "A", "B", "C", "D", "E", "F")
@@ -82,7 +83,7 @@ def make_def(template: str) -> str:
     """config/make.def: NPB's template (mpif90, mpicc, CFLAGS -O3) with the Fortran flags above."""
     text, replaced = re.subn(r"^FFLAGS\s*=.*$", f"FFLAGS\t= {FFLAGS}", template, flags=re.MULTILINE)
     if replaced != 1:
-        raise IbsecError(f"{TOP}/config/make.def.template: expected one FFLAGS line, found {replaced}")
+        raise IbsecError(f"{TEMPLATE}: expected one FFLAGS line, found {replaced}")
     return text
 
 
@@ -138,14 +139,30 @@ def _locked(path: Path) -> Iterator[None]:
             fcntl.flock(handle, fcntl.LOCK_UN)
 
 
+def _extract(archive: tarfile.TarFile, into: Path, source: Path) -> None:
+    """Extracts regular files and folders only, inside INTO: Python's "data" filter where it has one (3.11.4 and
+    later), else the same refusal of absolute paths, '..' and links by hand (Debian 12's Python is 3.11.2)."""
+    if hasattr(tarfile, "data_filter"):
+        archive.extractall(into, filter="data")
+        return
+    for member in archive.getmembers():
+        parts = Path(member.name).parts
+        if Path(member.name).is_absolute() or ".." in parts or not (member.isfile() or member.isdir()):
+            raise IbsecError(f"{source}: refusing to unpack {member.name!r} (not a plain file or folder inside)")
+    archive.extractall(into)
+
+
 def _unpack(source: Path, home: Path) -> None:
     """Unpacks the tarball into a temporary folder beside `home`, then renames it: `home` is whole or absent."""
     scratch = Path(tempfile.mkdtemp(prefix=f".{home.name}.", dir=home.parent))
     try:
-        with tarfile.open(source) as archive:
-            archive.extractall(scratch, filter="data")
-        if not (scratch / TOP / "config" / "make.def.template").is_file():
-            raise IbsecError(f"{source}: no {TOP}/config/make.def.template inside; is it the NPB 3.4 MPI tarball?")
+        try:
+            with tarfile.open(source) as archive:
+                _extract(archive, scratch, source)
+        except (tarfile.TarError, EOFError) as error:
+            raise IbsecError(f"{source}: cannot unpack it: {error}") from None
+        if not (scratch / TEMPLATE).is_file():
+            raise IbsecError(f"{source}: no {TEMPLATE} inside; is it the NPB 3.4 MPI tarball?")
         (scratch / TOP / "bin").mkdir(exist_ok=True)  # NPB's link step does not create it
         os.replace(scratch, home)
     finally:
@@ -171,14 +188,16 @@ def build(benchmarks: Iterable[tuple[str, str]], cache: Path, source: Path | Non
 
 def _template(source: Path) -> str:
     """NPB's config/make.def.template, read from the tarball (its settings name the build folder)."""
-    with tarfile.open(source) as archive:
-        try:
-            member = archive.extractfile(f"{TOP}/config/make.def.template")
-        except KeyError:
-            member = None
-        if member is None:
-            raise IbsecError(f"{source}: no {TOP}/config/make.def.template inside; is it the NPB 3.4 MPI tarball?")
-        return member.read().decode()
+    try:
+        with tarfile.open(source) as archive:
+            member = archive.extractfile(TEMPLATE)
+            if member is None:
+                raise KeyError(TEMPLATE)
+            return member.read().decode()
+    except KeyError:
+        raise IbsecError(f"{source}: no {TEMPLATE} inside; is it the NPB 3.4 MPI tarball?") from None
+    except (tarfile.TarError, EOFError) as error:
+        raise IbsecError(f"{source}: cannot read it as a tar archive: {error}") from None
 
 
 @dataclass
