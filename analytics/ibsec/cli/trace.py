@@ -76,9 +76,10 @@ def engine_tool(args) -> int:
 
 
 def add_parser(commands) -> None:
-    trace = commands.add_parser("trace", help="generate synthetic traces; inspect, check and convert traces",
-                                description="Synthetic NAS-style and SPECjbb2000-style traces (docs/workloads.md) "
-                                            "and the engine's trace tools (docs/trace-format.md).")
+    trace = commands.add_parser("trace", help="synthetic traces, NPB captures; inspect, check, convert traces",
+                                description="Synthetic NAS-style and SPECjbb2000-style traces (docs/workloads.md), "
+                                            "real NAS Parallel Benchmarks traces (docs/real-traces.md) and the "
+                                            "engine's trace tools (docs/trace-format.md).")
     trace_commands = trace.add_subparsers(dest="trace_command", required=True, metavar="TRACE")
 
     generator = trace_commands.add_parser(
