@@ -3,8 +3,10 @@
 // all checks, so `info` on a bad trace fails like `validate`.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <string>
 
@@ -33,6 +35,45 @@ void read_checked(traces::TraceReader& reader, Visit&& visit) {
   if (show_progress && reader.events_read() >= kProgressEvery) std::fprintf(stderr, "\r\033[K");
 }
 
+// "45440 messages, min 8, q1 8, median 2800, q3 2800, max 2800".
+void print_quartiles(const char* title, const char* what, const traces::SizeDistribution& sizes) {
+  const auto q = sizes.quartiles();
+  if (!q) {
+    std::printf("  %s: no %s\n", title, what);
+    return;
+  }
+  std::printf("  %s: %llu %s, min %llu, q1 %llu, median %llu, q3 %llu, max %llu%s\n", title,
+              static_cast<unsigned long long>(sizes.count()), what, static_cast<unsigned long long>(q->min),
+              static_cast<unsigned long long>(q->q1), static_cast<unsigned long long>(q->median),
+              static_cast<unsigned long long>(q->q3), static_cast<unsigned long long>(q->max),
+              sizes.exact() ? "" : " (quartiles within 1/128: too many distinct sizes to keep)");
+}
+
+// One row per log2 bucket from the smallest to the largest either distribution has.
+void print_histograms(const traces::SizeDistribution& messages, const traces::SizeDistribution& collectives) {
+  std::map<size_t, std::pair<uint64_t, uint64_t>> rows;  // bucket -> (messages, collective calls)
+  for (const auto& b : messages.log2_histogram()) rows[traces::SizeDistribution::log2_bucket(b.from)].first = b.count;
+  for (const auto& b : collectives.log2_histogram()) {
+    rows[traces::SizeDistribution::log2_bucket(b.from)].second = b.count;
+  }
+  if (rows.empty()) return;
+  std::printf("  %-24s %12s %17s\n", "bytes (log2 buckets)", "messages", "collective calls");
+  for (size_t i = rows.begin()->first; i <= rows.rbegin()->first; ++i) {
+    const auto counts = rows.contains(i) ? rows[i] : std::pair<uint64_t, uint64_t>{0, 0};
+    std::printf("  %-24s %12llu %17llu\n", traces::bucket_label(traces::SizeDistribution::log2_bounds(i)).c_str(),
+                static_cast<unsigned long long>(counts.first), static_cast<unsigned long long>(counts.second));
+  }
+}
+
+void print_collective_ops(const nlohmann::ordered_json& ops) {
+  if (ops.empty()) return;
+  std::printf("  %-24s %12s %17s\n", "collective op", "calls", "bytes");
+  for (const auto& [name, op] : ops.items()) {
+    std::printf("  %-24s %12llu %17llu\n", name.c_str(), op["calls"].get<unsigned long long>(),
+                op["bytes"].get<unsigned long long>());
+  }
+}
+
 void print_info(const traces::TraceSummary& summary, const traces::TraceReader& reader) {
   const auto doc = summary.to_json();
   std::printf("%s: %s %s trace, %u processes, %s\n", reader.path().c_str(),
@@ -50,13 +91,20 @@ void print_info(const traces::TraceSummary& summary, const traces::TraceReader& 
                 p["bytes_sent"].get<unsigned long long>(), p["collectives"].get<unsigned long long>(),
                 p["peers"].get<size_t>(), static_cast<double>(p["duration_ns"].get<uint64_t>()) * 1e-9);
   }
+  print_quartiles("point-to-point message bytes", "messages", summary.message_sizes());
+  print_quartiles("collective bytes per call", "calls", summary.collective_sizes());
+  print_histograms(summary.message_sizes(), summary.collective_sizes());
+  print_collective_ops(doc["collectives_by_op"]);
 }
 
 void add_info(CLI::App& trace) {
   auto path = std::make_shared<std::string>();
   auto json = std::make_shared<bool>(false);
   CLI::App* cmd =
-      trace.add_subcommand("info", "Summarise a trace: processes, events, messages, bytes, peers, duration");
+      trace.add_subcommand("info",
+                           "Summarise a trace: processes, events, messages, bytes, peers, duration; message sizes "
+                           "and collective bytes per call (quartiles, log2 histogram); calls and bytes per collective "
+                           "op");
   cmd->add_option("file", *path, "Trace file (text or binary, optionally .gz/.zst)")->required();
   cmd->add_flag("--json", *json, "Print the summary as JSON");
   cmd->callback([path, json] {

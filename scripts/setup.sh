@@ -23,7 +23,9 @@ done
 as_root() { if [[ $(id -u) -eq 0 ]]; then "$@"; else sudo "$@"; fi; }
 
 echo "== system packages"
-apt_packages=(build-essential cmake ninja-build pkg-config python3 python3-venv python3-pip
+# Open MPI, gfortran and make also build and run the MPI programs the tests capture: tests/capture and the NAS
+# Parallel Benchmarks (tests/python/test_npb.py, docs/real-traces.md).
+apt_packages=(build-essential make cmake ninja-build pkg-config python3 python3-venv python3-pip
               libsystemc-dev libgtest-dev libgmock-dev libbenchmark-dev libcli11-dev
               nlohmann-json3-dev libboost-iostreams-dev libzstd-dev libssl-dev
               libopenmpi-dev openmpi-bin gfortran)

@@ -9,6 +9,7 @@ TraceSummary::TraceSummary(const TraceHeader& header) : header_(header), process
 void TraceSummary::add(const TraceEvent& e) {
   ++events_;
   ++by_op_[static_cast<size_t>(e.op)];
+  bytes_by_op_[static_cast<size_t>(e.op)] += e.bytes;
   ProcessSummary& p = processes_[e.rank];
   ++p.events;
   p.first_start_ns = std::min(p.first_start_ns, e.start_ns);
@@ -17,12 +18,14 @@ void TraceSummary::add(const TraceEvent& e) {
     ++p.messages_sent;
     p.bytes_sent += e.bytes;
     p.peers.insert(e.peer);
+    message_sizes_.add(e.bytes);
   } else if (is_receive(e.op)) {
     ++p.messages_received;
     p.bytes_received += e.bytes;
     p.peers.insert(e.peer);
   } else if (is_collective(e.op)) {
     ++p.collectives;
+    collective_sizes_.add(e.bytes);
   } else if (e.op == TraceOp::kCompute) {
     p.compute_ns += e.end_ns - e.start_ns;
   }
@@ -37,6 +40,18 @@ uint64_t TraceSummary::duration_ns() const {
     last = std::max(last, p.last_end_ns);
   }
   return first == UINT64_MAX ? 0 : last - first;
+}
+
+// {"allreduce": {"calls": 10, "bytes": 80}, ...} for each collective op the
+// trace calls, in op-code order.
+nlohmann::ordered_json TraceSummary::collectives_by_op() const {
+  nlohmann::ordered_json ops = nlohmann::ordered_json::object();
+  for (size_t i = 0; i < by_op_.size(); ++i) {
+    if (kTraceOps[i].collective && by_op_[i] != 0) {
+      ops[std::string(kTraceOps[i].name)] = {{"calls", by_op_[i]}, {"bytes", bytes_by_op_[i]}};
+    }
+  }
+  return ops;
 }
 
 nlohmann::ordered_json TraceSummary::to_json() const {
@@ -73,6 +88,9 @@ nlohmann::ordered_json TraceSummary::to_json() const {
   doc["messages"] = messages;
   doc["message_bytes"] = bytes;
   doc["duration_ns"] = duration_ns();
+  doc["message_sizes"] = message_sizes_.to_json("messages");
+  doc["collective_sizes"] = collective_sizes_.to_json("calls");
+  doc["collectives_by_op"] = collectives_by_op();
   doc["per_process"] = per_process;
   return doc;
 }

@@ -1,5 +1,7 @@
 // What `trace info` reports: size, traffic and shape of a trace, per process
-// and in all, gathered in one streaming pass.
+// and in all, gathered in one streaming pass: the distribution of
+// point-to-point message sizes and of collective bytes per call, and the
+// collective calls and bytes of each op.
 #pragma once
 
 #include <array>
@@ -9,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "traces/size_distribution.h"
 #include "traces/trace_event.h"
 #include "traces/trace_header.h"
 
@@ -34,6 +37,11 @@ class TraceSummary {
 
   [[nodiscard]] uint64_t events() const { return events_; }
   [[nodiscard]] const std::vector<ProcessSummary>& processes() const { return processes_; }
+  // Bytes of each point-to-point message (its send or isend).
+  [[nodiscard]] const SizeDistribution& message_sizes() const { return message_sizes_; }
+  // Bytes of each collective call of a process, as the event gives them
+  // (for an op with counts, their sum; for a barrier, 0).
+  [[nodiscard]] const SizeDistribution& collective_sizes() const { return collective_sizes_; }
   // Latest END minus earliest START: the original execution time.
   [[nodiscard]] uint64_t duration_ns() const;
   [[nodiscard]] nlohmann::ordered_json to_json() const;
@@ -42,7 +50,12 @@ class TraceSummary {
   TraceHeader header_;
   uint64_t events_ = 0;
   std::array<uint64_t, kTraceOpCount> by_op_{};
+  std::array<uint64_t, kTraceOpCount> bytes_by_op_{};
   std::vector<ProcessSummary> processes_;
+  SizeDistribution message_sizes_;
+  SizeDistribution collective_sizes_;
+
+  [[nodiscard]] nlohmann::ordered_json collectives_by_op() const;
 };
 
 }  // namespace ibsec::traces

@@ -74,3 +74,22 @@ def capture_lib() -> str:
                     "(CMake builds it when MPI is installed)")
     os.environ["IBSEC_CAPTURE_LIB"] = path
     return path
+
+
+# Stage times that tests record with the `stage_times` fixture (test_npb.py), printed after the run so that CI
+# logs show where the time of the long tests goes.
+STAGE_TIMES: list[tuple[str, str, float]] = []  # (what, stage, seconds)
+
+
+@pytest.fixture(scope="session")
+def stage_times() -> list[tuple[str, str, float]]:
+    return STAGE_TIMES
+
+
+def pytest_terminal_summary(terminalreporter):
+    if not STAGE_TIMES:
+        return
+    terminalreporter.section("stage times")
+    for what, stage, seconds in STAGE_TIMES:
+        terminalreporter.write_line(f"{what:<14} {stage:<40} {seconds:8.2f} s")
+    terminalreporter.write_line(f"{'total':<55} {sum(s for _, _, s in STAGE_TIMES):8.2f} s")

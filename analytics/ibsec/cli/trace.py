@@ -1,7 +1,9 @@
-"""`ibsec trace gen|gen-default|info|validate|convert`: synthetic traces, and the engine's trace tools."""
+"""`ibsec trace gen|gen-default|capture-npb|info|validate|convert`: synthetic traces, real NPB traces, and the
+engine's trace tools."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 from pathlib import Path
 
@@ -37,6 +39,30 @@ def gen_default(args) -> None:
     print(f"wrote {len(results)} synthetic traces and {Path(args.out) / INDEX_NAME}")
 
 
+def capture_npb(args) -> None:
+    from ..capture import npb, npb_capture
+
+    wanted = [npb.check_benchmark(bench, cls) for cls in args.classes or ["S"] for bench in args.benches]
+    cache = Path(args.cache) if args.cache else default_npb_cache()
+    source = npb.tarball(Path(args.npb) if args.npb else None)
+    print(f"NPB {npb.VERSION}: {source}; building {', '.join(f'{b}.{c}' for b, c in wanted)} in {cache}", flush=True)
+    build = npb.build(wanted, cache, source)
+    for bench, cls in wanted:
+        captured = npb_capture.capture(build, bench, cls, args.procs, Path(args.out), args.compression)
+        print(f"wrote {captured.path}: NPB {bench.upper()} class {cls} on {args.procs} processes "
+              f"({captured.seconds:.1f} s under the capture library; verification successful)", flush=True)
+
+
+def default_npb_cache() -> Path:
+    """build/npb of the source checkout when ibsec runs from one (beside the engine's build), else the user's
+    cache folder."""
+    from ..engine.binary import CHECKOUT
+
+    if (CHECKOUT / "build").is_dir():
+        return CHECKOUT / "build" / "npb"
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "ibsec" / "npb"
+
+
 def engine_tool(args) -> int:
     """info, validate and convert are the engine's: run it and pass its exit code on."""
     from ..engine.binary import EngineError, engine_path, exit_code_of, killed_by
@@ -50,9 +76,10 @@ def engine_tool(args) -> int:
 
 
 def add_parser(commands) -> None:
-    trace = commands.add_parser("trace", help="generate synthetic traces; inspect, check and convert traces",
-                                description="Synthetic NAS-style and SPECjbb2000-style traces (docs/workloads.md) "
-                                            "and the engine's trace tools (docs/trace-format.md).")
+    trace = commands.add_parser("trace", help="synthetic traces, NPB captures; inspect, check, convert traces",
+                                description="Synthetic NAS-style and SPECjbb2000-style traces (docs/workloads.md), "
+                                            "real NAS Parallel Benchmarks traces (docs/real-traces.md) and the "
+                                            "engine's trace tools (docs/trace-format.md).")
     trace_commands = trace.add_subparsers(dest="trace_command", required=True, metavar="TRACE")
 
     generator = trace_commands.add_parser(
@@ -80,6 +107,8 @@ def add_parser(commands) -> None:
     default.add_argument("--seed", type=seed_option, default=1, help="random seed (default: %(default)s)")
     default.set_defaults(func=gen_default)
 
+    add_capture_npb_parser(trace_commands)
+
     for name, files, help_text in (
             ("info", {"FILE": "trace file"}, "summarise a trace (ibsec-engine trace info)"),
             ("validate", {"FILE": "trace file"}, "check a trace completely; exit 2 on the first error"),
@@ -91,3 +120,29 @@ def add_parser(commands) -> None:
         if name == "info":
             tool.add_argument("--json", action="store_true", help="print JSON")
         tool.set_defaults(func=engine_tool, json=False, file_args=[m.lower() for m in files])
+
+
+def add_capture_npb_parser(trace_commands) -> None:
+    from ..capture.npb import BENCHMARKS, NPB_DIR_ENV, TARBALL
+
+    capture = trace_commands.add_parser(
+        "capture-npb", help="capture NAS Parallel Benchmarks (NPB 3.4 MPI) as real traces",
+        description=f"Build NPB benchmarks from the unmodified {TARBALL} (cached), run each on PROCS processes "
+                    "under libibsec_capture, check that NPB verified its result, and write "
+                    "OUT/<bench>.<class>.<procs>.trace.gz with how it was made in `note npb:` header lines "
+                    "(docs/real-traces.md). Needs Open MPI (mpirun, mpicc, mpif90), gfortran and make.")
+    capture.add_argument("benches", nargs="+", metavar="BENCH", help=f"benchmarks: {', '.join(BENCHMARKS)}")
+    capture.add_argument("--class", dest="classes", action="append", metavar="CLASS",
+                         help="problem class S, W, A, B, ...; repeat for several (default: S)")
+    capture.add_argument("--procs", type=count_option, default=16, help="MPI processes (default: %(default)s)")
+    capture.add_argument("--out", type=output_folder, default="traces/npb",
+                         help="folder to write the traces into (default: %(default)s)")
+    capture.add_argument("--compression", choices=("gz", "zst"), default="gz",
+                         help="compression of the written traces (default: %(default)s)")
+    capture.add_argument("--npb", metavar="DIR",
+                         help=f"folder holding {TARBALL} (default: ${NPB_DIR_ENV}, else ../shared/npb beside the "
+                              "source checkout)")
+    capture.add_argument("--cache", metavar="DIR",
+                         help="where NPB is unpacked and built, once per tarball and flags (default: build/npb of "
+                              "the checkout, else ~/.cache/ibsec/npb)")
+    capture.set_defaults(func=capture_npb, classes=None)

@@ -1,0 +1,96 @@
+"""What `ibsec trace capture-npb` and test_npb.py stand on, without MPI or NPB: NPB's build settings and names,
+its verification line, provenance notes in a trace's header, and the command's errors."""
+
+import io
+import tarfile
+
+import pytest
+
+from conftest import run_engine, run_ibsec
+from ibsec.capture import npb
+from ibsec.capture.npb_capture import add_notes, ascii_text, trace_name
+from ibsec.errors import ConfigError, IbsecError
+
+pytestmark = pytest.mark.unit
+
+TRACE = """\
+ibsec-trace 2
+processes 2
+time_unit ns
+origin synthetic npb-tools
+comm 1 1 0
+events
+0 0 10 send 1 100 7 0
+1 0 20 recv 0 100 7 0 exact
+end 2
+"""
+
+
+def test_npb_build_settings_and_names():
+    template = "MPIFC = mpif90\nFFLAGS\t= -O3\nCFLAGS\t= -O3\n"
+    settings = npb.make_def(template)
+    assert npb.make_setting(settings, "FFLAGS") == npb.FFLAGS and npb.make_setting(settings, "CFLAGS") == "-O3"
+    with pytest.raises(IbsecError, match="expected one FFLAGS line, found 0"):
+        npb.make_def("CFLAGS = -O3\n")
+    assert npb.check_benchmark("CG", "s") == ("cg", "S")
+    with pytest.raises(ConfigError, match="invalid 'benchmark': 'xx' is not one of bt, cg"):
+        npb.check_benchmark("xx", "S")
+    with pytest.raises(ConfigError, match="invalid 'class': 'Q'"):
+        npb.check_benchmark("cg", "Q")
+    assert trace_name("cg", "S", 16, "gz") == "cg.S.16.trace.gz"
+
+
+def test_npb_prints_its_verification_with_padding():
+    run = npb.NpbRun([], " Verification    =               SUCCESSFUL\n", "", 1.0)
+    assert run.verification == "Verification = SUCCESSFUL"
+    assert npb.NpbRun([], " Verification    =               UNSUCCESSFUL\n", "", 1.0).verification is None
+
+
+def test_provenance_notes_go_after_the_trace_s_own_notes_and_validate(tmp_path, engine):
+    source = tmp_path / "raw.trace"
+    source.write_text(TRACE.replace("origin synthetic npb-tools\n", "origin synthetic npb-tools\nnote its own\n"))
+    target = tmp_path / "annotated.trace"
+    add_notes(source, ["npb: one", "npb: two"], target)
+    lines = target.read_text().splitlines()
+    assert lines[3:8] == ["origin synthetic npb-tools", "note its own", "note npb: one", "note npb: two", "comm 1 1 0"]
+    assert run_engine(engine, "trace", "validate", str(target)).returncode == 0
+    assert ascii_text("AMD  EPYC\u2122 7B13\t 64-Core") == "AMD EPYC? 7B13 64-Core"
+
+
+def test_capture_npb_refuses_a_bad_benchmark_and_names_a_missing_tarball(tmp_path, monkeypatch):
+    bad = run_ibsec("trace", "capture-npb", "xx", "--out", str(tmp_path))
+    assert bad.returncode == 2 and "invalid 'benchmark': 'xx' is not one of" in bad.stderr
+    monkeypatch.setenv(npb.NPB_DIR_ENV, str(tmp_path / "nowhere"))
+    absent = run_ibsec("trace", "capture-npb", "cg", "--out", str(tmp_path / "out"))
+    assert absent.returncode == 2
+    assert f"NPB3.4-MPI.tar.gz not found in {tmp_path / 'nowhere'}" in absent.stderr
+    assert npb.NPB_DIR_ENV in absent.stderr
+
+
+def tarball(path, members: dict[str, bytes]) -> None:
+    with tarfile.open(path, "w:gz") as archive:
+        for name, data in members.items():
+            member = tarfile.TarInfo(name)
+            member.size = len(data)
+            archive.addfile(member, io.BytesIO(data))
+
+
+@pytest.mark.parametrize(("members", "problem"), [
+    ({"README": b"x"}, "no NPB3.4-MPI/config/make.def.template inside; is it the NPB 3.4 MPI tarball?"),
+    ({npb.TEMPLATE: b"CFLAGS = -O3\n"}, "expected one FFLAGS line, found 0"),
+    ({npb.TEMPLATE: b"FFLAGS = -O3\n", "../outside": b"x"}, "outside"),
+])
+def test_a_tarball_that_is_not_npb_or_reaches_outside_is_refused(tmp_path, members, problem):
+    source = tmp_path / npb.TARBALL
+    tarball(source, members)
+    with pytest.raises(IbsecError, match=problem):
+        npb.build([("cg", "S")], tmp_path / "cache", source)
+    assert not (tmp_path / "outside").exists()
+    assert not any(p.is_dir() for p in (tmp_path / "cache").glob("*")), "no half-unpacked tree is left"
+
+
+def test_a_file_that_is_no_tar_archive_is_named(tmp_path):
+    source = tmp_path / npb.TARBALL
+    source.write_bytes(b"not a tarball")
+    with pytest.raises(IbsecError, match=f"{source}: cannot read it as a tar archive"):
+        npb.build([("cg", "S")], tmp_path / "cache", source)
