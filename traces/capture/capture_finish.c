@@ -339,8 +339,10 @@ int capture_finish(void)
         /* Requests the program never completed cannot be replayed. */
         for (size_t i = 0; i < S.pend_by_request.cap; ++i) {
             if (!S.pend_by_request.slots[i].full) continue;
-            S.counters[C_NEVER_COMPLETED]++;
-            drop_locked(S.pend[S.pend_by_request.slots[i].value].rec);
+            for (size_t p = (size_t)S.pend_by_request.slots[i].value; p != NO_SLOT; p = S.pend[p].next) {
+                S.counters[C_NEVER_COMPLETED]++;
+                drop_locked(S.pend[p].rec);
+            }
         }
         if (end > S.last_end) append_locked(S.last_end, end, OP_COMPUTE, 0, 0, 0, 0, NULL);
     }

@@ -183,13 +183,20 @@ struct comm_entry {
     size_t refs; /* open requests naming it */
 };
 
-/* An open non-blocking operation, found by its MPI_Request. */
+/* An open non-blocking operation, found by its MPI_Request. One handle can
+ * stand for several open operations at once: Open MPI 4 completes a small
+ * MPI_Isend at once and hands every such send the same pre-completed
+ * request. The operations of one handle form a queue, oldest first, and
+ * each completion of the handle closes the oldest. */
 struct pending {
     size_t rec;  /* index of its isend/irecv record */
     size_t comm; /* its communicator, to turn the status's source into a world rank */
     int is_recv;
     int src_known, tag_known; /* a receive posted without wildcards */
+    size_t next;              /* the next operation open under the same handle, or NO_SLOT */
+    size_t last;              /* in the oldest of a handle's queue: its newest */
 };
+#define NO_SLOT SIZE_MAX
 
 /* Everything the library knows about this process (defined in capture_state.c). */
 struct capture_state {
@@ -222,7 +229,7 @@ struct capture_state {
     size_t npend, cappend; /* slots used so far, allocated */
     size_t *pend_free;     /* slots free for reuse */
     size_t npend_free, cappend_free;
-    struct map pend_by_request; /* request -> index in pend */
+    struct map pend_by_request; /* request -> oldest of its open operations in pend */
     uint32_t next_req;          /* REQ names are per process */
 
     uint64_t counters[C_COUNT];

@@ -56,7 +56,8 @@ static void pending_close_locked(size_t slot)
     S.pend_free[S.npend_free++] = slot;
 }
 
-/* Remembers the request KEY of the isend/irecv record REC. Lock held. */
+/* Remembers the request KEY of the isend/irecv record REC, behind any
+ * operation still open under the same handle. Lock held. */
 static void pending_open_locked(uint64_t key, size_t rec, size_t comm, int is_recv, int src_known, int tag_known)
 {
     size_t slot;
@@ -71,21 +72,41 @@ static void pending_open_locked(uint64_t key, size_t rec, size_t comm, int is_re
         }
         slot = S.npend++;
     }
-    S.pend[slot] =
-        (struct pending){.rec = rec, .comm = comm, .is_recv = is_recv, .src_known = src_known, .tag_known = tag_known};
-    uint64_t stale;
-    if (map_take(&S.pend_by_request, key, &stale)) {
-        /* The handle was reused: the old request completed without us
-         * seeing it (through a call this library does not wrap). */
-        S.counters[C_NEVER_COMPLETED]++;
-        pending_close_locked((size_t)stale);
-        drop_locked(S.pend[stale].rec);
-    }
-    if (!map_put(&S.pend_by_request, key, slot)) {
+    S.pend[slot] = (struct pending){.rec = rec,
+                                    .comm = comm,
+                                    .is_recv = is_recv,
+                                    .src_known = src_known,
+                                    .tag_known = tag_known,
+                                    .next = NO_SLOT,
+                                    .last = slot};
+    struct map_slot *queue = map_find(&S.pend_by_request, key);
+    if (queue) {
+        struct pending *oldest = &S.pend[queue->value];
+        S.pend[oldest->last].next = slot;
+        oldest->last = slot;
+    } else if (!map_put(&S.pend_by_request, key, slot)) {
         fail_locked("request table");
         return;
     }
     S.comms[comm].refs++;
+}
+
+/* Takes the oldest operation open under request KEY out of the table into
+ * *P; returns 0 if there is none. Lock held. */
+static int pending_take_locked(uint64_t key, struct pending *p)
+{
+    struct map_slot *queue = map_find(&S.pend_by_request, key);
+    if (S.failed || !queue) return 0;
+    size_t slot = (size_t)queue->value;
+    *p = S.pend[slot];
+    if (p->next == NO_SLOT) {
+        map_take(&S.pend_by_request, key, NULL);
+    } else {
+        S.pend[p->next].last = p->last;
+        queue->value = p->next;
+    }
+    pending_close_locked(slot);
+    return 1;
 }
 
 /* MPI_Isend and friends that returned request KEY. */
@@ -135,11 +156,9 @@ int complete_request(uint64_t key, const MPI_Status *st, uint64_t t0, uint64_t t
 {
     if (!recording()) return 0;
     lock();
-    uint64_t slot;
+    struct pending p;
     int waited = 0;
-    if (!S.failed && map_take(&S.pend_by_request, key, &slot)) {
-        struct pending p = S.pend[slot];
-        pending_close_locked((size_t)slot);
+    if (pending_take_locked(key, &p)) {
         int cancelled = 0;
         PMPI_Test_cancelled(st, &cancelled);
         struct record *r = &S.recs[p.rec];
@@ -174,10 +193,8 @@ void note_request_free(uint64_t key, uint64_t t0, uint64_t t1)
 {
     if (!recording()) return;
     lock();
-    uint64_t slot;
-    if (!S.failed && map_take(&S.pend_by_request, key, &slot)) {
-        struct pending p = S.pend[slot];
-        pending_close_locked((size_t)slot);
+    struct pending p;
+    if (pending_take_locked(key, &p)) {
         if (p.is_recv && !(p.src_known && p.tag_known)) {
             S.counters[C_FREED_UNKNOWN]++;
             drop_locked(p.rec);
