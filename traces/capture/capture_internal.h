@@ -76,6 +76,7 @@
 /* Handles are turned into 64-bit map keys by copying their bytes. */
 _Static_assert(sizeof(MPI_Request) <= sizeof(uint64_t), "MPI_Request wider than 64 bits");
 _Static_assert(sizeof(MPI_Comm) <= sizeof(uint64_t), "MPI_Comm wider than 64 bits");
+_Static_assert(sizeof(MPI_Message) <= sizeof(uint64_t), "MPI_Message wider than 64 bits");
 
 #pragma GCC visibility push(hidden)
 
@@ -108,10 +109,20 @@ enum layout {
 #define MAX_ARGS 6
 #define TRACE_FORMAT_VERSION 2 /* traces/trace_header.h, kTraceFormatVersion */
 
-/* An op's word in an event line and which arguments follow it. */
+/* An op's word in an event line, which arguments follow it, and whether
+ * COUNTS (one byte count per member of its communicator) end the line. */
 struct op_info {
     const char *text;
     enum layout layout;
+    int counts;
+};
+
+/* The MPI calls counted by name (capture_calls.def). */
+enum call {
+#define COLLECTIVE(Name) CALL_##Name,
+#define UNRECORDED(Name, lower, UPPER, why, params, args, fparams, fargs) CALL_##Name,
+#include "capture_calls.def"
+    CALL_COUNT
 };
 
 /* One event of this process. Sent to rank 0 as raw bytes at the end (all
@@ -135,8 +146,8 @@ _Static_assert(sizeof(struct record) == 40, "unexpected padding in struct record
 /* Things the trace cannot express or that went wrong; summed over the
  * processes and reported as `note` lines and on stderr. */
 enum counter {
-    C_SELF,            /* messages from a process to itself */
-    C_INTER_COLL,      /* collectives on intercommunicators */
+    C_SELF,            /* messages from a process to itself (recorded; counted at the send) */
+    C_UNNAMED_COMM,    /* point-to-point on communicators whose members agreed on no id */
     C_FOREIGN_COMM,    /* operations on communicators with processes outside the world */
     C_NEVER_COMPLETED, /* requests still open at MPI_Finalize */
     C_FREED_UNKNOWN,   /* receive requests freed before their source/tag were known */
@@ -177,6 +188,8 @@ struct comm_entry {
     int size;          /* size of that group */
     int inter;         /* intercommunicator: point-to-point ranks name the remote group */
     int foreign;       /* has members outside MPI_COMM_WORLD: not recordable */
+    uint32_t *all;     /* intercommunicator: both groups, the one with the lowest world rank first */
+    int nall;
     int has_id;
     uint32_t id; /* agreed among the members; 0 is MPI_COMM_WORLD */
     int used;    /* named by a recorded collective: declared in the header */
@@ -188,10 +201,11 @@ struct comm_entry {
  * MPI_Isend at once and hands every such send the same pre-completed
  * request. The operations of one handle form a queue, oldest first, and
  * each completion of the handle closes the oldest. */
+enum pend_kind { PEND_SEND, PEND_RECV, PEND_COLL };
 struct pending {
-    size_t rec;  /* index of its isend/irecv record */
+    size_t rec;  /* index of its isend, irecv or non-blocking collective record */
     size_t comm; /* its communicator, to turn the status's source into a world rank */
-    int is_recv;
+    enum pend_kind kind;
     int src_known, tag_known; /* a receive posted without wildcards */
     size_t next;              /* the next operation open under the same handle, or NO_SLOT */
     size_t last;              /* in the oldest of a handle's queue: its newest */
@@ -219,6 +233,8 @@ struct capture_state {
 
     struct record *recs;
     size_t nrecs, caprecs;
+    uint32_t *counts; /* the COUNTS of events with counts; such an event's `d` is where its own start */
+    size_t ncounts, capcounts;
 
     struct comm_entry *comms;
     size_t ncomms, capcomms;
@@ -233,8 +249,65 @@ struct capture_state {
     uint32_t next_req;          /* REQ names are per process */
 
     uint64_t counters[C_COUNT];
+    uint64_t inter_calls[CALL_COUNT]; /* collectives on intercommunicators, not recorded */
+    uint64_t unrecorded[CALL_COUNT];  /* calls the library does not record (capture_unrecorded.c) */
 };
 extern struct capture_state S;
+
+/* A collective call being recorded (capture_coll.c): coll_enter before the
+ * PMPI call, t1 right after it, then what the op records, then coll_exit. */
+struct coll {
+    int rec; /* to be recorded: an intracommunicator whose members agreed on an id */
+    size_t ci;
+    enum op op;
+    uint64_t t0, t1;
+    int n, me;        /* the communicator's size and this process's rank in it */
+    int root;         /* rooted ops: a rank of the communicator */
+    uint64_t bytes;   /* ops with BYTES */
+    uint64_t *counts; /* ops with COUNTS: one per member, zero until filled in */
+    uint64_t key;     /* non-blocking ops: the request */
+};
+
+/* A communicator as one process describes it at the end: (agreed id,
+ * members in communicator-rank order). */
+struct comm_desc {
+    uint32_t id;
+    uint32_t n;
+    const uint32_t *members;
+    int rank;        /* the process that described it */
+    uint32_t global; /* its id in the trace */
+};
+
+/* What is known of one host at the end (capture_hosts.c). */
+#define HOST_NAME_SIZE 64
+struct host_fact {
+    char name[HOST_NAME_SIZE];
+    uint32_t cpus;  /* CPUs the processes on it may run on */
+    uint32_t ranks; /* processes on it */
+};
+
+/* Everything rank 0 writes (capture_write.c). */
+struct trace_data {
+    int nprocs;
+    struct record **recs; /* each process's events, in its own order */
+    uint64_t *nrecs;
+    uint32_t **counts; /* each process's COUNTS list (struct capture_state's counts) */
+    struct comm_desc *descs;
+    size_t ndescs;
+    struct map comms; /* (rank, agreed id) -> id in the trace | size << 32; made by write_trace */
+    uint64_t counters[C_COUNT];
+    uint64_t inter_calls[CALL_COUNT];
+    uint64_t unrecorded[CALL_COUNT];
+    struct host_fact *hosts;
+    size_t nhosts;
+};
+
+/* Text that grows (capture_write.c); `failed` once out of memory. */
+struct text {
+    char *s;
+    size_t len, cap;
+    int failed;
+};
 
 /* The time of a wait/test call that completes several requests (capture_p2p.c). */
 struct span {
@@ -284,24 +357,56 @@ int comm_lookup_locked(MPI_Comm comm, size_t *index);
 int64_t world_rank_locked(size_t index, int r);
 void comm_created(MPI_Comm comm);
 void comm_freed(MPI_Comm comm);
-int coll_begin(MPI_Comm comm, size_t *index);
-void note_coll(size_t index, enum op op, uint64_t t0, uint64_t t1, int root, uint64_t bytes);
-int is_rank(MPI_Comm comm, int r);
+void coll_enter(struct coll *c, MPI_Comm comm, enum op op, enum call call);
+void coll_exit(struct coll *c, int ok);
+void coll_rooted_bytes(struct coll *c, int root, MPI_Fint root_count, MPI_Datatype root_type, MPI_Fint count,
+                       MPI_Datatype type);
+void coll_rooted_counts(struct coll *c, int root, const int *root_counts, MPI_Datatype root_type, MPI_Fint count,
+                        MPI_Datatype type);
+void coll_counts(struct coll *c, const int *counts, MPI_Datatype type);
+void coll_counts_w(struct coll *c, const int *counts, const MPI_Datatype *types);
+void coll_equal_counts(struct coll *c, MPI_Fint count, MPI_Datatype type);
 
 /* capture_p2p.c */
 void note_send(uint64_t t0, uint64_t t1, MPI_Comm comm, int dest, uint64_t bytes, int tag);
-void note_recv(uint64_t t0, uint64_t t1, MPI_Comm comm, const MPI_Status *st, uint64_t posted);
+void note_recv(uint64_t t0, uint64_t t1, MPI_Comm comm, int source, const MPI_Status *st, uint64_t posted);
+int append_p2p_locked(uint64_t t0, uint64_t t1, enum op op, uint64_t bytes, int64_t peer, int tag, uint32_t req,
+                      size_t ci, int any, size_t *index);
+void pending_open_locked(uint64_t key, size_t rec, size_t comm, enum pend_kind kind, int src_known, int tag_known);
+uint64_t received_bytes(const MPI_Status *st, uint64_t posted);
+int p2p_comm_locked(MPI_Comm comm, size_t *ci);
+void isend_locked(uint64_t t0, uint64_t t1, size_t ci, int dest, uint64_t bytes, int tag, uint64_t key);
+void irecv_locked(uint64_t t0, uint64_t t1, size_t ci, int source, uint64_t bytes, int tag, uint64_t key);
 void note_isend(uint64_t t0, uint64_t t1, MPI_Comm comm, int dest, uint64_t bytes, int tag, uint64_t key);
 void note_irecv(uint64_t t0, uint64_t t1, MPI_Comm comm, int source, uint64_t bytes, int tag, uint64_t key);
 int complete_request(uint64_t key, const MPI_Status *st, uint64_t t0, uint64_t t1);
 void note_request_free(uint64_t key, uint64_t t0, uint64_t t1);
 int any_pending(void);
-void note_sendrecv(uint64_t t0, uint64_t t1, MPI_Comm comm, int dest, uint64_t sbytes, int stag, const MPI_Status *st,
-                   uint64_t rposted);
+void note_sendrecv(uint64_t t0, uint64_t t1, MPI_Comm comm, int dest, uint64_t sbytes, int stag, int source,
+                   const MPI_Status *st, uint64_t rposted);
 void complete_in(struct span *sp, uint64_t key, const MPI_Status *st);
+
+/* capture_persist.c */
+uint64_t msg_key(MPI_Message m);
+void note_persistent_init(uint64_t key, MPI_Comm comm, int is_recv, int peer, uint64_t bytes, int tag);
+void note_start(uint64_t key, uint64_t t0, uint64_t t1);
+void note_persistent_free(uint64_t key);
+void note_matched_probe(MPI_Comm comm, int source, const MPI_Status *st, uint64_t message);
+void note_mrecv(uint64_t message, const MPI_Status *st, uint64_t posted, uint64_t t0, uint64_t t1);
+void note_imrecv(uint64_t message, uint64_t posted, uint64_t request, uint64_t t0, uint64_t t1);
+void persistent_free_all(void);
 
 /* capture_finish.c */
 int capture_finish(void);
+
+/* capture_write.c */
+int trace_path_binary(const char *path);
+void text_printf(struct text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int write_trace(struct trace_data *t, uint64_t *nevents);
+
+/* capture_hosts.c */
+int host_facts(struct host_fact **facts, size_t *n);
+void host_notes(const struct host_fact *hosts, size_t n, struct text *notes);
 
 #pragma GCC visibility pop
 
