@@ -5,12 +5,14 @@ The helpers (building, running under the library, the independent parser and che
 """
 
 import subprocess
+from collections import Counter
 from pathlib import Path
 
 import pytest
 
 from conftest import run_engine
-from test_capture import MPICC, PROGRAMS, check_semantics, mpirun, parse
+from test_capture import (ARGUMENTS, COLLECTIVES, MPICC, MPIF90, POINT_TO_POINT, PROGRAMS, Capture, Trace, capture,
+                          check_semantics, mpirun, parse)
 
 pytestmark = [pytest.mark.model, pytest.mark.skipif(
     MPICC is None,
@@ -48,9 +50,46 @@ def test_small_isends_sharing_a_request(tmp_path, capture_lib, engine):
     run_captured(build(tmp_path, PROGRAMS / "small_isend.c"), capture_lib, trace)
     parsed = parse(trace)
     check_semantics(parsed)
-    mine = [(op, args) for rank, _, _, op, args in parsed.events if rank == 0 and op != "compute"]
-    assert [op for op, _ in mine] == ["isend"] * 3 + ["wait"] * 3, mine
-    assert {tuple(args[:3]) for op, args in mine if op == "isend"} == {(2, 64, 105)}
-    assert len({args[3] for op, args in mine if op == "isend"}) == 3, "each isend has a request of its own"
-    assert not [line for line in parsed.header if line.startswith("note ")], parsed.header
+    mine = [e for e in parsed.events if e.rank == 0 and e.op != "compute"]
+    assert [e.op for e in mine] == ["isend"] * 3 + ["wait"] * 3, mine
+    assert {(e.args["peer"], e.args["bytes"], e.args["tag"]) for e in mine if e.op == "isend"} == {(2, 64, 105)}
+    assert len({e.args["req"] for e in mine if e.op == "isend"}) == 3, "each isend has a request of its own"
+    assert not [note for note in parsed.notes() if not note.startswith("host ")], parsed.header
     validate(engine, trace)
+
+
+def check_report(trace: Trace, report: dict[int, dict[str, int]]) -> None:
+    """Per rank, every op's events, the bytes, the wildcard receives, the self-messages and the messages on
+    other communicators are what the program counted (tests/capture/mpi3_calls.c says how it counts)."""
+    for rank, counted in report.items():
+        mine = [e for e in trace.events if e.rank == rank]
+        ops = Counter(e.op for e in mine)
+        assert {op: ops[op] for op in ARGUMENTS if op != "compute"} == \
+            {op: counted[op] for op in ARGUMENTS if op != "compute"}, f"rank {rank}: events per op"
+        found = {
+            "send_bytes": sum(e.args["bytes"] for e in mine if e.op in ("send", "isend")),
+            "recv_bytes": sum(e.args["bytes"] for e in mine if e.op in ("recv", "irecv")),
+            "coll_bytes": sum(e.bytes for e in mine if e.op in COLLECTIVES),
+            "any": sum(e.args.get("posted", 0) for e in mine),
+            "self": sum(1 for e in mine if e.op in ("send", "isend") and e.args["peer"] == rank),
+            "comm_p2p": sum(1 for e in mine if e.op in POINT_TO_POINT and e.args["comm"] != 0),
+        }
+        assert found == {key: counted[key] for key in found}, f"rank {rank}"
+
+
+@pytest.fixture(scope="module")
+def c_calls(tmp_path_factory, capture_lib) -> Capture:
+    return capture(tmp_path_factory.mktemp("mpi3-c"), PROGRAMS / "mpi3_calls.c", capture_lib)
+
+
+def test_every_c_call_recorded(c_calls):
+    trace = parse(c_calls.trace)
+    check_semantics(trace)
+    check_report(trace, c_calls.report)
+    selves = sum(counted["self"] for counted in c_calls.report.values())
+    assert f"{selves} messages were sent by a process to itself (recorded)" in trace.notes()
+    assert not [n for n in trace.notes() if not n.startswith("host ") and "to itself" not in n], trace.notes()
+
+
+def test_every_c_call_validates(c_calls, engine):
+    validate(engine, c_calls.trace)
