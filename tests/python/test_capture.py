@@ -79,7 +79,8 @@ def capture(workdir: Path, program: Path, lib: str, linked: bool = False, env: d
     if linked:
         libdir = str(Path(lib).parent)
         command += [f"-L{libdir}", f"-Wl,-rpath,{libdir}", "-libsec_capture"]
-    built = subprocess.run(command, capture_output=True, text=True, check=False)
+    # In WORKDIR: a Fortran compiler writes the program's module files where it runs.
+    built = subprocess.run(command, capture_output=True, text=True, check=False, cwd=workdir)
     assert built.returncode == 0, f"{' '.join(command)} failed:\n{built.stderr}"
 
     trace, report = workdir / "program.trace", workdir / "report.txt"
@@ -176,7 +177,7 @@ def parse_event(trace: Trace, line: str) -> Event:
         assert words[-1] in POSTED, line
         words[-1] = str(POSTED[words[-1]])
     assert all(NUMBER.fullmatch(w) for w in words[:3] + words[4:]), line
-    event = Event(int(words[0]), int(words[1]), int(words[2]), op, dict(zip(names, map(int, words[4:]))))
+    event = Event(int(words[0]), int(words[1]), int(words[2]), op, dict(zip(names, map(int, words[4:]), strict=True)))
     if counts is not None:
         assert all(NUMBER.fullmatch(c) for c in counts.split(",")), line
         event.counts = [int(c) for c in counts.split(",")]
