@@ -31,23 +31,64 @@
 #include <string.h>
 
 #define NPROCS 4
-#define BIG 4000  /* bytes: past Open MPI's pre-completed small sends */
-#define SMALL 64  /* bytes: Open MPI completes these at once, with one shared request */
+#define BIG 4000 /* bytes: past Open MPI's pre-completed small sends */
+#define SMALL 64 /* bytes: Open MPI completes these at once, with one shared request */
 #define MAXBUF 65536
 
 enum key {
-    K_SEND, K_RECV, K_ISEND, K_IRECV, K_WAIT, K_BARRIER, K_BCAST, K_REDUCE, K_GATHER, K_SCATTER, K_ALLREDUCE,
-    K_ALLGATHER, K_ALLTOALL, K_ALLTOALLV, K_ALLGATHERV, K_GATHERV, K_SCATTERV, K_REDUCE_SCATTER, K_SCAN, K_EXSCAN,
-    K_IBARRIER, K_IBCAST, K_IREDUCE, K_IGATHER, K_ISCATTER, K_IALLREDUCE, K_IALLGATHER, K_IALLTOALL, K_IALLTOALLV,
-    K_IALLGATHERV, K_IGATHERV, K_ISCATTERV, K_IREDUCE_SCATTER, K_ISCAN, K_IEXSCAN, K_SEND_BYTES, K_RECV_BYTES,
-    K_COLL_BYTES, K_ANY, K_SELF, K_COMM_P2P, K_COUNT
+    K_SEND,
+    K_RECV,
+    K_ISEND,
+    K_IRECV,
+    K_WAIT,
+    K_BARRIER,
+    K_BCAST,
+    K_REDUCE,
+    K_GATHER,
+    K_SCATTER,
+    K_ALLREDUCE,
+    K_ALLGATHER,
+    K_ALLTOALL,
+    K_ALLTOALLV,
+    K_ALLGATHERV,
+    K_GATHERV,
+    K_SCATTERV,
+    K_REDUCE_SCATTER,
+    K_SCAN,
+    K_EXSCAN,
+    K_IBARRIER,
+    K_IBCAST,
+    K_IREDUCE,
+    K_IGATHER,
+    K_ISCATTER,
+    K_IALLREDUCE,
+    K_IALLGATHER,
+    K_IALLTOALL,
+    K_IALLTOALLV,
+    K_IALLGATHERV,
+    K_IGATHERV,
+    K_ISCATTERV,
+    K_IREDUCE_SCATTER,
+    K_ISCAN,
+    K_IEXSCAN,
+    K_SEND_BYTES,
+    K_RECV_BYTES,
+    K_COLL_BYTES,
+    K_ANY,
+    K_SELF,
+    K_COMM_P2P,
+    K_COUNT
 };
 static const char *const KEY_NAME[K_COUNT] = {
-    "send", "recv", "isend", "irecv", "wait", "barrier", "bcast", "reduce", "gather", "scatter", "allreduce",
-    "allgather", "alltoall", "alltoallv", "allgatherv", "gatherv", "scatterv", "reduce_scatter", "scan", "exscan",
-    "ibarrier", "ibcast", "ireduce", "igather", "iscatter", "iallreduce", "iallgather", "ialltoall", "ialltoallv",
-    "iallgatherv", "igatherv", "iscatterv", "ireduce_scatter", "iscan", "iexscan", "send_bytes", "recv_bytes",
-    "coll_bytes", "any", "self", "comm_p2p"};
+    "send",       "recv",       "isend",           "irecv",      "wait",
+    "barrier",    "bcast",      "reduce",          "gather",     "scatter",
+    "allreduce",  "allgather",  "alltoall",        "alltoallv",  "allgatherv",
+    "gatherv",    "scatterv",   "reduce_scatter",  "scan",       "exscan",
+    "ibarrier",   "ibcast",     "ireduce",         "igather",    "iscatter",
+    "iallreduce", "iallgather", "ialltoall",       "ialltoallv", "iallgatherv",
+    "igatherv",   "iscatterv",  "ireduce_scatter", "iscan",      "iexscan",
+    "send_bytes", "recv_bytes", "coll_bytes",      "any",        "self",
+    "comm_p2p"};
 static long long tally[K_COUNT];
 static int rank, size, right, left;
 static char sbuf[MAXBUF], rbuf[MAXBUF];
@@ -115,8 +156,8 @@ static void blocking_modes(void)
 /* -- 2. Non-blocking sends of every mode, and every way to complete them -- */
 static void nonblocking_modes(void)
 {
-    int (*const isend[])(const void *, int, MPI_Datatype, int, int, MPI_Comm, MPI_Request *) = {
-        MPI_Isend, MPI_Issend, MPI_Ibsend, MPI_Irsend};
+    int (*const isend[])(const void *, int, MPI_Datatype, int, int, MPI_Comm, MPI_Request *) = {MPI_Isend, MPI_Issend,
+                                                                                                MPI_Ibsend, MPI_Irsend};
     MPI_Request recvs[4], sends[4];
     for (int m = 0; m < 4; ++m) {
         check(MPI_Irecv(rbuf + m * 8192, 8192, MPI_BYTE, left, 20 + m, MPI_COMM_WORLD, &recvs[m]), "irecv");
@@ -173,8 +214,7 @@ static void nonblocking_modes(void)
 static void combined_and_self(void)
 {
     MPI_Status st;
-    check(MPI_Sendrecv(sbuf, BIG, MPI_BYTE, right, 40, rbuf, MAXBUF, MPI_BYTE, MPI_ANY_SOURCE, 40, MPI_COMM_WORLD,
-                       &st),
+    check(MPI_Sendrecv(sbuf, BIG, MPI_BYTE, right, 40, rbuf, MAXBUF, MPI_BYTE, MPI_ANY_SOURCE, 40, MPI_COMM_WORLD, &st),
           "sendrecv");
     expect(st.MPI_SOURCE == left, "sendrecv from the left");
     p2p(K_IRECV, 0, BIG, left, MPI_COMM_WORLD);
@@ -187,8 +227,7 @@ static void combined_and_self(void)
     p2p(K_ISEND, 1, 4000, right, MPI_COMM_WORLD);
     tally[K_WAIT] += 2;
     /* To itself, in one call and in two. */
-    check(MPI_Sendrecv(sbuf, 100, MPI_BYTE, rank, 42, rbuf, 100, MPI_BYTE, rank, 42, MPI_COMM_WORLD,
-                       MPI_STATUS_IGNORE),
+    check(MPI_Sendrecv(sbuf, 100, MPI_BYTE, rank, 42, rbuf, 100, MPI_BYTE, rank, 42, MPI_COMM_WORLD, MPI_STATUS_IGNORE),
           "sendrecv to itself");
     p2p(K_IRECV, 0, 100, rank, MPI_COMM_WORLD);
     p2p(K_ISEND, 1, 100, rank, MPI_COMM_WORLD);
@@ -245,8 +284,8 @@ static void probes(void)
 static void persistent(void)
 {
     MPI_Request r[2];
-    int (*const init[])(const void *, int, MPI_Datatype, int, int, MPI_Comm, MPI_Request *) = {
-        MPI_Send_init, MPI_Bsend_init, MPI_Ssend_init, MPI_Rsend_init};
+    int (*const init[])(const void *, int, MPI_Datatype, int, int, MPI_Comm,
+                        MPI_Request *) = {MPI_Send_init, MPI_Bsend_init, MPI_Ssend_init, MPI_Rsend_init};
     for (int m = 0; m < 4; ++m) {
         int tag = 70 + m, any = m == 2;
         check(MPI_Recv_init(rbuf, MAXBUF, MPI_BYTE, any ? MPI_ANY_SOURCE : left, tag, MPI_COMM_WORLD, &r[0]),
@@ -394,12 +433,10 @@ static void nonblocking_collectives(MPI_Comm comm)
           "iallgatherv"),
         ++k;
     coll(K_IALLGATHERV, all);
-    check(MPI_Ialltoallv(in[k], pair, displs, MPI_DOUBLE, out[k], pair, displs, MPI_DOUBLE, comm, &r[k]),
-          "ialltoallv"),
+    check(MPI_Ialltoallv(in[k], pair, displs, MPI_DOUBLE, out[k], pair, displs, MPI_DOUBLE, comm, &r[k]), "ialltoallv"),
         ++k;
     coll(K_IALLTOALLV, pair_bytes);
-    check(MPI_Ialltoallw(in[k], pair, wdispls, types, out[k], pair, wdispls, types, comm, &r[k]), "ialltoallw"),
-        ++k;
+    check(MPI_Ialltoallw(in[k], pair, wdispls, types, out[k], pair, wdispls, types, comm, &r[k]), "ialltoallw"), ++k;
     coll(K_IALLTOALLV, wbytes);
     check(MPI_Ireduce_scatter(in[k], out[k], rcounts, MPI_DOUBLE, MPI_SUM, comm, &r[k]), "ireduce_scatter"), ++k;
     coll(K_IREDUCE_SCATTER, 8LL * n * (n + 1) / 2);
@@ -432,8 +469,7 @@ static void exchange_on(MPI_Comm comm, int tag)
     MPI_Group_translate_ranks(g, 2, peers, world, wpeers);
     MPI_Group_free(&g);
     MPI_Group_free(&world);
-    check(MPI_Sendrecv(sbuf, 300, MPI_BYTE, peers[0], tag, rbuf, 300, MPI_BYTE, peers[1], tag, comm,
-                       MPI_STATUS_IGNORE),
+    check(MPI_Sendrecv(sbuf, 300, MPI_BYTE, peers[0], tag, rbuf, 300, MPI_BYTE, peers[1], tag, comm, MPI_STATUS_IGNORE),
           "sendrecv on a communicator");
     p2p(K_IRECV, 0, 300, wpeers[1], comm);
     p2p(K_ISEND, 1, 300, wpeers[0], comm);

@@ -15,11 +15,39 @@
 #include <stdio.h>
 #include <string.h>
 
-enum { PUT, GET, ACCUMULATE, WIN_CREATE, WIN_FENCE, WIN_FREE, NEIGHBOR_ALLGATHER, INEIGHBOR_ALLTOALL, BARRIER_INTER,
-       BCAST_INTER, CANCEL, COMM_IDUP, FILE_OPEN, FILE_WRITE_AT, FILE_CLOSE, COUNT };
-static const char *const NAME[COUNT] = {"Put", "Get", "Accumulate", "Win_create", "Win_fence", "Win_free",
-                                        "Neighbor_allgather", "Ineighbor_alltoall", "Barrier", "Bcast", "Cancel",
-                                        "Comm_idup", "File_open", "File_write_at", "File_close"};
+enum {
+    PUT,
+    GET,
+    ACCUMULATE,
+    WIN_CREATE,
+    WIN_FENCE,
+    WIN_FREE,
+    NEIGHBOR_ALLGATHER,
+    INEIGHBOR_ALLTOALL,
+    BARRIER_INTER,
+    BCAST_INTER,
+    CANCEL,
+    COMM_IDUP,
+    FILE_OPEN,
+    FILE_WRITE_AT,
+    FILE_CLOSE,
+    COUNT
+};
+static const char *const NAME[COUNT] = {"Put",
+                                        "Get",
+                                        "Accumulate",
+                                        "Win_create",
+                                        "Win_fence",
+                                        "Win_free",
+                                        "Neighbor_allgather",
+                                        "Ineighbor_alltoall",
+                                        "Barrier",
+                                        "Bcast",
+                                        "Cancel",
+                                        "Comm_idup",
+                                        "File_open",
+                                        "File_write_at",
+                                        "File_close"};
 static int made[COUNT];
 
 int main(int argc, char **argv)
@@ -71,8 +99,7 @@ int main(int argc, char **argv)
 
     if (argc > 2) {
         MPI_File f;
-        MPI_File_open(MPI_COMM_WORLD, argv[2], MPI_MODE_CREATE | MPI_MODE_WRONLY, MPI_INFO_NULL, &f),
-            made[FILE_OPEN]++;
+        MPI_File_open(MPI_COMM_WORLD, argv[2], MPI_MODE_CREATE | MPI_MODE_WRONLY, MPI_INFO_NULL, &f), made[FILE_OPEN]++;
         MPI_File_write_at(f, rank * (MPI_Offset)sizeof x, x, 8, MPI_DOUBLE, MPI_STATUS_IGNORE), made[FILE_WRITE_AT]++;
         MPI_File_close(&f), made[FILE_CLOSE]++;
     }
