@@ -1,7 +1,8 @@
 /*
  * libibsec_capture: records what an MPI program does through the MPI
  * profiling interface (PMPI) and writes it, at MPI_Finalize, as an ibsec
- * trace (docs/trace-format.md, text encoding, `origin captured`).
+ * trace (docs/trace-format.md, version 2, `origin captured`) in the
+ * encoding and compression the name of IBSEC_TRACE asks for.
  *
  * How it works
  *  - Every wrapped MPI_X takes the time, calls PMPI_X, takes the time again
@@ -15,13 +16,18 @@
  *    at MPI_Init and MPI_Finalize. The origin is the earliest end of
  *    MPI_Init. See "One clock for all processes" below.
  *  - Non-blocking operations are remembered by their MPI_Request until a
- *    wait or test completes them; a receive's record is patched then with
- *    the source, tag and size the status reports (wildcards, short
- *    messages).
+ *    wait or test completes them (a queue per handle: Open MPI gives small
+ *    sends one shared pre-completed request); a receive's record is patched
+ *    then with the source, tag and size the status reports (wildcards,
+ *    short messages).
+ *  - Calls the library does not record are counted by name and become
+ *    notes (capture_unrecorded.c), so that no communication is left out
+ *    silently.
  *  - Communicators other than MPI_COMM_WORLD get an id that all their
  *    members agree on (an allreduce MAX over the new communicator, at its
- *    creation or at its first collective); at the end rank 0 renumbers them
- *    1, 2, ... and declares those that collectives use in `comm` lines.
+ *    creation or at its first blocking collective); at the end rank 0
+ *    renumbers them 1, 2, ... and declares those that events name in
+ *    `comm` lines.
  *  - At MPI_Finalize every process sends its records to rank 0, which
  *    merges them by START (ties by rank, each rank's own order kept) and
  *    writes IBSEC_TRACE (default ./ibsec.trace) through a temporary file and
@@ -45,9 +51,13 @@
  *   capture_clock.c    this process's clock and the common one
  *   capture_start.c    MPI_Init: start of the capture, the trace's origin
  *   capture_p2p.c      point-to-point recording and C wrappers
+ *   capture_persist.c  persistent requests, matched probes, their C wrappers
  *   capture_coll.c     communicators, collectives and their C wrappers
- *   capture_finish.c   MPI_Finalize: gather, merge, repair, write the trace
- *   capture_fortran.c  the Fortran entry points
+ *   capture_unrecorded.c  calls counted, not recorded (C and Fortran)
+ *   capture_hosts.c    the hosts' CPUs and ranks, for notes
+ *   capture_finish.c   MPI_Finalize: gather, merge, repair
+ *   capture_write.c    the header, the events, the encodings
+ *   capture_fortran.c, capture_fortran_coll.c  the Fortran entry points
  * All of it has hidden visibility: only the MPI and Fortran entry points are
  * exported from the library.
  */
