@@ -29,8 +29,26 @@ pytestmark = [pytest.mark.model, pytest.mark.skipif(
 needs_fortran = pytest.mark.skipif(
     MPIF90 is None, reason="no MPI Fortran compiler (mpif90/mpifort; Debian: apt-get install gfortran)")
 
-COLLECTIVES = {"barrier", "bcast", "reduce", "gather", "scatter", "allreduce", "allgather", "alltoall"}
-ROOTED = {"bcast", "reduce", "gather", "scatter"}
+# Arguments of each op after RANK START END OP (traces/trace_ops.def, format version 2), COUNTS not included.
+ARGUMENTS = {
+    "compute": (), "send": ("peer", "bytes", "tag", "comm"), "recv": ("peer", "bytes", "tag", "comm", "posted"),
+    "isend": ("peer", "bytes", "tag", "req", "comm"), "irecv": ("peer", "bytes", "tag", "req", "comm", "posted"),
+    "wait": ("req",), "barrier": ("comm",),
+    **{op: ("comm", "root", "bytes") for op in ("bcast", "reduce", "gather", "scatter")},
+    **{op: ("comm", "bytes") for op in ("allreduce", "allgather", "alltoall", "scan", "exscan")},
+    **{op: ("comm",) for op in ("alltoallv", "allgatherv", "reduce_scatter")},
+    **{op: ("comm", "root") for op in ("gatherv", "scatterv")},
+    "ibarrier": ("comm", "req"),
+    **{op: ("comm", "root", "bytes", "req") for op in ("ibcast", "ireduce", "igather", "iscatter")},
+    **{op: ("comm", "bytes", "req") for op in ("iallreduce", "iallgather", "ialltoall", "iscan", "iexscan")},
+    **{op: ("comm", "req") for op in ("ialltoallv", "iallgatherv", "ireduce_scatter")},
+    **{op: ("comm", "root", "req") for op in ("igatherv", "iscatterv")},
+}
+WITH_COUNTS = {"alltoallv", "allgatherv", "gatherv", "scatterv", "reduce_scatter", "ialltoallv", "iallgatherv",
+               "igatherv", "iscatterv", "ireduce_scatter"}
+COLLECTIVES = {op for op, args in ARGUMENTS.items() if args[:1] == ("comm",)}
+ROOTED = {op for op, args in ARGUMENTS.items() if "root" in args}
+POINT_TO_POINT = {"send", "recv", "isend", "irecv"}
 NUMBER = re.compile(r"0|[1-9][0-9]*")
 
 
@@ -61,7 +79,8 @@ def capture(workdir: Path, program: Path, lib: str, linked: bool = False, env: d
     if linked:
         libdir = str(Path(lib).parent)
         command += [f"-L{libdir}", f"-Wl,-rpath,{libdir}", "-libsec_capture"]
-    built = subprocess.run(command, capture_output=True, text=True, check=False)
+    # In WORKDIR: a Fortran compiler writes the program's module files where it runs.
+    built = subprocess.run(command, capture_output=True, text=True, check=False, cwd=workdir)
     assert built.returncode == 0, f"{' '.join(command)} failed:\n{built.stderr}"
 
     trace, report = workdir / "program.trace", workdir / "report.txt"
@@ -82,20 +101,41 @@ def capture(workdir: Path, program: Path, lib: str, linked: bool = False, env: d
 
 
 @dataclass
+class Event:
+    rank: int
+    start: int
+    end: int
+    op: str
+    args: dict[str, int]
+    counts: list[int] | None = None  # ops with COUNTS
+
+    @property
+    def bytes(self) -> int:
+        """BYTES, or the sum of the COUNTS."""
+        return sum(self.counts) if self.counts is not None else self.args.get("bytes", 0)
+
+
+@dataclass
 class Trace:
     header: list[str]
     processes: int
     origin: str
     comms: dict[int, list[int]] = field(default_factory=dict)
-    events: list[tuple[int, int, int, str, list[int]]] = field(default_factory=list)  # rank start end op args
+    events: list[Event] = field(default_factory=list)
+
+    def members(self, comm: int) -> list[int] | None:
+        return list(range(self.processes)) if comm == 0 else self.comms.get(comm)
+
+    def notes(self) -> list[str]:
+        return [line[len("note "):] for line in self.header if line.startswith("note ")]
 
 
 POSTED = {"exact": 0, "any": 1}
 
 
 def parse(path: Path) -> Trace:
-    """Reads a text trace, asserting the layout docs/trace-format.md prescribes (canonical text, header
-    order, trailer)."""
+    """Reads a text trace, asserting the layout docs/trace-format.md and traces/trace_ops.def prescribe
+    (version 2: canonical text, header order, arguments, counts, trailer)."""
     data = path.read_bytes()
     assert data.endswith(b"\n"), "the last line must end with a newline"
     lines = data.decode("ascii").split("\n")[:-1]
@@ -122,77 +162,89 @@ def parse(path: Path) -> Trace:
     trace.header = lines[:i + 1]
     body, trailer = lines[i + 1:-1], lines[-1]
     for line in body:
-        words = line.split(" ")
-        # A receive's last argument says how it was posted: `exact` (0) or `any` source (1).
-        if words[3] in ("recv", "irecv"):
-            assert words[-1] in POSTED, line
-            words[-1] = str(POSTED[words[-1]])
-        assert len(words) >= 4 and all(NUMBER.fullmatch(w) for w in words[:3] + words[4:]), line
-        trace.events.append((int(words[0]), int(words[1]), int(words[2]), words[3], [int(w) for w in words[4:]]))
+        trace.events.append(parse_event(trace, line))
     assert trailer == f"end {len(body)}", f"trailer {trailer!r} for {len(body)} events"
     return trace
 
 
+def parse_event(trace: Trace, line: str) -> Event:
+    words = line.split(" ")
+    assert len(words) >= 4 and words[3] in ARGUMENTS, line
+    op, names = words[3], ARGUMENTS[words[3]]
+    counts = words.pop() if op in WITH_COUNTS else None
+    assert len(words) == 4 + len(names), f"{op} takes {len(names)} arguments: {line}"
+    if "posted" in names:
+        assert words[-1] in POSTED, line
+        words[-1] = str(POSTED[words[-1]])
+    assert all(NUMBER.fullmatch(w) for w in words[:3] + words[4:]), line
+    event = Event(int(words[0]), int(words[1]), int(words[2]), op, dict(zip(names, map(int, words[4:]), strict=True)))
+    if counts is not None:
+        assert all(NUMBER.fullmatch(c) for c in counts.split(",")), line
+        event.counts = [int(c) for c in counts.split(",")]
+        members = trace.members(event.args["comm"])
+        assert members is not None and len(event.counts) == len(members), f"{line}: one count per member"
+    return event
+
+
 def check_semantics(trace: Trace) -> None:
-    """What `trace validate` checks, independently: order, arguments, requests, message matching,
-    collective sequences."""
-    arity = {"compute": 0, "send": 4, "recv": 5, "isend": 5, "irecv": 6, "wait": 1, "barrier": 1,
-             "bcast": 3, "reduce": 3, "gather": 3, "scatter": 3, "allreduce": 2, "allgather": 2, "alltoall": 2}
+    """What `trace validate` checks, independently: order, arguments, communicators, requests, message
+    matching per (communicator, source, destination, tag), collective sequences."""
     previous_start = 0
     last_end = defaultdict(int)
     open_requests = defaultdict(set)
-    sent, received = defaultdict(list), defaultdict(list)  # (from, to, tag) -> bytes in order
-    coll_sequences = defaultdict(lambda: defaultdict(list))  # comm -> rank -> [(op, root, bytes)]
-    for rank, start, end, op, args in trace.events:
-        where = f"{rank} {start} {end} {op} {args}"
-        assert 0 <= rank < trace.processes, where
-        assert op in arity and len(args) == arity[op], where
-        assert start >= previous_start, f"{where}: not sorted by START"
-        assert end >= start, where
-        assert start >= last_end[rank], f"{where}: starts before rank {rank}'s previous event ended"
-        previous_start, last_end[rank] = start, end
-        if op in ("send", "recv", "isend", "irecv"):
-            peer, size, tag = args[:3]
-            assert 0 <= peer < trace.processes and peer != rank, where
-            if op in ("send", "isend"):
-                sent[(rank, peer, tag)].append(size)
+    sent, received = defaultdict(list), defaultdict(list)  # (comm, from, to, tag) -> bytes in order
+    coll_sequences = defaultdict(lambda: defaultdict(list))  # comm -> rank -> [(op, root, bytes or counts)]
+    for e in trace.events:
+        where = f"{e.rank} {e.start} {e.end} {e.op} {e.args} {e.counts or ''}"
+        assert 0 <= e.rank < trace.processes, where
+        assert e.start >= previous_start, f"{where}: not sorted by START"
+        assert e.end >= e.start, where
+        assert e.start >= last_end[e.rank], f"{where}: starts before rank {e.rank}'s previous event ended"
+        previous_start, last_end[e.rank] = e.start, e.end
+        if "comm" in e.args:
+            members = trace.members(e.args["comm"])
+            assert members is not None and e.rank in members, f"{where}: not a member of the communicator"
+            assert e.args.get("peer", e.rank) in members and e.args.get("root", e.rank) in members, where
+        if e.op in POINT_TO_POINT:
+            peer, tag, comm = e.args["peer"], e.args["tag"], e.args["comm"]
+            if e.op in ("send", "isend"):
+                sent[(comm, e.rank, peer, tag)].append(e.args["bytes"])
             else:
-                received[(peer, rank, tag)].append(size)
-            if op in ("isend", "irecv"):
-                assert args[3] not in open_requests[rank], f"{where}: request already open"
-                open_requests[rank].add(args[3])
-        elif op == "wait":
-            assert args[0] in open_requests[rank], f"{where}: no open request {args[0]}"
-            open_requests[rank].remove(args[0])
-        elif op in COLLECTIVES:
-            comm = args[0]
-            members = list(range(trace.processes)) if comm == 0 else trace.comms.get(comm)
-            assert members is not None and rank in members, f"{where}: not a member of communicator {comm}"
-            root = args[1] if op in ROOTED else None
-            if root is not None:
-                assert root in members, where
-            coll_sequences[comm][rank].append((op, root, args[-1] if op != "barrier" else 0))
+                received[(comm, peer, e.rank, tag)].append(e.args["bytes"])
+        if "req" in e.args and e.op != "wait":
+            assert e.args["req"] not in open_requests[e.rank], f"{where}: request already open"
+            open_requests[e.rank].add(e.args["req"])
+        elif e.op == "wait":
+            assert e.args["req"] in open_requests[e.rank], f"{where}: no open request {e.args['req']}"
+            open_requests[e.rank].remove(e.args["req"])
+        if e.op in COLLECTIVES:
+            agreed = e.counts if e.op.lstrip("i") in ("allgatherv", "reduce_scatter") else e.bytes
+            if e.op.lstrip("i") in ("alltoallv", "gatherv", "scatterv"):
+                agreed = None  # each member lists its own part (the root all of them)
+            if e.op.lstrip("i") in ("gatherv", "scatterv") and e.rank != e.args["root"]:
+                own = trace.members(e.args["comm"]).index(e.rank)
+                assert all(c == 0 for i, c in enumerate(e.counts) if i != own), f"{where}: counts of others"
+            coll_sequences[e.args["comm"]][e.rank].append((e.op, e.args.get("root"), agreed))
     assert not any(open_requests.values()), f"requests never waited for: {dict(open_requests)}"
     assert set(sent) == set(received), f"unmatched messages: {set(sent) ^ set(received)}"
     for key in sent:
         assert sent[key] == received[key], f"messages {key}: sent {sent[key]}, received {received[key]}"
     for comm, by_rank in coll_sequences.items():
-        members = list(range(trace.processes)) if comm == 0 else trace.comms[comm]
-        sequences = [by_rank.get(m, []) for m in members]
+        sequences = [by_rank.get(m, []) for m in trace.members(comm)]
         assert all(s == sequences[0] for s in sequences), f"communicator {comm}: members disagree: {sequences}"
 
 
 def check_counts(trace: Trace, report: dict[int, dict[str, int]]) -> None:
     """Per rank, the trace's messages and collectives are what the program counted."""
     for rank, counted in report.items():
-        mine = [(op, args) for r, _, _, op, args in trace.events if r == rank]
-        sends = [args[1] for op, args in mine if op in ("send", "isend")]
-        recvs = [args[1] for op, args in mine if op in ("recv", "irecv")]
+        mine = [e for e in trace.events if e.rank == rank]
+        sends = [e.args["bytes"] for e in mine if e.op in ("send", "isend")]
+        recvs = [e.args["bytes"] for e in mine if e.op in ("recv", "irecv")]
         assert len(sends) == counted["sends"], f"rank {rank}: sends"
         assert sum(sends) == counted["send_bytes"], f"rank {rank}: bytes sent"
         assert len(recvs) == counted["recvs"], f"rank {rank}: receives"
         assert sum(recvs) == counted["recv_bytes"], f"rank {rank}: bytes received"
-        collectives = Counter(op for op, _ in mine if op in COLLECTIVES)
+        collectives = Counter(e.op for e in mine if e.op in COLLECTIVES)
         expected = {op: n for op, n in counted.items() if op in COLLECTIVES}
         assert dict(collectives) == expected, f"rank {rank}: collectives"
 
@@ -217,7 +269,7 @@ def test_c_trace_header(c_capture):
                         trace.origin), trace.origin
     # MPI_Comm_split into even and odd ranks, used by an MPI_Bcast.
     assert sorted(trace.comms.values()) == [[0, 2], [1, 3]]
-    assert not [line for line in trace.header if line.startswith("note ")], "nothing should have been dropped"
+    assert not [note for note in trace.notes() if not note.startswith("host ")], "nothing should have been dropped"
     assert "wrote" in c_capture.run.stderr
 
 
@@ -272,8 +324,8 @@ def test_hosts_with_skewed_clocks(tmp_path, capture_lib, engine):
     check_counts(trace, result.report)
     check_semantics(trace)
     first_start = {}
-    for rank, start, *_ in trace.events:
-        first_start.setdefault(rank, start)
+    for e in trace.events:
+        first_start.setdefault(e.rank, e.start)
     # Without the offsets, rank 3's events would start 3 s after rank 0's.
     assert max(first_start.values()) - min(first_start.values()) < 500_000_000, first_start
     result = run_engine(engine, "trace", "validate", str(result.trace))

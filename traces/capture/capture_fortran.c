@@ -24,31 +24,9 @@
  * checked, the ompi_send_f name the mpi_f08 module calls.
  */
 
-/* Integers per Fortran status (MPI_STATUS_SIZE). */
-#ifdef MPI_F_STATUS_SIZE
-#define F_STATUS_SIZE MPI_F_STATUS_SIZE
-#else
-#define F_STATUS_SIZE ((sizeof(MPI_Status) + sizeof(MPI_Fint) - 1) / sizeof(MPI_Fint))
-#endif
+#include "capture_fortran.h"
 
-#if defined(OPEN_MPI) && OMPI_MAJOR_VERSION == 4
-#define F08_NAME(impl, name, params) void name params __attribute__((alias(#impl)));
-#else
-#define F08_NAME(impl, name, params)
-#endif
-
-#define FORTRAN_NAMES(impl, lower, upper, params)                                                                      \
-    void lower params __attribute__((alias(#impl)));                                                                   \
-    void lower##_ params __attribute__((alias(#impl)));                                                                \
-    void lower##__ params __attribute__((alias(#impl)));                                                               \
-    void upper params __attribute__((alias(#impl)));                                                                   \
-    F08_NAME(impl, o##lower##_f, params)
-
-typedef MPI_Fint fint;
-
-/* A Fortran entry was called but Open MPI's Fortran library is not loaded:
- * cannot happen with a program built by mpif90/mpifort. */
-static void need_fortran(int present, const char *name)
+void need_fortran(int present, const char *name)
 {
     if (present) return;
     warn("%s not found: the Fortran MPI library (libmpi_mpifh) is not loaded", name);
@@ -90,57 +68,6 @@ extern void pmpi_testany_(fint *count, fint *requests, fint *index, fint *flag, 
 extern void pmpi_testsome_(fint *incount, fint *requests, fint *outcount, fint *indices, fint *statuses, fint *ierr)
     __attribute__((weak));
 extern void pmpi_request_free_(fint *request, fint *ierr) __attribute__((weak));
-extern void pmpi_barrier_(fint *comm, fint *ierr) __attribute__((weak));
-extern void pmpi_bcast_(void *buffer, fint *count, fint *type, fint *root, fint *comm, fint *ierr)
-    __attribute__((weak));
-extern void pmpi_reduce_(void *sendbuf, void *recvbuf, fint *count, fint *type, fint *op, fint *root, fint *comm,
-                         fint *ierr) __attribute__((weak));
-extern void pmpi_allreduce_(void *sendbuf, void *recvbuf, fint *count, fint *type, fint *op, fint *comm, fint *ierr)
-    __attribute__((weak));
-typedef void f_rooted_fn(void *sendbuf, fint *sendcount, fint *sendtype, void *recvbuf, fint *recvcount, fint *recvtype,
-                         fint *root, fint *comm, fint *ierr);
-extern f_rooted_fn pmpi_gather_ __attribute__((weak));
-extern f_rooted_fn pmpi_scatter_ __attribute__((weak));
-typedef void f_all_fn(void *sendbuf, fint *sendcount, fint *sendtype, void *recvbuf, fint *recvcount, fint *recvtype,
-                      fint *comm, fint *ierr);
-extern f_all_fn pmpi_allgather_ __attribute__((weak));
-extern f_all_fn pmpi_alltoall_ __attribute__((weak));
-extern void pmpi_comm_split_(fint *comm, fint *color, fint *key, fint *newcomm, fint *ierr) __attribute__((weak));
-extern void pmpi_comm_dup_(fint *comm, fint *newcomm, fint *ierr) __attribute__((weak));
-extern void pmpi_comm_create_(fint *comm, fint *group, fint *newcomm, fint *ierr) __attribute__((weak));
-extern void pmpi_comm_free_(fint *comm, fint *ierr) __attribute__((weak));
-
-/* IERROR is optional in the mpi_f08 bindings; Open MPI passes NULL then. */
-#define IERR(ierr)                                                                                                     \
-    fint ierr_local_;                                                                                                  \
-    if (!(ierr)) (ierr) = &ierr_local_
-
-static uint64_t f_bytes(const fint *count, const fint *type)
-{
-    return type_bytes(*count, PMPI_Type_f2c(*type));
-}
-static MPI_Comm f_comm(const fint *comm)
-{
-    return PMPI_Comm_f2c(*comm);
-}
-static uint64_t f_req_key(fint request)
-{
-    return req_key(PMPI_Request_f2c(request));
-}
-static int f_status_ignored(const fint *status)
-{
-    return status == MPI_F_STATUS_IGNORE;
-}
-static int f_statuses_ignored(const fint *statuses)
-{
-    return statuses == MPI_F_STATUSES_IGNORE;
-}
-
-static void f_to_c_status(const fint *fst, MPI_Status *cst)
-{
-    memset(cst, 0, sizeof *cst);
-    PMPI_Status_f2c(fst, cst);
-}
 
 /* -- Start and end -- */
 
@@ -248,7 +175,7 @@ static void f_recv(void *buf, fint *count, fint *type, fint *source, fint *tag, 
     if (*ierr == MPI_SUCCESS) {
         MPI_Status cst;
         f_to_c_status(st, &cst);
-        note_recv(t0, t1, f_comm(comm), &cst, f_bytes(count, type));
+        note_recv(t0, t1, f_comm(comm), *source, &cst, f_bytes(count, type));
     }
 }
 FORTRAN_NAMES(f_recv, mpi_recv, MPI_RECV,
@@ -269,7 +196,7 @@ static void f_sendrecv(void *sendbuf, fint *sendcount, fint *sendtype, fint *des
     if (*ierr == MPI_SUCCESS) {
         MPI_Status cst;
         f_to_c_status(st, &cst);
-        note_sendrecv(t0, t1, f_comm(comm), *dest, f_bytes(sendcount, sendtype), *sendtag, &cst,
+        note_sendrecv(t0, t1, f_comm(comm), *dest, f_bytes(sendcount, sendtype), *sendtag, *source, &cst,
                       f_bytes(recvcount, recvtype));
     }
 }
@@ -291,7 +218,7 @@ static void f_sendrecv_replace(void *buf, fint *count, fint *type, fint *dest, f
         MPI_Status cst;
         f_to_c_status(st, &cst);
         uint64_t bytes = f_bytes(count, type);
-        note_sendrecv(t0, t1, f_comm(comm), *dest, bytes, *sendtag, &cst, bytes);
+        note_sendrecv(t0, t1, f_comm(comm), *dest, bytes, *sendtag, *source, &cst, bytes);
     }
 }
 FORTRAN_NAMES(f_sendrecv_replace, mpi_sendrecv_replace, MPI_SENDRECV_REPLACE,
@@ -501,167 +428,136 @@ static void f_request_free(fint *request, fint *ierr)
     uint64_t t0 = now();
     pmpi_request_free_(request, ierr);
     uint64_t t1 = now();
-    if (*ierr == MPI_SUCCESS) note_request_free(key, t0, t1);
+    if (*ierr == MPI_SUCCESS) {
+        note_request_free(key, t0, t1);
+        note_persistent_free(key);
+    }
 }
 FORTRAN_NAMES(f_request_free, mpi_request_free, MPI_REQUEST_FREE, (fint * request, fint *ierr))
 
-/* -- Collectives (same BYTES rules as the C wrappers) -- */
+/* -- Persistent requests and matched probes (capture_persist.c) -- */
 
-static void f_barrier(fint *comm, fint *ierr)
+#define F_INIT_PARAMS (void *buf, fint *count, fint *type, fint *peer, fint *tag, fint *comm, fint *request, fint *ierr)
+typedef void f_init_fn F_INIT_PARAMS;
+
+static void f_persistent_init(f_init_fn *pmpi, const char *name, int is_recv, void *buf, fint *count, fint *type,
+                              fint *peer, fint *tag, fint *comm, fint *request, fint *ierr)
 {
     IERR(ierr);
-    need_fortran(pmpi_barrier_ != NULL, "pmpi_barrier_");
-    size_t ci;
-    int rec = coll_begin(f_comm(comm), &ci);
+    need_fortran(pmpi != NULL, name);
+    pmpi(buf, count, type, peer, tag, comm, request, ierr);
+    if (*ierr == MPI_SUCCESS)
+        note_persistent_init(f_req_key(*request), f_comm(comm), is_recv, *peer, f_bytes(count, type), *tag);
+}
+
+#define FORTRAN_INIT(lower, upper, is_recv)                                                                            \
+    extern f_init_fn p##lower##_ __attribute__((weak));                                                                \
+    static void f_##lower F_INIT_PARAMS                                                                                \
+    {                                                                                                                  \
+        f_persistent_init(p##lower##_, "p" #lower "_", is_recv, buf, count, type, peer, tag, comm, request, ierr);     \
+    }                                                                                                                  \
+    FORTRAN_NAMES(f_##lower, lower, upper, F_INIT_PARAMS)
+FORTRAN_INIT(mpi_send_init, MPI_SEND_INIT, 0)
+FORTRAN_INIT(mpi_bsend_init, MPI_BSEND_INIT, 0)
+FORTRAN_INIT(mpi_ssend_init, MPI_SSEND_INIT, 0)
+FORTRAN_INIT(mpi_rsend_init, MPI_RSEND_INIT, 0)
+FORTRAN_INIT(mpi_recv_init, MPI_RECV_INIT, 1)
+
+extern void pmpi_start_(fint *request, fint *ierr) __attribute__((weak));
+static void f_start(fint *request, fint *ierr)
+{
+    IERR(ierr);
+    need_fortran(pmpi_start_ != NULL, "pmpi_start_");
+    uint64_t key = f_req_key(*request);
     uint64_t t0 = now();
-    pmpi_barrier_(comm, ierr);
+    pmpi_start_(request, ierr);
     uint64_t t1 = now();
-    if (rec && *ierr == MPI_SUCCESS) note_coll(ci, OP_BARRIER, t0, t1, 0, 0);
+    if (*ierr == MPI_SUCCESS) note_start(key, t0, t1);
 }
-FORTRAN_NAMES(f_barrier, mpi_barrier, MPI_BARRIER, (fint * comm, fint *ierr))
+FORTRAN_NAMES(f_start, mpi_start, MPI_START, (fint * request, fint *ierr))
 
-static void f_bcast(void *buffer, fint *count, fint *type, fint *root, fint *comm, fint *ierr)
+extern void pmpi_startall_(fint *count, fint *requests, fint *ierr) __attribute__((weak));
+static void f_startall(fint *count, fint *requests, fint *ierr)
 {
     IERR(ierr);
-    need_fortran(pmpi_bcast_ != NULL, "pmpi_bcast_");
-    size_t ci;
-    int rec = coll_begin(f_comm(comm), &ci);
+    need_fortran(pmpi_startall_ != NULL, "pmpi_startall_");
     uint64_t t0 = now();
-    pmpi_bcast_(buffer, count, type, root, comm, ierr);
+    pmpi_startall_(count, requests, ierr);
     uint64_t t1 = now();
-    if (rec && *ierr == MPI_SUCCESS) note_coll(ci, OP_BCAST, t0, t1, *root, f_bytes(count, type));
+    for (fint i = 0; *ierr == MPI_SUCCESS && i < *count; ++i) note_start(f_req_key(requests[i]), i == 0 ? t0 : t1, t1);
 }
-FORTRAN_NAMES(f_bcast, mpi_bcast, MPI_BCAST,
-              (void *buffer, fint *count, fint *type, fint *root, fint *comm, fint *ierr))
+FORTRAN_NAMES(f_startall, mpi_startall, MPI_STARTALL, (fint * count, fint *requests, fint *ierr))
 
-static void f_reduce(void *sendbuf, void *recvbuf, fint *count, fint *type, fint *op, fint *root, fint *comm,
-                     fint *ierr)
+/* A matched probe that found message MESSAGE with Fortran status FST. */
+static void f_matched(const fint *comm, fint source, const fint *fst, fint message)
+{
+    MPI_Message m = PMPI_Message_f2c(message);
+    if (m == MPI_MESSAGE_NO_PROC) return;
+    MPI_Status cst;
+    f_to_c_status(fst, &cst);
+    note_matched_probe(f_comm(comm), source, &cst, msg_key(m));
+}
+
+extern void pmpi_mprobe_(fint *source, fint *tag, fint *comm, fint *message, fint *status, fint *ierr)
+    __attribute__((weak));
+static void f_mprobe(fint *source, fint *tag, fint *comm, fint *message, fint *status, fint *ierr)
 {
     IERR(ierr);
-    need_fortran(pmpi_reduce_ != NULL, "pmpi_reduce_");
-    size_t ci;
-    int rec = coll_begin(f_comm(comm), &ci);
+    need_fortran(pmpi_mprobe_ != NULL, "pmpi_mprobe_");
+    fint own[F_STATUS_SIZE];
+    fint *st = f_status_ignored(status) ? own : status;
+    pmpi_mprobe_(source, tag, comm, message, st, ierr);
+    if (*ierr == MPI_SUCCESS) f_matched(comm, *source, st, *message);
+}
+FORTRAN_NAMES(f_mprobe, mpi_mprobe, MPI_MPROBE,
+              (fint * source, fint *tag, fint *comm, fint *message, fint *status, fint *ierr))
+
+extern void pmpi_improbe_(fint *source, fint *tag, fint *comm, fint *flag, fint *message, fint *status, fint *ierr)
+    __attribute__((weak));
+static void f_improbe(fint *source, fint *tag, fint *comm, fint *flag, fint *message, fint *status, fint *ierr)
+{
+    IERR(ierr);
+    need_fortran(pmpi_improbe_ != NULL, "pmpi_improbe_");
+    fint own[F_STATUS_SIZE];
+    fint *st = f_status_ignored(status) ? own : status;
+    pmpi_improbe_(source, tag, comm, flag, message, st, ierr);
+    if (*ierr == MPI_SUCCESS && *flag) f_matched(comm, *source, st, *message);
+}
+FORTRAN_NAMES(f_improbe, mpi_improbe, MPI_IMPROBE,
+              (fint * source, fint *tag, fint *comm, fint *flag, fint *message, fint *status, fint *ierr))
+
+extern void pmpi_mrecv_(void *buf, fint *count, fint *type, fint *message, fint *status, fint *ierr)
+    __attribute__((weak));
+static void f_mrecv(void *buf, fint *count, fint *type, fint *message, fint *status, fint *ierr)
+{
+    IERR(ierr);
+    need_fortran(pmpi_mrecv_ != NULL, "pmpi_mrecv_");
+    fint own[F_STATUS_SIZE];
+    fint *st = f_status_ignored(status) ? own : status;
+    uint64_t key = msg_key(PMPI_Message_f2c(*message));
     uint64_t t0 = now();
-    pmpi_reduce_(sendbuf, recvbuf, count, type, op, root, comm, ierr);
+    pmpi_mrecv_(buf, count, type, message, st, ierr);
     uint64_t t1 = now();
-    if (rec && *ierr == MPI_SUCCESS) note_coll(ci, OP_REDUCE, t0, t1, *root, f_bytes(count, type));
+    if (*ierr == MPI_SUCCESS) {
+        MPI_Status cst;
+        f_to_c_status(st, &cst);
+        note_mrecv(key, &cst, f_bytes(count, type), t0, t1);
+    }
 }
-FORTRAN_NAMES(f_reduce, mpi_reduce, MPI_REDUCE,
-              (void *sendbuf, void *recvbuf, fint *count, fint *type, fint *op, fint *root, fint *comm, fint *ierr))
+FORTRAN_NAMES(f_mrecv, mpi_mrecv, MPI_MRECV,
+              (void *buf, fint *count, fint *type, fint *message, fint *status, fint *ierr))
 
-static void f_allreduce(void *sendbuf, void *recvbuf, fint *count, fint *type, fint *op, fint *comm, fint *ierr)
+extern void pmpi_imrecv_(void *buf, fint *count, fint *type, fint *message, fint *request, fint *ierr)
+    __attribute__((weak));
+static void f_imrecv(void *buf, fint *count, fint *type, fint *message, fint *request, fint *ierr)
 {
     IERR(ierr);
-    need_fortran(pmpi_allreduce_ != NULL, "pmpi_allreduce_");
-    size_t ci;
-    int rec = coll_begin(f_comm(comm), &ci);
+    need_fortran(pmpi_imrecv_ != NULL, "pmpi_imrecv_");
+    uint64_t key = msg_key(PMPI_Message_f2c(*message));
     uint64_t t0 = now();
-    pmpi_allreduce_(sendbuf, recvbuf, count, type, op, comm, ierr);
+    pmpi_imrecv_(buf, count, type, message, request, ierr);
     uint64_t t1 = now();
-    if (rec && *ierr == MPI_SUCCESS) note_coll(ci, OP_ALLREDUCE, t0, t1, 0, f_bytes(count, type));
+    if (*ierr == MPI_SUCCESS) note_imrecv(key, f_bytes(count, type), f_req_key(*request), t0, t1);
 }
-FORTRAN_NAMES(f_allreduce, mpi_allreduce, MPI_ALLREDUCE,
-              (void *sendbuf, void *recvbuf, fint *count, fint *type, fint *op, fint *comm, fint *ierr))
-
-#define F_ROOTED_PARAMS                                                                                                \
-    (void *sendbuf, fint *sendcount, fint *sendtype, void *recvbuf, fint *recvcount, fint *recvtype, fint *root,       \
-     fint *comm, fint *ierr)
-
-static void f_gather F_ROOTED_PARAMS
-{
-    IERR(ierr);
-    need_fortran(pmpi_gather_ != NULL, "pmpi_gather_");
-    size_t ci;
-    int rec = coll_begin(f_comm(comm), &ci);
-    uint64_t t0 = now();
-    pmpi_gather_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, ierr);
-    uint64_t t1 = now();
-    if (rec && *ierr == MPI_SUCCESS)
-        note_coll(ci, OP_GATHER, t0, t1, *root,
-                  is_rank(f_comm(comm), *root) ? f_bytes(recvcount, recvtype) : f_bytes(sendcount, sendtype));
-}
-FORTRAN_NAMES(f_gather, mpi_gather, MPI_GATHER, F_ROOTED_PARAMS)
-
-static void f_scatter F_ROOTED_PARAMS
-{
-    IERR(ierr);
-    need_fortran(pmpi_scatter_ != NULL, "pmpi_scatter_");
-    size_t ci;
-    int rec = coll_begin(f_comm(comm), &ci);
-    uint64_t t0 = now();
-    pmpi_scatter_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, ierr);
-    uint64_t t1 = now();
-    if (rec && *ierr == MPI_SUCCESS)
-        note_coll(ci, OP_SCATTER, t0, t1, *root,
-                  is_rank(f_comm(comm), *root) ? f_bytes(sendcount, sendtype) : f_bytes(recvcount, recvtype));
-}
-FORTRAN_NAMES(f_scatter, mpi_scatter, MPI_SCATTER, F_ROOTED_PARAMS)
-
-#define F_ALL_PARAMS                                                                                                   \
-    (void *sendbuf, fint *sendcount, fint *sendtype, void *recvbuf, fint *recvcount, fint *recvtype, fint *comm,       \
-     fint *ierr)
-
-static void f_allgather F_ALL_PARAMS
-{
-    IERR(ierr);
-    need_fortran(pmpi_allgather_ != NULL, "pmpi_allgather_");
-    size_t ci;
-    int rec = coll_begin(f_comm(comm), &ci);
-    uint64_t t0 = now();
-    pmpi_allgather_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierr);
-    uint64_t t1 = now();
-    if (rec && *ierr == MPI_SUCCESS) note_coll(ci, OP_ALLGATHER, t0, t1, 0, f_bytes(recvcount, recvtype));
-}
-FORTRAN_NAMES(f_allgather, mpi_allgather, MPI_ALLGATHER, F_ALL_PARAMS)
-
-static void f_alltoall F_ALL_PARAMS
-{
-    IERR(ierr);
-    need_fortran(pmpi_alltoall_ != NULL, "pmpi_alltoall_");
-    size_t ci;
-    int rec = coll_begin(f_comm(comm), &ci);
-    uint64_t t0 = now();
-    pmpi_alltoall_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierr);
-    uint64_t t1 = now();
-    if (rec && *ierr == MPI_SUCCESS) note_coll(ci, OP_ALLTOALL, t0, t1, 0, f_bytes(recvcount, recvtype));
-}
-FORTRAN_NAMES(f_alltoall, mpi_alltoall, MPI_ALLTOALL, F_ALL_PARAMS)
-
-/* -- Communicators -- */
-
-static void f_comm_split(fint *comm, fint *color, fint *key, fint *newcomm, fint *ierr)
-{
-    IERR(ierr);
-    need_fortran(pmpi_comm_split_ != NULL, "pmpi_comm_split_");
-    pmpi_comm_split_(comm, color, key, newcomm, ierr);
-    if (*ierr == MPI_SUCCESS) comm_created(f_comm(newcomm));
-}
-FORTRAN_NAMES(f_comm_split, mpi_comm_split, MPI_COMM_SPLIT,
-              (fint * comm, fint *color, fint *key, fint *newcomm, fint *ierr))
-
-static void f_comm_dup(fint *comm, fint *newcomm, fint *ierr)
-{
-    IERR(ierr);
-    need_fortran(pmpi_comm_dup_ != NULL, "pmpi_comm_dup_");
-    pmpi_comm_dup_(comm, newcomm, ierr);
-    if (*ierr == MPI_SUCCESS) comm_created(f_comm(newcomm));
-}
-FORTRAN_NAMES(f_comm_dup, mpi_comm_dup, MPI_COMM_DUP, (fint * comm, fint *newcomm, fint *ierr))
-
-static void f_comm_create(fint *comm, fint *group, fint *newcomm, fint *ierr)
-{
-    IERR(ierr);
-    need_fortran(pmpi_comm_create_ != NULL, "pmpi_comm_create_");
-    pmpi_comm_create_(comm, group, newcomm, ierr);
-    if (*ierr == MPI_SUCCESS) comm_created(f_comm(newcomm));
-}
-FORTRAN_NAMES(f_comm_create, mpi_comm_create, MPI_COMM_CREATE, (fint * comm, fint *group, fint *newcomm, fint *ierr))
-
-static void f_comm_free(fint *comm, fint *ierr)
-{
-    IERR(ierr);
-    need_fortran(pmpi_comm_free_ != NULL, "pmpi_comm_free_");
-    comm_freed(f_comm(comm));
-    pmpi_comm_free_(comm, ierr);
-}
-FORTRAN_NAMES(f_comm_free, mpi_comm_free, MPI_COMM_FREE, (fint * comm, fint *ierr))
+FORTRAN_NAMES(f_imrecv, mpi_imrecv, MPI_IMRECV,
+              (void *buf, fint *count, fint *type, fint *message, fint *request, fint *ierr))

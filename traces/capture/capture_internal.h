@@ -1,7 +1,8 @@
 /*
  * libibsec_capture: records what an MPI program does through the MPI
  * profiling interface (PMPI) and writes it, at MPI_Finalize, as an ibsec
- * trace (docs/trace-format.md, text encoding, `origin captured`).
+ * trace (docs/trace-format.md, version 2, `origin captured`) in the
+ * encoding and compression the name of IBSEC_TRACE asks for.
  *
  * How it works
  *  - Every wrapped MPI_X takes the time, calls PMPI_X, takes the time again
@@ -15,13 +16,18 @@
  *    at MPI_Init and MPI_Finalize. The origin is the earliest end of
  *    MPI_Init. See "One clock for all processes" below.
  *  - Non-blocking operations are remembered by their MPI_Request until a
- *    wait or test completes them; a receive's record is patched then with
- *    the source, tag and size the status reports (wildcards, short
- *    messages).
+ *    wait or test completes them (a queue per handle: Open MPI gives small
+ *    sends one shared pre-completed request); a receive's record is patched
+ *    then with the source, tag and size the status reports (wildcards,
+ *    short messages).
+ *  - Calls the library does not record are counted by name and become
+ *    notes (capture_unrecorded.c), so that no communication is left out
+ *    silently.
  *  - Communicators other than MPI_COMM_WORLD get an id that all their
  *    members agree on (an allreduce MAX over the new communicator, at its
- *    creation or at its first collective); at the end rank 0 renumbers them
- *    1, 2, ... and declares those that collectives use in `comm` lines.
+ *    creation or at its first blocking collective); at the end rank 0
+ *    renumbers them 1, 2, ... and declares those that events name in
+ *    `comm` lines.
  *  - At MPI_Finalize every process sends its records to rank 0, which
  *    merges them by START (ties by rank, each rank's own order kept) and
  *    writes IBSEC_TRACE (default ./ibsec.trace) through a temporary file and
@@ -45,9 +51,13 @@
  *   capture_clock.c    this process's clock and the common one
  *   capture_start.c    MPI_Init: start of the capture, the trace's origin
  *   capture_p2p.c      point-to-point recording and C wrappers
+ *   capture_persist.c  persistent requests, matched probes, their C wrappers
  *   capture_coll.c     communicators, collectives and their C wrappers
- *   capture_finish.c   MPI_Finalize: gather, merge, repair, write the trace
- *   capture_fortran.c  the Fortran entry points
+ *   capture_unrecorded.c  calls counted, not recorded (C and Fortran)
+ *   capture_hosts.c    the hosts' CPUs and ranks, for notes
+ *   capture_finish.c   MPI_Finalize: gather, merge, repair
+ *   capture_write.c    the header, the events, the encodings
+ *   capture_fortran.c, capture_fortran_coll.c  the Fortran entry points
  * All of it has hidden visibility: only the MPI and Fortran entry points are
  * exported from the library.
  */
@@ -76,6 +86,7 @@
 /* Handles are turned into 64-bit map keys by copying their bytes. */
 _Static_assert(sizeof(MPI_Request) <= sizeof(uint64_t), "MPI_Request wider than 64 bits");
 _Static_assert(sizeof(MPI_Comm) <= sizeof(uint64_t), "MPI_Comm wider than 64 bits");
+_Static_assert(sizeof(MPI_Message) <= sizeof(uint64_t), "MPI_Message wider than 64 bits");
 
 #pragma GCC visibility push(hidden)
 
@@ -108,10 +119,20 @@ enum layout {
 #define MAX_ARGS 6
 #define TRACE_FORMAT_VERSION 2 /* traces/trace_header.h, kTraceFormatVersion */
 
-/* An op's word in an event line and which arguments follow it. */
+/* An op's word in an event line, which arguments follow it, and whether
+ * COUNTS (one byte count per member of its communicator) end the line. */
 struct op_info {
     const char *text;
     enum layout layout;
+    int counts;
+};
+
+/* The MPI calls counted by name (capture_calls.def). */
+enum call {
+#define COLLECTIVE(Name) CALL_##Name,
+#define UNRECORDED(Name, lower, UPPER, why, params, args, fparams, fargs) CALL_##Name,
+#include "capture_calls.def"
+    CALL_COUNT
 };
 
 /* One event of this process. Sent to rank 0 as raw bytes at the end (all
@@ -135,8 +156,8 @@ _Static_assert(sizeof(struct record) == 40, "unexpected padding in struct record
 /* Things the trace cannot express or that went wrong; summed over the
  * processes and reported as `note` lines and on stderr. */
 enum counter {
-    C_SELF,            /* messages from a process to itself */
-    C_INTER_COLL,      /* collectives on intercommunicators */
+    C_SELF,            /* messages from a process to itself (recorded; counted at the send) */
+    C_UNNAMED_COMM,    /* point-to-point on communicators whose members agreed on no id */
     C_FOREIGN_COMM,    /* operations on communicators with processes outside the world */
     C_NEVER_COMPLETED, /* requests still open at MPI_Finalize */
     C_FREED_UNKNOWN,   /* receive requests freed before their source/tag were known */
@@ -177,19 +198,29 @@ struct comm_entry {
     int size;          /* size of that group */
     int inter;         /* intercommunicator: point-to-point ranks name the remote group */
     int foreign;       /* has members outside MPI_COMM_WORLD: not recordable */
+    uint32_t *all;     /* intercommunicator: both groups, the one with the lowest world rank first */
+    int nall;
     int has_id;
     uint32_t id; /* agreed among the members; 0 is MPI_COMM_WORLD */
     int used;    /* named by a recorded collective: declared in the header */
     size_t refs; /* open requests naming it */
 };
 
-/* An open non-blocking operation, found by its MPI_Request. */
+/* An open non-blocking operation, found by its MPI_Request. One handle can
+ * stand for several open operations at once: Open MPI 4 completes a small
+ * MPI_Isend at once and hands every such send the same pre-completed
+ * request. The operations of one handle form a queue, oldest first, and
+ * each completion of the handle closes the oldest. */
+enum pend_kind { PEND_SEND, PEND_RECV, PEND_COLL };
 struct pending {
-    size_t rec;  /* index of its isend/irecv record */
+    size_t rec;  /* index of its isend, irecv or non-blocking collective record */
     size_t comm; /* its communicator, to turn the status's source into a world rank */
-    int is_recv;
+    enum pend_kind kind;
     int src_known, tag_known; /* a receive posted without wildcards */
+    size_t next;              /* the next operation open under the same handle, or NO_SLOT */
+    size_t last;              /* in the oldest of a handle's queue: its newest */
 };
+#define NO_SLOT SIZE_MAX
 
 /* Everything the library knows about this process (defined in capture_state.c). */
 struct capture_state {
@@ -212,6 +243,8 @@ struct capture_state {
 
     struct record *recs;
     size_t nrecs, caprecs;
+    uint32_t *counts; /* the COUNTS of events with counts; such an event's `d` is where its own start */
+    size_t ncounts, capcounts;
 
     struct comm_entry *comms;
     size_t ncomms, capcomms;
@@ -222,12 +255,69 @@ struct capture_state {
     size_t npend, cappend; /* slots used so far, allocated */
     size_t *pend_free;     /* slots free for reuse */
     size_t npend_free, cappend_free;
-    struct map pend_by_request; /* request -> index in pend */
+    struct map pend_by_request; /* request -> oldest of its open operations in pend */
     uint32_t next_req;          /* REQ names are per process */
 
     uint64_t counters[C_COUNT];
+    uint64_t inter_calls[CALL_COUNT]; /* collectives on intercommunicators, not recorded */
+    uint64_t unrecorded[CALL_COUNT];  /* calls the library does not record (capture_unrecorded.c) */
 };
 extern struct capture_state S;
+
+/* A collective call being recorded (capture_coll.c): coll_enter before the
+ * PMPI call, t1 right after it, then what the op records, then coll_exit. */
+struct coll {
+    int rec; /* to be recorded: an intracommunicator whose members agreed on an id */
+    size_t ci;
+    enum op op;
+    uint64_t t0, t1;
+    int n, me;        /* the communicator's size and this process's rank in it */
+    int root;         /* rooted ops: a rank of the communicator */
+    uint64_t bytes;   /* ops with BYTES */
+    uint64_t *counts; /* ops with COUNTS: one per member, zero until filled in */
+    uint64_t key;     /* non-blocking ops: the request */
+};
+
+/* A communicator as one process describes it at the end: (agreed id,
+ * members in communicator-rank order). */
+struct comm_desc {
+    uint32_t id;
+    uint32_t n;
+    const uint32_t *members;
+    int rank;        /* the process that described it */
+    uint32_t global; /* its id in the trace */
+};
+
+/* What is known of one host at the end (capture_hosts.c). */
+#define HOST_NAME_SIZE 64
+struct host_fact {
+    char name[HOST_NAME_SIZE];
+    uint32_t cpus;  /* CPUs the processes on it may run on */
+    uint32_t ranks; /* processes on it */
+};
+
+/* Everything rank 0 writes (capture_write.c). */
+struct trace_data {
+    int nprocs;
+    struct record **recs; /* each process's events, in its own order */
+    uint64_t *nrecs;
+    uint32_t **counts; /* each process's COUNTS list (struct capture_state's counts) */
+    struct comm_desc *descs;
+    size_t ndescs;
+    struct map comms; /* (rank, agreed id) -> id in the trace | size << 32; made by write_trace */
+    uint64_t counters[C_COUNT];
+    uint64_t inter_calls[CALL_COUNT];
+    uint64_t unrecorded[CALL_COUNT];
+    struct host_fact *hosts;
+    size_t nhosts;
+};
+
+/* Text that grows (capture_write.c); `failed` once out of memory. */
+struct text {
+    char *s;
+    size_t len, cap;
+    int failed;
+};
 
 /* The time of a wait/test call that completes several requests (capture_p2p.c). */
 struct span {
@@ -277,24 +367,56 @@ int comm_lookup_locked(MPI_Comm comm, size_t *index);
 int64_t world_rank_locked(size_t index, int r);
 void comm_created(MPI_Comm comm);
 void comm_freed(MPI_Comm comm);
-int coll_begin(MPI_Comm comm, size_t *index);
-void note_coll(size_t index, enum op op, uint64_t t0, uint64_t t1, int root, uint64_t bytes);
-int is_rank(MPI_Comm comm, int r);
+void coll_enter(struct coll *c, MPI_Comm comm, enum op op, enum call call);
+void coll_exit(struct coll *c, int ok);
+void coll_rooted_bytes(struct coll *c, int root, MPI_Fint root_count, MPI_Datatype root_type, MPI_Fint count,
+                       MPI_Datatype type);
+void coll_rooted_counts(struct coll *c, int root, const int *root_counts, MPI_Datatype root_type, MPI_Fint count,
+                        MPI_Datatype type);
+void coll_counts(struct coll *c, const int *counts, MPI_Datatype type);
+void coll_counts_w(struct coll *c, const int *counts, const MPI_Datatype *types);
+void coll_equal_counts(struct coll *c, MPI_Fint count, MPI_Datatype type);
 
 /* capture_p2p.c */
 void note_send(uint64_t t0, uint64_t t1, MPI_Comm comm, int dest, uint64_t bytes, int tag);
-void note_recv(uint64_t t0, uint64_t t1, MPI_Comm comm, const MPI_Status *st, uint64_t posted);
+void note_recv(uint64_t t0, uint64_t t1, MPI_Comm comm, int source, const MPI_Status *st, uint64_t posted);
+int append_p2p_locked(uint64_t t0, uint64_t t1, enum op op, uint64_t bytes, int64_t peer, int tag, uint32_t req,
+                      size_t ci, int any, size_t *index);
+void pending_open_locked(uint64_t key, size_t rec, size_t comm, enum pend_kind kind, int src_known, int tag_known);
+uint64_t received_bytes(const MPI_Status *st, uint64_t posted);
+int p2p_comm_locked(MPI_Comm comm, size_t *ci);
+void isend_locked(uint64_t t0, uint64_t t1, size_t ci, int dest, uint64_t bytes, int tag, uint64_t key);
+void irecv_locked(uint64_t t0, uint64_t t1, size_t ci, int source, uint64_t bytes, int tag, uint64_t key);
 void note_isend(uint64_t t0, uint64_t t1, MPI_Comm comm, int dest, uint64_t bytes, int tag, uint64_t key);
 void note_irecv(uint64_t t0, uint64_t t1, MPI_Comm comm, int source, uint64_t bytes, int tag, uint64_t key);
 int complete_request(uint64_t key, const MPI_Status *st, uint64_t t0, uint64_t t1);
 void note_request_free(uint64_t key, uint64_t t0, uint64_t t1);
 int any_pending(void);
-void note_sendrecv(uint64_t t0, uint64_t t1, MPI_Comm comm, int dest, uint64_t sbytes, int stag, const MPI_Status *st,
-                   uint64_t rposted);
+void note_sendrecv(uint64_t t0, uint64_t t1, MPI_Comm comm, int dest, uint64_t sbytes, int stag, int source,
+                   const MPI_Status *st, uint64_t rposted);
 void complete_in(struct span *sp, uint64_t key, const MPI_Status *st);
+
+/* capture_persist.c */
+uint64_t msg_key(MPI_Message m);
+void note_persistent_init(uint64_t key, MPI_Comm comm, int is_recv, int peer, uint64_t bytes, int tag);
+void note_start(uint64_t key, uint64_t t0, uint64_t t1);
+void note_persistent_free(uint64_t key);
+void note_matched_probe(MPI_Comm comm, int source, const MPI_Status *st, uint64_t message);
+void note_mrecv(uint64_t message, const MPI_Status *st, uint64_t posted, uint64_t t0, uint64_t t1);
+void note_imrecv(uint64_t message, uint64_t posted, uint64_t request, uint64_t t0, uint64_t t1);
+void persistent_free_all(void);
 
 /* capture_finish.c */
 int capture_finish(void);
+
+/* capture_write.c */
+int trace_path_binary(const char *path);
+void text_printf(struct text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int write_trace(struct trace_data *t, uint64_t *nevents);
+
+/* capture_hosts.c */
+int host_facts(struct host_fact **facts, size_t *n);
+void host_notes(const struct host_fact *hosts, size_t n, struct text *notes);
 
 #pragma GCC visibility pop
 

@@ -10,11 +10,40 @@
  * gives the byte count of the message whatever the receive's datatype was
  * (both Open MPI and MPICH keep that count in the status), and the datatype
  * the receive was posted with may have been freed since. */
-static uint64_t received_bytes(const MPI_Status *st, uint64_t posted)
+uint64_t received_bytes(const MPI_Status *st, uint64_t posted)
 {
     MPI_Count n = 0;
     if (PMPI_Get_elements_x(st, MPI_BYTE, &n) != MPI_SUCCESS || n == MPI_UNDEFINED || n < 0) return posted;
     return (uint64_t)n;
+}
+
+/* The table entry of COMM for a point-to-point event, which names the
+ * communicator by the id its members agreed on. Returns 0 if the event
+ * cannot be recorded. Lock held. */
+int p2p_comm_locked(MPI_Comm comm, size_t *ci)
+{
+    if (!comm_lookup_locked(comm, ci)) return 0;
+    if (!S.comms[*ci].has_id) { /* made by a call that gave no chance to agree (MPI_Comm_idup) */
+        S.counters[C_UNNAMED_COMM]++;
+        return 0;
+    }
+    return 1;
+}
+
+/* Appends a point-to-point event on communicator entry CI; ANY says a
+ * receive was posted with MPI_ANY_SOURCE. Lock held. */
+int append_p2p_locked(uint64_t t0, uint64_t t1, enum op op, uint64_t bytes, int64_t peer, int tag, uint32_t req,
+                      size_t ci, int any, size_t *index)
+{
+    size_t at;
+    if (!append_locked(t0, t1, op, bytes, (uint32_t)peer, (uint32_t)tag, req, &at)) return 0;
+    S.recs[at].d = S.comms[ci].id;
+    S.recs[at].flags = (uint8_t)(any != 0);
+    S.comms[ci].used = 1;
+    /* Counted once per message, at its send. */
+    if (peer == S.rank && (op == OP_SEND || op == OP_ISEND)) S.counters[C_SELF]++;
+    if (index) *index = at;
+    return 1;
 }
 
 /* A blocking send (MPI_Send, _Ssend, _Bsend, _Rsend) that returned. */
@@ -23,28 +52,24 @@ void note_send(uint64_t t0, uint64_t t1, MPI_Comm comm, int dest, uint64_t bytes
     if (!recording() || dest == MPI_PROC_NULL) return;
     lock();
     size_t ci;
-    if (comm_lookup_locked(comm, &ci)) {
+    if (p2p_comm_locked(comm, &ci)) {
         int64_t peer = world_rank_locked(ci, dest);
-        if (peer == S.rank)
-            S.counters[C_SELF]++;
-        else if (peer >= 0)
-            append_locked(t0, t1, OP_SEND, bytes, (uint32_t)peer, (uint32_t)tag, 0, NULL);
+        if (peer >= 0) append_p2p_locked(t0, t1, OP_SEND, bytes, peer, tag, 0, ci, 0, NULL);
     }
     unlock();
 }
 
-/* A blocking receive that returned with status ST. */
-void note_recv(uint64_t t0, uint64_t t1, MPI_Comm comm, const MPI_Status *st, uint64_t posted)
+/* A blocking receive posted for SOURCE that returned with status ST. */
+void note_recv(uint64_t t0, uint64_t t1, MPI_Comm comm, int source, const MPI_Status *st, uint64_t posted)
 {
     if (!recording() || st->MPI_SOURCE == MPI_PROC_NULL) return;
     lock();
     size_t ci;
-    if (comm_lookup_locked(comm, &ci)) {
+    if (p2p_comm_locked(comm, &ci)) {
         int64_t peer = world_rank_locked(ci, st->MPI_SOURCE);
-        if (peer == S.rank)
-            S.counters[C_SELF]++;
-        else if (peer >= 0)
-            append_locked(t0, t1, OP_RECV, received_bytes(st, posted), (uint32_t)peer, (uint32_t)st->MPI_TAG, 0, NULL);
+        if (peer >= 0)
+            append_p2p_locked(t0, t1, OP_RECV, received_bytes(st, posted), peer, st->MPI_TAG, 0, ci,
+                              source == MPI_ANY_SOURCE, NULL);
     }
     unlock();
 }
@@ -56,8 +81,10 @@ static void pending_close_locked(size_t slot)
     S.pend_free[S.npend_free++] = slot;
 }
 
-/* Remembers the request KEY of the isend/irecv record REC. Lock held. */
-static void pending_open_locked(uint64_t key, size_t rec, size_t comm, int is_recv, int src_known, int tag_known)
+/* Remembers the request KEY of the record REC (an isend, irecv or
+ * non-blocking collective), behind any operation still open under the same
+ * handle. Lock held. */
+void pending_open_locked(uint64_t key, size_t rec, size_t comm, enum pend_kind kind, int src_known, int tag_known)
 {
     size_t slot;
     if (S.npend_free > 0) {
@@ -71,21 +98,64 @@ static void pending_open_locked(uint64_t key, size_t rec, size_t comm, int is_re
         }
         slot = S.npend++;
     }
-    S.pend[slot] =
-        (struct pending){.rec = rec, .comm = comm, .is_recv = is_recv, .src_known = src_known, .tag_known = tag_known};
-    uint64_t stale;
-    if (map_take(&S.pend_by_request, key, &stale)) {
-        /* The handle was reused: the old request completed without us
-         * seeing it (through a call this library does not wrap). */
-        S.counters[C_NEVER_COMPLETED]++;
-        pending_close_locked((size_t)stale);
-        drop_locked(S.pend[stale].rec);
-    }
-    if (!map_put(&S.pend_by_request, key, slot)) {
+    S.pend[slot] = (struct pending){.rec = rec,
+                                    .comm = comm,
+                                    .kind = kind,
+                                    .src_known = src_known,
+                                    .tag_known = tag_known,
+                                    .next = NO_SLOT,
+                                    .last = slot};
+    struct map_slot *queue = map_find(&S.pend_by_request, key);
+    if (queue) {
+        struct pending *oldest = &S.pend[queue->value];
+        S.pend[oldest->last].next = slot;
+        oldest->last = slot;
+    } else if (!map_put(&S.pend_by_request, key, slot)) {
         fail_locked("request table");
         return;
     }
     S.comms[comm].refs++;
+}
+
+/* Takes the oldest operation open under request KEY out of the table into
+ * *P; returns 0 if there is none. Lock held. */
+static int pending_take_locked(uint64_t key, struct pending *p)
+{
+    struct map_slot *queue = map_find(&S.pend_by_request, key);
+    if (S.failed || !queue) return 0;
+    size_t slot = (size_t)queue->value;
+    *p = S.pend[slot];
+    if (p->next == NO_SLOT) {
+        map_take(&S.pend_by_request, key, NULL);
+    } else {
+        S.pend[p->next].last = p->last;
+        queue->value = p->next;
+    }
+    pending_close_locked(slot);
+    return 1;
+}
+
+/* A non-blocking send on entry CI that returned request KEY. Lock held. */
+void isend_locked(uint64_t t0, uint64_t t1, size_t ci, int dest, uint64_t bytes, int tag, uint64_t key)
+{
+    size_t rec;
+    int64_t peer = world_rank_locked(ci, dest);
+    if (peer >= 0 && append_p2p_locked(t0, t1, OP_ISEND, bytes, peer, tag, S.next_req++, ci, 0, &rec))
+        pending_open_locked(key, rec, ci, PEND_SEND, 1, 1);
+}
+
+/* A non-blocking receive on entry CI that returned request KEY. With
+ * MPI_ANY_SOURCE / MPI_ANY_TAG the peer / tag is filled in when the request
+ * completes; so is the size (a message may be shorter than the buffer).
+ * Lock held. */
+void irecv_locked(uint64_t t0, uint64_t t1, size_t ci, int source, uint64_t bytes, int tag, uint64_t key)
+{
+    size_t rec;
+    int src_known = source != MPI_ANY_SOURCE, tag_known = tag != MPI_ANY_TAG;
+    int64_t peer = src_known ? world_rank_locked(ci, source) : 0;
+    if (peer >= 0 &&
+        append_p2p_locked(t0, t1, OP_IRECV, bytes, peer, tag_known ? tag : 0, S.next_req++, ci, !src_known, &rec))
+        pending_open_locked(key, rec, ci, PEND_RECV, src_known, tag_known);
 }
 
 /* MPI_Isend and friends that returned request KEY. */
@@ -93,40 +163,32 @@ void note_isend(uint64_t t0, uint64_t t1, MPI_Comm comm, int dest, uint64_t byte
 {
     if (!recording() || dest == MPI_PROC_NULL) return;
     lock();
-    size_t ci, rec;
-    if (comm_lookup_locked(comm, &ci)) {
-        int64_t peer = world_rank_locked(ci, dest);
-        if (peer == S.rank) {
-            S.counters[C_SELF]++;
-        } else if (peer >= 0) {
-            uint32_t req = S.next_req++;
-            if (append_locked(t0, t1, OP_ISEND, bytes, (uint32_t)peer, (uint32_t)tag, req, &rec))
-                pending_open_locked(key, rec, ci, 0, 1, 1);
-        }
-    }
+    size_t ci;
+    if (p2p_comm_locked(comm, &ci)) isend_locked(t0, t1, ci, dest, bytes, tag, key);
     unlock();
 }
 
-/* MPI_Irecv that returned request KEY. With MPI_ANY_SOURCE / MPI_ANY_TAG
- * the peer / tag is filled in when the request completes; so is the size
- * (a message may be shorter than the buffer). */
+/* MPI_Irecv that returned request KEY. */
 void note_irecv(uint64_t t0, uint64_t t1, MPI_Comm comm, int source, uint64_t bytes, int tag, uint64_t key)
 {
     if (!recording() || source == MPI_PROC_NULL) return;
     lock();
-    size_t ci, rec;
-    if (comm_lookup_locked(comm, &ci)) {
-        int src_known = source != MPI_ANY_SOURCE, tag_known = tag != MPI_ANY_TAG;
-        int64_t peer = src_known ? world_rank_locked(ci, source) : 0;
-        if (src_known && peer == S.rank) {
-            S.counters[C_SELF]++;
-        } else if (peer >= 0) {
-            uint32_t req = S.next_req++;
-            if (append_locked(t0, t1, OP_IRECV, bytes, (uint32_t)peer, tag_known ? (uint32_t)tag : 0, req, &rec))
-                pending_open_locked(key, rec, ci, 1, src_known, tag_known);
-        }
-    }
+    size_t ci;
+    if (p2p_comm_locked(comm, &ci)) irecv_locked(t0, t1, ci, source, bytes, tag, key);
     unlock();
+}
+
+/* Fills in the record of a completed receive from its status ST; returns 0
+ * if it turned out not to be recordable. Lock held. */
+static int finish_receive_locked(const struct pending *p, const MPI_Status *st)
+{
+    struct record *r = &S.recs[p->rec];
+    int64_t peer = world_rank_locked(p->comm, st->MPI_SOURCE);
+    if (peer < 0) return 0;
+    r->a = (uint32_t)peer;
+    r->b = (uint32_t)st->MPI_TAG;
+    r->bytes = clamp_bytes_locked(received_bytes(st, r->bytes));
+    return 1;
 }
 
 /* Request KEY completed (a wait or a successful test over [t0, t1]) with
@@ -135,32 +197,18 @@ int complete_request(uint64_t key, const MPI_Status *st, uint64_t t0, uint64_t t
 {
     if (!recording()) return 0;
     lock();
-    uint64_t slot;
+    struct pending p;
     int waited = 0;
-    if (!S.failed && map_take(&S.pend_by_request, key, &slot)) {
-        struct pending p = S.pend[slot];
-        pending_close_locked((size_t)slot);
+    if (pending_take_locked(key, &p)) {
         int cancelled = 0;
-        PMPI_Test_cancelled(st, &cancelled);
-        struct record *r = &S.recs[p.rec];
+        if (p.kind != PEND_COLL) PMPI_Test_cancelled(st, &cancelled);
         if (cancelled) {
             S.counters[C_CANCELLED]++;
             drop_locked(p.rec);
-        } else if (p.is_recv) {
-            int64_t peer = world_rank_locked(p.comm, st->MPI_SOURCE);
-            if (peer == S.rank || peer < 0) { /* an MPI_ANY_SOURCE receive that matched itself */
-                S.counters[C_SELF]++;
-                drop_locked(p.rec);
-            } else {
-                r->a = (uint32_t)peer;
-                r->b = (uint32_t)st->MPI_TAG;
-                r->bytes = clamp_bytes_locked(received_bytes(st, r->bytes));
-                uint32_t req = r->c; /* r may move when the wait is appended */
-                waited = append_locked(t0, t1, OP_WAIT, 0, 0, 0, req, NULL);
-            }
+        } else if (p.kind == PEND_RECV && !finish_receive_locked(&p, st)) {
+            drop_locked(p.rec);
         } else {
-            uint32_t req = r->c;
-            waited = append_locked(t0, t1, OP_WAIT, 0, 0, 0, req, NULL);
+            waited = append_locked(t0, t1, OP_WAIT, 0, 0, 0, S.recs[p.rec].c, NULL);
         }
     }
     unlock();
@@ -174,11 +222,9 @@ void note_request_free(uint64_t key, uint64_t t0, uint64_t t1)
 {
     if (!recording()) return;
     lock();
-    uint64_t slot;
-    if (!S.failed && map_take(&S.pend_by_request, key, &slot)) {
-        struct pending p = S.pend[slot];
-        pending_close_locked((size_t)slot);
-        if (p.is_recv && !(p.src_known && p.tag_known)) {
+    struct pending p;
+    if (pending_take_locked(key, &p)) {
+        if (p.kind == PEND_RECV && !(p.src_known && p.tag_known)) {
             S.counters[C_FREED_UNKNOWN]++;
             drop_locked(p.rec);
         } else {
@@ -196,37 +242,30 @@ int any_pending(void)
     return any;
 }
 
-/* MPI_Sendrecv(_replace): recorded as irecv + isend + two waits (the
- * format has no combined operation), or as a plain send or recv when the
- * other side is MPI_PROC_NULL or the process itself. */
-void note_sendrecv(uint64_t t0, uint64_t t1, MPI_Comm comm, int dest, uint64_t sbytes, int stag, const MPI_Status *st,
-                   uint64_t rposted)
+/* MPI_Sendrecv(_replace), the receive posted for SOURCE: recorded as irecv
+ * + isend + two waits (the format has no combined operation), or as a
+ * plain send or recv when the other side is MPI_PROC_NULL. */
+void note_sendrecv(uint64_t t0, uint64_t t1, MPI_Comm comm, int dest, uint64_t sbytes, int stag, int source,
+                   const MPI_Status *st, uint64_t rposted)
 {
     if (!recording()) return;
     lock();
     size_t ci;
-    if (comm_lookup_locked(comm, &ci)) {
+    if (p2p_comm_locked(comm, &ci)) {
         int64_t to = dest == MPI_PROC_NULL ? -1 : world_rank_locked(ci, dest);
         int64_t from = st->MPI_SOURCE == MPI_PROC_NULL ? -1 : world_rank_locked(ci, st->MPI_SOURCE);
-        if (to == S.rank) {
-            S.counters[C_SELF]++;
-            to = -1;
-        }
-        if (from == S.rank) {
-            S.counters[C_SELF]++;
-            from = -1;
-        }
         uint64_t rbytes = received_bytes(st, rposted);
+        int any = source == MPI_ANY_SOURCE;
         if (to >= 0 && from >= 0) {
             uint32_t rreq = S.next_req++, sreq = S.next_req++;
-            if (append_locked(t0, t0, OP_IRECV, rbytes, (uint32_t)from, (uint32_t)st->MPI_TAG, rreq, NULL) &&
-                append_locked(t0, t0, OP_ISEND, sbytes, (uint32_t)to, (uint32_t)stag, sreq, NULL) &&
+            if (append_p2p_locked(t0, t0, OP_IRECV, rbytes, from, st->MPI_TAG, rreq, ci, any, NULL) &&
+                append_p2p_locked(t0, t0, OP_ISEND, sbytes, to, stag, sreq, ci, 0, NULL) &&
                 append_locked(t0, t1, OP_WAIT, 0, 0, 0, rreq, NULL))
                 append_locked(t1, t1, OP_WAIT, 0, 0, 0, sreq, NULL);
         } else if (to >= 0) {
-            append_locked(t0, t1, OP_SEND, sbytes, (uint32_t)to, (uint32_t)stag, 0, NULL);
+            append_p2p_locked(t0, t1, OP_SEND, sbytes, to, stag, 0, ci, 0, NULL);
         } else if (from >= 0) {
-            append_locked(t0, t1, OP_RECV, rbytes, (uint32_t)from, (uint32_t)st->MPI_TAG, 0, NULL);
+            append_p2p_locked(t0, t1, OP_RECV, rbytes, from, st->MPI_TAG, 0, ci, any, NULL);
         }
     }
     unlock();
@@ -272,7 +311,7 @@ int MPI_Recv(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_C
     uint64_t t0 = now();
     int rc = PMPI_Recv(buf, count, type, source, tag, comm, st);
     uint64_t t1 = now();
-    if (rc == MPI_SUCCESS) note_recv(t0, t1, comm, st, type_bytes(count, type));
+    if (rc == MPI_SUCCESS) note_recv(t0, t1, comm, source, st, type_bytes(count, type));
     return rc;
 }
 
@@ -295,7 +334,7 @@ int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int 
                            comm, st);
     uint64_t t1 = now();
     if (rc == MPI_SUCCESS)
-        note_sendrecv(t0, t1, comm, dest, type_bytes(sendcount, sendtype), sendtag, st,
+        note_sendrecv(t0, t1, comm, dest, type_bytes(sendcount, sendtype), sendtag, source, st,
                       type_bytes(recvcount, recvtype));
     return rc;
 }
@@ -309,7 +348,7 @@ int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype type, int dest, int 
     int rc = PMPI_Sendrecv_replace(buf, count, type, dest, sendtag, source, recvtag, comm, st);
     uint64_t t1 = now();
     uint64_t bytes = type_bytes(count, type);
-    if (rc == MPI_SUCCESS) note_sendrecv(t0, t1, comm, dest, bytes, sendtag, st, bytes);
+    if (rc == MPI_SUCCESS) note_sendrecv(t0, t1, comm, dest, bytes, sendtag, source, st, bytes);
     return rc;
 }
 
@@ -475,6 +514,9 @@ int MPI_Request_free(MPI_Request *request)
     uint64_t t0 = now();
     int rc = PMPI_Request_free(request);
     uint64_t t1 = now();
-    if (rc == MPI_SUCCESS) note_request_free(key, t0, t1);
+    if (rc == MPI_SUCCESS) {
+        note_request_free(key, t0, t1);
+        note_persistent_free(key);
+    }
     return rc;
 }

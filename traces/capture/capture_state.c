@@ -124,6 +124,10 @@ uint64_t comm_key(MPI_Comm c)
 {
     return handle_key(&c, sizeof c);
 }
+uint64_t msg_key(MPI_Message m)
+{
+    return handle_key(&m, sizeof m);
+}
 
 void warn(const char *fmt, ...)
 {
@@ -202,7 +206,8 @@ static int push_locked(struct record r, size_t *index)
 /* ------------------------------------------------------------------------ */
 
 const struct op_info OP_INFO[OP_COUNT] = {
-#define TRACE_OP(Id, ID, text, code, layout, collective, counts, v1, blocking) [OP_##ID] = {text, LAYOUT_##layout},
+#define TRACE_OP(Id, ID, text, code, layout, collective, counts, v1, blocking)                                         \
+    [OP_##ID] = {text, LAYOUT_##layout, counts},
 #include "../trace_ops.def"
 };
 
