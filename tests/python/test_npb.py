@@ -38,8 +38,6 @@ from conftest import REPO, run_engine, run_ibsec
 from ibsec.capture import npb
 from ibsec.capture.npb_capture import ascii_text, cpu_model
 from mpi_monitoring import (
-    CollectiveCallsMissing,
-    SelfMessagesMissing,
     compare_collectives,
     compare_point_to_point,
     compare_runs,
@@ -55,13 +53,8 @@ CONFIG = REPO / "configs" / "paper-16.json"
 TOOLS = ("mpirun", "mpicc", "mpif90", "make")
 
 # Failures known on the capture library of today, each for its reason only (`raises`): remove when it is fixed.
-KNOWN = {
-    "cg": pytest.mark.xfail(strict=True, raises=SelfMessagesMissing,
-                            reason="the capture library leaves out messages a process sends to itself "
-                                   "(CG: 416 from each of the 4 processes on the diagonal of its 4 x 4 grid)"),
-    "is": pytest.mark.xfail(strict=True, raises=CollectiveCallsMissing,
-                            reason="the capture library does not record MPI_Alltoallv (IS's key exchange)"),
-}
+# None today: the library records self-messages (CG) and MPI_Alltoallv (IS).
+KNOWN: dict[str, pytest.MarkDecorator] = {}
 BENCHMARKS = [pytest.param(b, marks=KNOWN.get(b, ()), id=f"{b}.{CLASS}.{NPROCS}") for b in ("cg", "mg", "ft", "is",
                                                                                          "lu")]
 
