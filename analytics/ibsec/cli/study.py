@@ -14,6 +14,7 @@ def execute(args) -> None:
     from ..runs.store import default_jobs
 
     out, traces = Path(args.out), Path(args.traces)
+    args.real_class = args.real_class or ["S"]
     jobs = default_jobs() if args.jobs is None else args.jobs
     df = fig3(out)
     wide = df.pivot(index=["machine", "benchmark"], columns="size_kb", values="capacity")
@@ -33,6 +34,8 @@ def execute(args) -> None:
     print("latency overhead over NoSecurity, mean of the workloads (%): "
           + ", ".join(f"{c} {v:.0f}" for c, v in overhead.items() if c != "NoSecurity"))
     print(f"wrote {out / 'fig5_workloads.csv'}, {out / 'fig5_workloads.png'} and {out / 'table1_execution_time.csv'}")
+    if not args.skip_real:
+        real_study(out, traces, tuple(args.real_class), jobs, args.quiet)
     if not args.skip_packet_size:
         sizes = fig5d(out, traces, jobs=jobs, quiet=args.quiet)
         wide = sizes.pivot(index="mtu_bytes", columns="configuration", values="latency_overhead_percent")
@@ -41,17 +44,35 @@ def execute(args) -> None:
         print(f"wrote {out / 'fig5d_packet_size.csv'} and {out / 'fig5d_packet_size.png'}")
 
 
+def real_study(out: Path, traces: Path, classes: tuple[str, ...], jobs: int, quiet: bool) -> None:
+    """Real NPB traces (captured) beside the generators' (synthetic) for the same benchmark and class."""
+    from ..paper.real_workloads import comparison_tables, real_vs_synthetic
+
+    print("\nReal programs: NPB 3.4 captured at 16 processes (shipped, docs/real-traces.md) beside the generators'")
+    print(f"synthetic traces of the same benchmark and class (in {traces}/), class {', '.join(classes)}\n")
+    df = real_vs_synthetic(out, traces, classes, jobs=jobs, quiet=quiet)
+    for title, table in comparison_tables(df).items():
+        print(f"{title}:")
+        print(table.to_string(float_format=lambda v: f"{v:.3g}"), "\n")
+    print(f"wrote {out / 'real_workloads.csv'} and {out / 'real_workloads.png'}")
+
+
 def add_parser(commands) -> None:
     study = commands.add_parser(
         "study", help="the main job: cache capacity (Fig. 3) and the cost of security on the workloads (Fig. 5)",
         description="Prints the Markov-model capacity table (Fig. 3), then replays every shipped workload trace "
                     "under NoSecurity, NoSKC and SKC-n on the 16-node cluster and prints latency, SKC hit rate "
-                    "and completion time per benchmark (Fig. 5, Table 1), and CG by packet size (Fig. 5d). "
+                    "and completion time per benchmark (Fig. 5, Table 1), the shipped real NPB traces beside the "
+                    "generators' traces of the same benchmark and class, and CG by packet size (Fig. 5d). "
                     "Missing traces are generated first; finished replays are kept and reused.")
     study.add_argument("--out", type=output_folder, default="results", help="output folder (default: %(default)s)")
     study.add_argument("--traces", default="workloads",
                        help="folder of the workload traces, generated there if missing (default: %(default)s)")
     study.add_argument("--jobs", type=count_option, help="replays run at once (default: CPUs, at most 8)")
     study.add_argument("--skip-packet-size", action="store_true", help="leave out the packet-size sweep (Fig. 5d)")
+    study.add_argument("--real-class", action="append", choices=("S", "W", "A"), default=None,
+                       help="NPB class of the shipped real traces to replay beside their synthetic twins; "
+                            "repeat for several (default: S)")
+    study.add_argument("--skip-real", action="store_true", help="leave out the real NPB traces")
     study.add_argument("-q", "--quiet", action="store_true", help="no progress bars")
     study.set_defaults(func=execute)
