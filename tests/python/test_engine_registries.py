@@ -46,5 +46,6 @@ def test_file_parameters_say_whether_the_run_reads_or_writes_them(engine):
     params = json.loads(subprocess.run([engine, "params", "--json"], capture_output=True, text=True,
                                        check=True).stdout)
     roles = {p["key"]: p["file"] for p in params if "file" in p}
-    assert roles == {"trace.file": "input", "trace.jobs": "input", "nic.cacti_table": "input",
-                     "sim.event_log": "output", "sim.vcd": "output", "attack.capture_file": "output"}
+    assert roles == {"trace.file": "input", "trace.jobs": "input", "trace.placement": "input",
+                     "nic.cacti_table": "input", "sim.event_log": "output", "sim.vcd": "output",
+                     "attack.capture_file": "output"}

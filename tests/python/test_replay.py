@@ -61,6 +61,15 @@ def test_bad_trace_exits_2_naming_file_line_and_field(tmp_path, engine):
     assert missing.returncode == 2 and "none.trace: no such file" in missing.stderr
 
 
+def test_a_bad_placement_file_exits_2_naming_its_line_and_field(tmp_path, engine):
+    trace = ring(tmp_path / "ring.trace")
+    place = tmp_path / "nodes.txt"
+    place.write_text("0 0\n1 99\n")
+    done = run_engine(engine, "run", "--trace", str(trace), "--set", f"trace.placement={place}", "--quiet")
+    assert done.returncode == 2
+    assert f"invalid 'trace.placement': {place}:2: field 'node': 99 is not a node (the cluster has 16)" in done.stderr
+
+
 def test_replay_that_cannot_finish_exits_3_and_says_why(tmp_path, engine):
     # Valid (every message matched, no receive ends before its send starts) but both ranks
     # block in their receive first: no one ever sends.

@@ -24,8 +24,9 @@ std::string trace_file(const std::string& name, const std::string& events, uint3
 }
 
 // Replays `trace` on the default 16-node single-switch cluster.
-nlohmann::ordered_json replay(const std::string& trace) {
-  sim::Cluster cluster(config_with({"trace.file=" + nlohmann::json(trace).dump()}));
+nlohmann::ordered_json replay(const std::string& trace, std::vector<std::string> overrides = {}) {
+  overrides.push_back("trace.file=" + nlohmann::json(trace).dump());
+  sim::Cluster cluster(config_with(overrides));
   const sim::RunOutcome outcome = cluster.run();
   EXPECT_TRUE(outcome.drained);
   return cluster.result(outcome);
@@ -95,6 +96,56 @@ TEST(Replay, CollectivesBecomeTheirPointToPointMessages) {
   EXPECT_EQ(result["replay"]["messages"], 20);
   EXPECT_EQ(result["statistics"]["packets_delivered"], 8 + 12 * 3);
   for (int r = 0; r < 4; ++r) EXPECT_TRUE(result["replay"]["per_process"][r]["completed"].get<bool>());
+}
+
+// On a CPU twice as fast, rank 1's 500 ns of compute and its 100 ns gap
+// take 250 and 50 ns; the network's times do not change.
+TEST(Replay, ComputeScaleMultipliesComputeAndGaps) {
+  const auto result = replay(trace_file("scaled",
+                                        "0 0 100 send 1 256 0\n"
+                                        "1 0 2000 recv 0 256 0\n"
+                                        "0 100 5000 recv 1 256 1\n"
+                                        "1 2000 2500 compute\n"
+                                        "1 2600 2700 send 0 256 1\n"
+                                        "end 5\n"),
+                             {"replay.compute_scale=0.5"});
+  const Tick ping_arrives = closed_form(Lookup::kSkcMiss, 1, 0);
+  const Tick pong_handed = ping_arrives + 250'000 + 50'000;
+  const Tick pong_arrives = edge(pong_handed) + closed_form(Lookup::kSkcHit, 1, edge(pong_handed));
+  EXPECT_DOUBLE_EQ(completion(result, 0), ns(pong_arrives));
+  EXPECT_DOUBLE_EQ(completion(result, 1), ns(injected_at(Lookup::kSkcHit, edge(pong_handed))));
+  EXPECT_DOUBLE_EQ(result["replay"]["original_execution_time_ns"].get<double>(), 5000.0);
+}
+
+// The time before a process's first event is CPU time too: scaled by 3.
+TEST(Replay, ComputeScaleMultipliesTheStartOffset) {
+  const auto result = replay(trace_file("scaled_offset", "1 0 9000 recv 0 256 0\n0 5000 5100 send 1 256 0\nend 2\n"),
+                             {"replay.compute_scale=3"});
+  const Tick handed = 15'000'000;
+  EXPECT_DOUBLE_EQ(completion(result, 1), ns(edge(handed) + closed_form(Lookup::kSkcMiss, 1, edge(handed))));
+}
+
+// A placement file puts ranks 0 and 1 on node 5, ranks 2 and 3 on node 9;
+// the result says how many processes each node ran.
+TEST(Replay, PlacementFileDecidesTheNodesAndTheResultCountsThem) {
+  const auto place = std::filesystem::temp_directory_path() / ("place_" + std::to_string(::getpid()));
+  std::ofstream(place) << "0 5\n1 5\n2 9\n3 9\n";
+  std::string events;
+  for (int r = 0; r < 4; ++r) events += std::to_string(r) + " 0 100 isend " + std::to_string((r + 1) % 4) + " 64 0 1\n";
+  for (int r = 0; r < 4; ++r) events += std::to_string(r) + " 100 200 recv " + std::to_string((r + 3) % 4) + " 64 0\n";
+  for (int r = 0; r < 4; ++r) events += std::to_string(r) + " 200 300 wait 1\n";
+  const auto result =
+      replay(trace_file("placed", events + "end 12\n", 4), {"trace.placement=" + nlohmann::json(place).dump()});
+  const auto& placement = result["replay"]["placement"];
+  EXPECT_EQ(placement["max_processes_per_node"], 2);
+  EXPECT_EQ(placement["processes_per_node"].size(), 16U);
+  EXPECT_EQ(placement["processes_per_node"][5], 2);
+  EXPECT_EQ(placement["processes_per_node"][9], 2);
+  EXPECT_EQ(placement["processes_per_node"][0], 0);
+  for (int r = 0; r < 4; ++r) {
+    EXPECT_EQ(result["replay"]["per_process"][r]["node"], r < 2 ? 5 : 9);
+    EXPECT_TRUE(result["replay"]["per_process"][r]["completed"].get<bool>());
+  }
 }
 
 TEST(Replay, BadTraceFailsBeforeTheRunWithItsLine) {

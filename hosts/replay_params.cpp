@@ -1,0 +1,42 @@
+#include "hosts/replay_params.h"
+
+#include "core/errors.h"
+
+namespace ibsec::hosts {
+namespace {
+
+void check_placement(const ParameterValues&, ReplayParams& r) {
+  if (r.placement.empty()) throw ConfigError("trace.placement", "give cyclic, block or the path of a placement file");
+}
+
+void check_compute_scale(const ParameterValues&, ReplayParams& r) {
+  if (r.compute_scale > kMaxComputeScale) {
+    throw ConfigError("replay.compute_scale", "must be at most " + std::to_string(static_cast<int>(kMaxComputeScale)) +
+                                                  ", got " + std::to_string(r.compute_scale));
+  }
+}
+
+ParameterSet<ReplayParams> declare() {
+  const ReplayParams d;
+  ParameterSet<ReplayParams> set(d);
+  set.file("trace.placement", &ReplayParams::placement, FileRole::kInput,
+           "where each replayed rank runs: cyclic (rank r of every job on node r mod nodes), block (each job's "
+           "ranks fill the nodes in order, ceil(ranks / nodes) per node) or a placement file of 'RANK NODE' or "
+           "'JOB RANK NODE' lines (docs/replay.md)")
+      .number("replay.compute_scale", &ReplayParams::compute_scale, "factor",
+              "multiplies every compute event and every gap between a process's events (0.5: a CPU twice as "
+              "fast as the traced one; at most 1000)",
+              Bound::kPositive)
+      .check(check_placement)
+      .check(check_compute_scale);
+  return set;
+}
+
+}  // namespace
+
+const ParameterSet<ReplayParams>& replay_parameters() {
+  static const ParameterSet<ReplayParams> set = declare();
+  return set;
+}
+
+}  // namespace ibsec::hosts

@@ -1,0 +1,27 @@
+// The replay's own parameters (docs/replay.md): where each rank runs and how
+// fast the simulated CPUs compute. Each default is written once, here; where
+// a default models a real system, docs/replay.md gives its source.
+#pragma once
+
+#include <string>
+
+#include "core/parameters.h"
+
+namespace ibsec::hosts {
+
+struct ReplayParams {
+  // "cyclic" (rank r of every job on node r mod nodes), "block" (each job's
+  // ranks fill the nodes in rank order), or the path of a placement file.
+  std::string placement = "cyclic";
+  // Multiplies every compute event and every gap between events: 0.5 models
+  // a CPU twice as fast as the traced one.
+  double compute_scale = 1.0;
+};
+
+// A CPU a thousand times slower than the traced one is as far as a study
+// needs to go, and keeps every scaled gap within the model's time range.
+inline constexpr double kMaxComputeScale = 1000.0;
+
+const ParameterSet<ReplayParams>& replay_parameters();
+
+}  // namespace ibsec::hosts
