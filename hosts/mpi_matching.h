@@ -13,11 +13,18 @@
 // receives meet in the order they came (MPI's non-overtaking rule); traces
 // have no wildcards.
 //
-// When things complete: a send when the card has put its last packet on the
-// link (local completion); a receive when the whole message is in the
-// destination's memory, or at once if it was there before the receive was
-// posted; a collective when every round is done, a round when all its sends
-// and receives are.
+// Sends of at most the eager limit go at once (eager); a larger one is a
+// rendezvous, as Open MPI's ob1 does it: the sender sends a request to send,
+// the receiver answers clear to send once a matching receive is posted, and
+// only then the data goes. Both control messages are header-only messages
+// through the cards like any other.
+//
+// When things complete: a send when the card has put the last packet of its
+// data on the link (local completion; for a rendezvous that is after the
+// receiver's answer); a receive when the whole message is in the
+// destination's memory, or at once if an eager message was there before the
+// receive was posted; a collective when every round is done, a round when all
+// its sends and receives are.
 #pragma once
 
 #include <cstdint>
@@ -66,8 +73,10 @@ struct MpiJob {
 
 class MpiMatching {
  public:
-  // A message of b bytes is ceil(b / mtu_bytes) packets, at least one.
-  MpiMatching(IdVector<JobId, MpiJob> jobs, uint32_t mtu_bytes, MessageTransport& transport);
+  // A message of b bytes is ceil(b / mtu_bytes) packets, at least one. A send
+  // of more than eager_limit_bytes is a rendezvous.
+  MpiMatching(IdVector<JobId, MpiJob> jobs, uint32_t mtu_bytes, uint64_t eager_limit_bytes,
+              MessageTransport& transport);
 
   // Begins p's communication event `e` (any op but compute): true if it
   // completed at once, false if p now waits for it.
@@ -83,11 +92,17 @@ class MpiMatching {
     ProcessId arrived_for = ProcessId::none();  // the whole message is in this process's memory
     ProcessId wait_over = ProcessId::none();    // the process whose wait this ends
   };
-  // A packet of `message` is in the destination's memory.
-  Delivery packet_delivered(uint32_t message);
+  // A packet of `message` is in the destination's memory; a control message
+  // that arrives may make the matching hand over the next one at `now`.
+  Delivery packet_delivered(uint32_t message, Tick now);
 
+  // Messages handed to the cards: all of them (data and control), the data
+  // messages of collectives, the rendezvous control messages (two per
+  // rendezvous), and the sends that went by rendezvous.
   [[nodiscard]] uint64_t messages() const { return messages_sent_; }
   [[nodiscard]] uint64_t collective_messages() const { return collective_messages_; }
+  [[nodiscard]] uint64_t control_messages() const { return control_messages_; }
+  [[nodiscard]] uint64_t rendezvous_sends() const { return rendezvous_sends_; }
   // Messages handed to the cards and not yet wholly delivered.
   [[nodiscard]] size_t messages_in_flight() const { return messages_.in_use(); }
   // Of p's current collective: the round it is in (from 0), and how many it has.
@@ -97,6 +112,7 @@ class MpiMatching {
 
  private:
   using OperationId = StrongId<struct OperationIdTag, uint32_t>;
+  using RendezvousId = StrongId<struct RendezvousIdTag, uint32_t>;
 
   // A send or posted receive the process may wait for.
   struct Operation {
@@ -114,17 +130,33 @@ class MpiMatching {
   struct ChannelKeyHash {
     size_t operator()(const ChannelKey& k) const noexcept;
   };
+  // What a message carries: data matched when it arrives (eager), or one
+  // step of a rendezvous, whose data is matched before it is sent.
+  enum class Carries : uint8_t { kEager, kRequestToSend, kClearToSend, kRendezvousData };
   struct Message {
     ChannelKey key;
-    OperationId send_op = OperationId::none();  // until the card has sent the last packet
+    Carries carries = Carries::kEager;
+    RendezvousId rendezvous = RendezvousId::none();
+    OperationId send_op = OperationId::none();  // completes when the card has sent the last packet
     uint32_t packets_left = 0;                  // until the destination card has delivered them all
+    bool sent = false;                          // the card has put the last packet on the link
   };
-  // Only one side waits at a time: receives posted early, or messages that
-  // arrived before their receive.
+  // A send above the eager limit, from its request to send until its data
+  // has arrived.
+  struct Rendezvous {
+    ChannelKey key;
+    uint64_t bytes = 0;
+    OperationId send_op = OperationId::none();     // complete once the data is on the link
+    OperationId receive_op = OperationId::none();  // the receive it met: complete once the data is in
+  };
+  // Only one side waits at a time: receives posted before their message, or
+  // arrivals before their receive: an eager message (none) or a rendezvous's
+  // request to send.
   struct Channel {
-    std::deque<OperationId> posted;
-    uint32_t unexpected = 0;
+    std::deque<OperationId> receives;
+    std::deque<RendezvousId> arrivals;
   };
+  using Channels = std::unordered_map<ChannelKey, Channel, ChannelKeyHash>;
   struct MpiProcess {
     JobId job;
     uint32_t blocked_on = 0;                             // awaited operations still to complete
@@ -142,20 +174,32 @@ class MpiMatching {
   bool run_rounds(ProcessId p, Tick now);
   uint32_t start_round(ProcessId p, const CollectiveRound& round, Tick now);
   OperationId send(ProcessId p, ProcessId to, uint64_t bytes, const ChannelKey& key, bool awaited, Tick now);
-  OperationId post_receive(ProcessId p, const ChannelKey& key, bool awaited);
+  OperationId post_receive(ProcessId p, const ChannelKey& key, bool awaited, Tick now);
+  void carry(const Message& m, ProcessId from, ProcessId to, uint64_t bytes, Tick now);
+  void carry_control(Carries carries, RendezvousId r, Tick now);
+  void request_arrived(RendezvousId r, Tick now);
+  void clear_to_send(RendezvousId r, OperationId receive, Tick now);
+  void send_data(RendezvousId r, Tick now);
+  Delivery data_arrived(RendezvousId r);
   ProcessId arrived(const ChannelKey& key);
+  OperationId pop_receive(Channels::iterator channel);
   ProcessId complete(OperationId op);
+  [[nodiscard]] uint32_t packets_for(uint64_t bytes) const;
   [[nodiscard]] ProcessId member(ProcessId p, uint32_t comm, uint32_t comm_rank) const;
 
   IdVector<JobId, MpiJob> jobs_;
   IdVector<ProcessId, MpiProcess> processes_;
   uint32_t mtu_bytes_;
+  uint64_t eager_limit_bytes_;
   MessageTransport& transport_;
   SlotPool<Operation, OperationId> operations_;
   SlotPool<Message> messages_;  // handles are the cards' message ids
-  std::unordered_map<ChannelKey, Channel, ChannelKeyHash> channels_;
+  SlotPool<Rendezvous, RendezvousId> rendezvous_;
+  Channels channels_;
   uint64_t messages_sent_ = 0;
   uint64_t collective_messages_ = 0;
+  uint64_t control_messages_ = 0;
+  uint64_t rendezvous_sends_ = 0;
 };
 
 }  // namespace ibsec::hosts

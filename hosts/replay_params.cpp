@@ -27,6 +27,10 @@ ParameterSet<ReplayParams> declare() {
               "multiplies every compute event and every gap between a process's events (0.5: a CPU twice as "
               "fast as the traced one; at most 1000)",
               Bound::kPositive)
+      .count("replay.eager_limit_bytes", &ReplayParams::eager_limit_bytes, "bytes",
+             "a send (blocking or not, collectives' too) of more bytes goes by rendezvous: a request to send, the "
+             "receiver's clear to send once its receive is posted, then the data; 12288 is Open MPI's openib eager "
+             "limit (docs/replay.md); 18446744073709551615 disables rendezvous")
       .check(check_placement)
       .check(check_compute_scale);
   return set;

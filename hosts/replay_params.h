@@ -1,8 +1,9 @@
-// The replay's own parameters (docs/replay.md): where each rank runs and how
-// fast the simulated CPUs compute. Each default is written once, here; where
+// The replay's own parameters (docs/replay.md): where each rank runs, how
+// fast the simulated CPUs compute and when a send waits for its receive. Each default is written once, here; where
 // a default models a real system, docs/replay.md gives its source.
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 #include "core/parameters.h"
@@ -16,6 +17,10 @@ struct ReplayParams {
   // Multiplies every compute event and every gap between events: 0.5 models
   // a CPU twice as fast as the traced one.
   double compute_scale = 1.0;
+  // A send of more bytes goes by rendezvous: Open MPI's openib BTL eager
+  // limit, 12 KiB (docs/replay.md cites it). The largest value disables
+  // rendezvous.
+  uint64_t eager_limit_bytes = 12 * 1024;
 };
 
 // A CPU a thousand times slower than the traced one is as far as a study

@@ -23,7 +23,7 @@ TraceReplay::TraceReplay(const sc_core::sc_module_name& name, KernelCounters& co
       cards_(std::move(cards)),
       params_(replay),
       sink_(sink),
-      matching_(mpi_jobs(jobs), mtu_bytes, *this) {
+      matching_(mpi_jobs(jobs), mtu_bytes, replay.eager_limit_bytes, *this) {
   const auto nodes = static_cast<uint32_t>(cards_.size());
   std::vector<uint32_t> job_sizes;
   for (const auto& reader : jobs) job_sizes.push_back(reader->header().processes);
@@ -267,7 +267,7 @@ void TraceReplay::on_message_sent(uint32_t message, Tick now) {
 // coscheduler's boost comes first.
 void TraceReplay::on_packet_delivered(const network::Packet& packet, Tick now) {
   sink_.on_delivered(packet, now);
-  const MpiMatching::Delivery delivery = matching_.packet_delivered(packet.message);
+  const MpiMatching::Delivery delivery = matching_.packet_delivered(packet.message, now);
   if (delivery.arrived_for.is_none()) return;
   scheduler_->message_arrived(delivery.arrived_for, now);
   if (!delivery.wait_over.is_none()) wait_over(delivery.wait_over, now);
@@ -333,6 +333,8 @@ nlohmann::ordered_json TraceReplay::report() const {
   doc["mean_job_completion_time_ns"] = jobs_.empty() ? 0.0 : completion_sum / static_cast<double>(jobs_.size());
   doc["messages"] = matching_.messages();
   doc["collective_messages"] = matching_.collective_messages();
+  doc["control_messages"] = matching_.control_messages();
+  doc["rendezvous_sends"] = matching_.rendezvous_sends();
   doc["placement"] = placement_report();
   doc["jobs"] = jobs;
   doc["per_process"] = per_process;

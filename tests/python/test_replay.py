@@ -81,6 +81,20 @@ def test_replay_that_cannot_finish_exits_3_and_says_why(tmp_path, engine):
     assert "rank 1: waits in '1 0 10 recv 0 8 0'" in done.stderr
 
 
+def test_rendezvous_sends_whose_receives_come_only_after_them_exit_3(tmp_path, engine):
+    # Each rank sends 20 000 bytes (above the 12 KiB eager limit) before it receives: eager sends complete
+    # without the receiver, rendezvous sends wait for a receive that is posted only after the other's send.
+    trace = write_trace(tmp_path / "exchange.trace", ["0 0 10 send 1 20000 0", "1 0 10 send 0 20000 0",
+                                                      "0 10 20 recv 1 20000 0", "1 10 20 recv 0 20000 0"])
+    done = run_engine(engine, "run", "--trace", str(trace), "--quiet", "--out", str(tmp_path / "r.json"))
+    assert done.returncode == 3
+    assert "rank 0: waits in '0 0 10 send 1 20000 0'" in done.stderr
+    assert "rank 1: waits in '1 0 10 send 0 20000 0'" in done.stderr
+    eager = run_engine(engine, "run", "--trace", str(trace), "--quiet", "--set", "replay.eager_limit_bytes=20000",
+                       "--out", str(tmp_path / "e.json"))
+    assert eager.returncode == 0, eager.stderr
+
+
 def test_workload_comparison_table_has_security_costs_in_the_expected_order(tmp_path, engine):
     from ibsec.paper.workload_study import _with_overheads, replay_points, summary_tables
 

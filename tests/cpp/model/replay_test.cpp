@@ -148,6 +148,62 @@ TEST(Replay, PlacementFileDecidesTheNodesAndTheResultCountsThem) {
   }
 }
 
+// An eager send completes when its one packet is on the link.
+TEST(Replay, AnEagerSendCompletesOnTheLink) {
+  const auto result = replay(trace_file("eager", "0 0 100 send 1 256 0\n1 0 2000 recv 0 256 0\nend 2\n"));
+  EXPECT_DOUBLE_EQ(completion(result, 0), ns(injected_at(Lookup::kSkcMiss, 0)));
+  EXPECT_DOUBLE_EQ(completion(result, 1), ns(closed_form(Lookup::kSkcMiss, 1, 0)));
+  EXPECT_EQ(result["replay"]["messages"], 1);
+  EXPECT_EQ(result["replay"]["rendezvous_sends"], 0);
+}
+
+// With the eager limit below the message, the send is a rendezvous: a
+// header-only request to send (both cards miss the key), the receiver's
+// clear to send (hits), then the data (hits). The sender completes when the
+// data is on the link, the receiver when it has arrived.
+TEST(Replay, ARendezvousSendWaitsForTheReceiversAnswer) {
+  const auto result = replay(trace_file("rendezvous", "0 0 100 send 1 256 0\n1 0 2000 recv 0 256 0\nend 2\n"),
+                             {"replay.eager_limit_bytes=255"});
+  const Tick request_arrives = closed_form(Lookup::kSkcMiss, 1, 0, 0);
+  const Tick answer_arrives = edge(request_arrives) + closed_form(Lookup::kSkcHit, 1, edge(request_arrives), 0);
+  const Tick data = edge(answer_arrives);
+  EXPECT_DOUBLE_EQ(completion(result, 0), ns(injected_at(Lookup::kSkcHit, data)));
+  EXPECT_DOUBLE_EQ(completion(result, 1), ns(data + closed_form(Lookup::kSkcHit, 1, data)));
+  EXPECT_EQ(result["replay"]["messages"], 3);
+  EXPECT_EQ(result["replay"]["control_messages"], 2);
+  EXPECT_EQ(result["replay"]["rendezvous_sends"], 1);
+  EXPECT_EQ(result["statistics"]["packets_delivered"], 3);
+}
+
+// The receive is posted at 10 us, after the request to send has arrived
+// (5.4 us: a key miss at each card): the request waits for it, and the
+// sender with it; an eager send would have completed after 2.5 us.
+TEST(Replay, AReceivePostedLateDelaysARendezvousSender) {
+  const auto result =
+      replay(trace_file("late", "0 0 100 send 1 256 0\n1 0 10000 compute\n1 10000 15000 recv 0 256 0\nend 3\n"),
+             {"replay.eager_limit_bytes=0"});
+  const Tick posted = 10'000'000;
+  ASSERT_LT(closed_form(Lookup::kSkcMiss, 1, 0, 0), posted);
+  const Tick answer_arrives = edge(posted) + closed_form(Lookup::kSkcHit, 1, edge(posted), 0);
+  const Tick data = edge(answer_arrives);
+  EXPECT_DOUBLE_EQ(completion(result, 0), ns(injected_at(Lookup::kSkcHit, data)));
+  EXPECT_DOUBLE_EQ(completion(result, 1), ns(data + closed_form(Lookup::kSkcHit, 1, data)));
+}
+
+// Two ranks that each send before they receive (which eager sends survive):
+// by rendezvous each send waits for a receive that comes only after the
+// other's send. The run stops, with both processes reported waiting.
+TEST(Replay, RendezvousSendsWhoseReceivesAreNeverPostedAreADeadlock) {
+  const std::string events =
+      "0 0 100 send 1 20000 0\n1 0 100 send 0 20000 0\n0 100 200 recv 1 20000 0\n1 100 200 recv 0 20000 0\nend 4\n";
+  sim::Cluster cluster(config_with({"trace.file=" + nlohmann::json(trace_file("head_to_head", events)).dump()}));
+  const sim::RunOutcome outcome = cluster.run();
+  EXPECT_FALSE(outcome.drained);
+  EXPECT_FALSE(cluster.result(outcome)["replay"]["completed"].get<bool>());
+  EXPECT_EQ(cluster.host().stall_report(),
+            "  rank 0: waits in '0 0 100 send 1 20000 0'\n  rank 1: waits in '1 0 100 send 0 20000 0'\n");
+}
+
 TEST(Replay, BadTraceFailsBeforeTheRunWithItsLine) {
   const std::string path = trace_file("bad", "0 0 10 send 1 256 0\nend 1\n");
   try {
