@@ -20,8 +20,12 @@ size_t MpiMatching::ChannelKeyHash::operator()(const ChannelKey& k) const noexce
 }
 
 MpiMatching::MpiMatching(IdVector<JobId, MpiJob> jobs, uint32_t mtu_bytes, uint64_t eager_limit_bytes,
-                         MessageTransport& transport)
-    : jobs_(std::move(jobs)), mtu_bytes_(mtu_bytes), eager_limit_bytes_(eager_limit_bytes), transport_(transport) {
+                         CollectiveChoice collectives, MessageTransport& transport)
+    : jobs_(std::move(jobs)),
+      mtu_bytes_(mtu_bytes),
+      eager_limit_bytes_(eager_limit_bytes),
+      collectives_(std::move(collectives)),
+      transport_(transport) {
   for (const JobId j : jobs_.ids()) {
     if (jobs_[j].first != processes_.next_id()) throw std::logic_error("matching: jobs' processes must be in order");
     for (uint32_t rank = 0; rank < jobs_[j].processes; ++rank) processes_.emplace_back().job = j;
@@ -94,7 +98,7 @@ bool MpiMatching::begin_collective(ProcessId p, const TraceEvent& e, Tick now) {
   process.collective_comm = e.comm;
   process.collective_tag = process.collective_calls[e.comm]++;
   process.rounds = expand_collective(e.op, static_cast<uint32_t>(comm.members.size()), comm.position(rank),
-                                     has_root(e.op) ? comm.position(e.root) : 0, e.bytes);
+                                     has_root(e.op) ? comm.position(e.root) : 0, e.bytes, collectives_);
   process.round = 0;
   return run_rounds(p, now);
 }

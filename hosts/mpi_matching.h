@@ -74,9 +74,10 @@ struct MpiJob {
 class MpiMatching {
  public:
   // A message of b bytes is ceil(b / mtu_bytes) packets, at least one. A send
-  // of more than eager_limit_bytes is a rendezvous.
+  // of more than eager_limit_bytes is a rendezvous. `collectives` chooses
+  // each collective call's algorithm.
   MpiMatching(IdVector<JobId, MpiJob> jobs, uint32_t mtu_bytes, uint64_t eager_limit_bytes,
-              MessageTransport& transport);
+              CollectiveChoice collectives, MessageTransport& transport);
 
   // Begins p's communication event `e` (any op but compute): true if it
   // completed at once, false if p now waits for it.
@@ -191,6 +192,7 @@ class MpiMatching {
   IdVector<ProcessId, MpiProcess> processes_;
   uint32_t mtu_bytes_;
   uint64_t eager_limit_bytes_;
+  CollectiveChoice collectives_;
   MessageTransport& transport_;
   SlotPool<Operation, OperationId> operations_;
   SlotPool<Message> messages_;  // handles are the cards' message ids

@@ -16,6 +16,37 @@ void check_compute_scale(const ParameterValues&, ReplayParams& r) {
   }
 }
 
+const char* scheme_name(CollectiveScheme scheme) { return scheme == CollectiveScheme::kTuned ? "tuned" : "simple"; }
+
+void read_scheme(const ParameterValues& v, const std::string& key, ReplayParams& r) {
+  const std::string scheme = v.text(key);
+  if (scheme != "tuned" && scheme != "simple") {
+    throw ConfigError(key, "expected tuned or simple, got '" + scheme + "'");
+  }
+  r.collectives = scheme == "tuned" ? CollectiveScheme::kTuned : CollectiveScheme::kSimple;
+}
+
+// replay.collective.<op>: "auto", or one of the op's registered algorithms.
+void add_forcing(ParameterSet<ReplayParams>& set, const CollectiveOp& op) {
+  std::string known;
+  for (const std::string& name : CollectiveAlgorithms::of(op.op)) known += (known.empty() ? "" : ", ") + name;
+  const TraceOp which = op.op;
+  set.custom("replay.collective." + op.name, "auto", "",
+             "algorithm of every " + op.name + ", whatever replay.collectives: auto (replay.collectives's choice) or " +
+                 known + " (`ibsec-engine registries`; docs/replay.md)",
+             [which, known](const ParameterValues& v, const std::string& key, ReplayParams& r) {
+               const std::string algorithm = v.text(key);
+               if (algorithm == "auto") {
+                 r.forced_collectives.erase(which);
+                 return;
+               }
+               if (CollectiveAlgorithms::find(which, algorithm) == nullptr) {
+                 throw ConfigError(key, "unknown algorithm '" + algorithm + "'; known: auto, " + known);
+               }
+               r.forced_collectives[which] = algorithm;
+             });
+}
+
 ParameterSet<ReplayParams> declare() {
   const ReplayParams d;
   ParameterSet<ReplayParams> set(d);
@@ -31,8 +62,13 @@ ParameterSet<ReplayParams> declare() {
              "a send (blocking or not, collectives' too) of more bytes goes by rendezvous: a request to send, the "
              "receiver's clear to send once its receive is posted, then the data; 12288 is Open MPI's openib eager "
              "limit (docs/replay.md); 18446744073709551615 disables rendezvous")
+      .custom("replay.collectives", scheme_name(d.collectives), "",
+              "how each collective chooses its algorithm: tuned (Open MPI 4.1's coll/tuned fixed decision rules, "
+              "by communicator and message size) or simple (one algorithm per op); docs/replay.md",
+              read_scheme)
       .check(check_placement)
       .check(check_compute_scale);
+  for (const CollectiveOp* op : CollectiveOps::sorted()) add_forcing(set, *op);
   return set;
 }
 

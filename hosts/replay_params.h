@@ -1,12 +1,15 @@
 // The replay's own parameters (docs/replay.md): where each rank runs, how
-// fast the simulated CPUs compute and when a send waits for its receive. Each default is written once, here; where
+// fast the simulated CPUs compute, when a send waits for its receive and
+// which algorithm each collective uses. Each default is written once, here; where
 // a default models a real system, docs/replay.md gives its source.
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 
 #include "core/parameters.h"
+#include "hosts/collectives.h"
 
 namespace ibsec::hosts {
 
@@ -21,6 +24,13 @@ struct ReplayParams {
   // limit, 12 KiB (docs/replay.md cites it). The largest value disables
   // rendezvous.
   uint64_t eager_limit_bytes = 12 * 1024;
+  // How collectives choose their algorithm: Open MPI 4.1's fixed decision
+  // rules (tuned) or one algorithm per op (simple).
+  CollectiveScheme collectives = CollectiveScheme::kSimple;
+  // Per op, an algorithm used whatever the scheme (absent: the scheme's).
+  std::map<TraceOp, std::string> forced_collectives;
+
+  [[nodiscard]] CollectiveChoice collective_choice() const { return CollectiveChoice(collectives, forced_collectives); }
 };
 
 // A CPU a thousand times slower than the traced one is as far as a study

@@ -23,7 +23,7 @@ TraceReplay::TraceReplay(const sc_core::sc_module_name& name, KernelCounters& co
       cards_(std::move(cards)),
       params_(replay),
       sink_(sink),
-      matching_(mpi_jobs(jobs), mtu_bytes, replay.eager_limit_bytes, *this) {
+      matching_(mpi_jobs(jobs), mtu_bytes, replay.eager_limit_bytes, replay.collective_choice(), *this) {
   const auto nodes = static_cast<uint32_t>(cards_.size());
   std::vector<uint32_t> job_sizes;
   for (const auto& reader : jobs) job_sizes.push_back(reader->header().processes);

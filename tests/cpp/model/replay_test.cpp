@@ -204,6 +204,17 @@ TEST(Replay, RendezvousSendsWhoseReceivesAreNeverPostedAreADeadlock) {
             "  rank 0: waits in '0 0 100 send 1 20000 0'\n  rank 1: waits in '1 0 100 send 0 20000 0'\n");
 }
 
+// A forced ring allreduce of 400 bytes on 4 ranks: 2(n-1) rounds of 100
+// bytes per rank, 24 one-packet messages in all.
+TEST(Replay, AForcedCollectiveAlgorithmIsTheOneReplayed) {
+  std::string events;
+  for (int r = 0; r < 4; ++r) events += std::to_string(r) + " 0 100 allreduce 0 400\n";
+  const auto result = replay(trace_file("ring", events + "end 4\n", 4), {"replay.collective.allreduce=ring"});
+  EXPECT_EQ(result["replay"]["collective_messages"], 24);
+  EXPECT_EQ(result["statistics"]["packets_delivered"], 24);
+  for (int r = 0; r < 4; ++r) EXPECT_TRUE(result["replay"]["per_process"][r]["completed"].get<bool>());
+}
+
 TEST(Replay, BadTraceFailsBeforeTheRunWithItsLine) {
   const std::string path = trace_file("bad", "0 0 10 send 1 256 0\nend 1\n");
   try {

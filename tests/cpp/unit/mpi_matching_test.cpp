@@ -53,7 +53,7 @@ class MpiMatchingTest : public ::testing::Test {
   ProcessId sent(size_t index) { return matching.message_sent(transport.carried.at(index).message); }
 
   RecordingTransport transport;
-  MpiMatching matching{one_job(2), kMtu, kEagerLimit, transport};
+  MpiMatching matching{one_job(2), kMtu, kEagerLimit, CollectiveChoice(CollectiveScheme::kSimple), transport};
 };
 
 TEST_F(MpiMatchingTest, ReceivePostedBeforeTheMessageCompletesOnArrival) {
