@@ -26,7 +26,7 @@ struct ReplayParams {
   uint64_t eager_limit_bytes = 12 * 1024;
   // How collectives choose their algorithm: Open MPI 4.1's fixed decision
   // rules (tuned) or one algorithm per op (simple).
-  CollectiveScheme collectives = CollectiveScheme::kSimple;
+  CollectiveScheme collectives = CollectiveScheme::kTuned;
   // Per op, an algorithm used whatever the scheme (absent: the scheme's).
   std::map<TraceOp, std::string> forced_collectives;
 
