@@ -80,47 +80,19 @@ Rounds nonoverlapping(const CollectiveCall& c) {
 // allreduce_intra_redscat_allgather). Fewer bytes than p: linear, as Open MPI
 // falls back.
 Rounds rabenseifner(const CollectiveCall& c) {
-  const uint32_t n = c.size;
-  const uint32_t p = floor_pow2(n);
+  const uint32_t p = floor_pow2(c.size);
   if (c.bytes < p) return linear(c);
-  const uint32_t extra = n - p;
-  const uint32_t r = c.rank;
   Rounds rounds;
-  int64_t vrank = static_cast<int64_t>(r) - extra;
-  if (r < 2 * extra) {
-    const uint64_t left = c.bytes / 2;
-    const uint64_t right = c.bytes - left;
-    if (r % 2 != 0) {
-      rounds.push_back(sendrecv(r - 1, left, r - 1, right));
-      rounds.push_back(send_only(r - 1, right));
-      vrank = -1;
-    } else {
-      rounds.push_back(sendrecv(r + 1, right, r + 1, left));
-      rounds.push_back(receive_only(r + 1, right));
-      vrank = r / 2;
+  const Halving h = fold_and_halve(c, rounds);
+  // The allgather retraces the halving: each step gets back what it sent.
+  if (h.vrank >= 0) {
+    for (size_t step = h.kept.size(); step-- > 0;) {
+      const uint32_t dest = unfolded(c, static_cast<uint32_t>(h.vrank) ^ (1U << step));
+      rounds.push_back(sendrecv(dest, h.kept[step], dest, h.sent[step]));
     }
   }
-  if (vrank >= 0) {
-    auto real = [&](uint32_t v) { return v < extra ? v * 2 : v + extra; };
-    std::vector<uint64_t> sent;
-    std::vector<uint64_t> kept;
-    uint64_t window = c.bytes;
-    for (uint32_t mask = 1; mask < p; mask <<= 1) {
-      const uint32_t dest = real(static_cast<uint32_t>(vrank) ^ mask);
-      const uint64_t keep = r < dest ? window / 2 : window - window / 2;
-      sent.push_back(window - keep);
-      kept.push_back(keep);
-      rounds.push_back(sendrecv(dest, window - keep, dest, keep));
-      window = keep;
-    }
-    size_t step = kept.size();
-    for (uint32_t mask = p >> 1; mask > 0; mask >>= 1) {
-      --step;
-      const uint32_t dest = real(static_cast<uint32_t>(vrank) ^ mask);
-      rounds.push_back(sendrecv(dest, kept[step], dest, sent[step]));
-    }
-  }
-  if (r < 2 * extra) rounds.push_back(r % 2 != 0 ? receive_only(r - 1, c.bytes) : send_only(r + 1, c.bytes));
+  const uint32_t r = c.rank;
+  if (r < 2 * (c.size - p)) rounds.push_back(r % 2 != 0 ? receive_only(r - 1, c.bytes) : send_only(r + 1, c.bytes));
   return rounds;
 }
 

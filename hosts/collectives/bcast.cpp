@@ -70,43 +70,51 @@ Rounds binomial_scatter(const CollectiveCall& c, uint64_t scatter) {
   return rounds;
 }
 
-// Scatter, then allgather by recursive doubling; a rank whose partner does
-// not exist (n not a power of two) gets the missing half by recursive
-// halving within its group (Open MPI's bcast_intra_scatter_allgather, after
-// MPICH). Fewer bytes than ranks: linear, as Open MPI falls back.
+// The bytes of the blocks of the `span` relative ranks from `first` on.
+uint64_t group_bytes(uint64_t bytes, uint64_t scatter, uint64_t first, uint64_t span) {
+  const uint64_t start = first * scatter;
+  return start >= bytes ? 0 : std::min(span * scatter, bytes - start);
+}
+
+// In the doubling step of `mask`, the upper half of v's group of 2 * mask
+// is cut short (n not a power of two): the lower half's ranks whose partner
+// exists pass the upper half's data, by recursive halving, to those whose
+// partner does not.
+void fill_missing_half(const CollectiveCall& c, uint64_t scatter, uint32_t mask, Rounds& rounds) {
+  const uint32_t v = relative(c);
+  const uint32_t mine = v / mask * mask;
+  const uint64_t complete = uint64_t{c.size} - mine - mask;  // lower ranks with a partner
+  const uint64_t missing = group_bytes(c.bytes, scatter, uint64_t{mine} + mask, mask);
+  for (uint32_t half = mask >> 1; half > 0; half >>= 1) {
+    const uint32_t other = v ^ half;
+    const uint64_t root = v / (half << 1) * (half << 1);
+    if (other > v && v < root + complete && other >= root + complete) {
+      rounds.push_back(send_only(absolute(c, other), missing));
+    } else if (other < v && other < root + complete && v >= root + complete) {
+      rounds.push_back(receive_only(absolute(c, other), missing));
+    }
+  }
+}
+
+// Scatter, then allgather by recursive doubling: in step `mask` each rank
+// swaps its group's data with v xor mask's (Open MPI's
+// bcast_intra_scatter_allgather, after MPICH). Fewer bytes than ranks:
+// linear, as Open MPI falls back.
 Rounds scatter_allgather(const CollectiveCall& c) {
   const uint32_t n = c.size;
   if (n < 2) return {};
   if (c.bytes < n) return linear(c);
   const uint64_t scatter = (c.bytes + n - 1) / n;
   const uint32_t v = relative(c);
-  // The bytes of the blocks of the `span` ranks from relative rank `first` on.
-  auto group_bytes = [&](uint64_t first, uint64_t span) {
-    const uint64_t start = first * scatter;
-    return start >= c.bytes ? uint64_t{0} : std::min(span * scatter, c.bytes - start);
-  };
   Rounds rounds = binomial_scatter(c, scatter);
   for (uint32_t mask = 1; mask < n; mask <<= 1) {
     const uint32_t partner = v ^ mask;
-    const uint32_t mine = v / mask * mask;
     const uint32_t theirs = partner / mask * mask;
-    if (partner < n)
-      rounds.push_back(
-          sendrecv(absolute(c, partner), group_bytes(mine, mask), absolute(c, partner), group_bytes(theirs, mask)));
-    if (uint64_t{theirs} + mask <= n) continue;
-    // The upper half of my group is cut short: ranks of the lower half whose
-    // partner exists pass its data on to those whose partner does not.
-    const uint64_t complete = uint64_t{n} - mine - mask;
-    const uint64_t missing = group_bytes(uint64_t{mine} + mask, mask);
-    for (uint32_t half = mask >> 1; half > 0; half >>= 1) {
-      const uint32_t other = v ^ half;
-      const uint64_t root = v / (half << 1) * (half << 1);
-      if (other > v && v < root + complete && other >= root + complete) {
-        rounds.push_back(send_only(absolute(c, other), missing));
-      } else if (other < v && other < root + complete && v >= root + complete) {
-        rounds.push_back(receive_only(absolute(c, other), missing));
-      }
+    if (partner < n) {
+      rounds.push_back(sendrecv(absolute(c, partner), group_bytes(c.bytes, scatter, v / mask * mask, mask),
+                                absolute(c, partner), group_bytes(c.bytes, scatter, theirs, mask)));
     }
+    if (uint64_t{theirs} + mask > n) fill_missing_half(c, scatter, mask, rounds);
   }
   return rounds;
 }

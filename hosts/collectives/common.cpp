@@ -66,6 +66,43 @@ Rounds tree_reduce(const CollectiveCall& c, const Tree& tree) {
   return rounds;
 }
 
+namespace {
+
+// The first 2(n - p) ranks pair up; returns the rank's place among the p.
+int64_t fold(const CollectiveCall& c, Rounds& rounds) {
+  const uint32_t r = c.rank;
+  const uint32_t extra = c.size - floor_pow2(c.size);
+  if (r >= 2 * extra) return static_cast<int64_t>(r - extra);
+  const uint64_t left = c.bytes / 2;
+  const uint64_t right = c.bytes - left;
+  if (r % 2 != 0) {
+    rounds.push_back(sendrecv(r - 1, left, r - 1, right));
+    rounds.push_back(send_only(r - 1, right));
+    return -1;
+  }
+  rounds.push_back(sendrecv(r + 1, right, r + 1, left));
+  rounds.push_back(receive_only(r + 1, right));
+  return r / 2;
+}
+
+}  // namespace
+
+Halving fold_and_halve(const CollectiveCall& c, Rounds& rounds) {
+  Halving h;
+  h.vrank = fold(c, rounds);
+  if (h.vrank < 0) return h;
+  uint64_t window = c.bytes;
+  for (uint32_t mask = 1; mask < floor_pow2(c.size); mask <<= 1) {
+    const uint32_t dest = unfolded(c, static_cast<uint32_t>(h.vrank) ^ mask);
+    const uint64_t keep = c.rank < dest ? window / 2 : window - window / 2;
+    h.sent.push_back(window - keep);
+    h.kept.push_back(keep);
+    rounds.push_back(sendrecv(dest, window - keep, dest, keep));
+    window = keep;
+  }
+  return h;
+}
+
 Rounds run(TraceOp op, const std::string& algorithm, const CollectiveCall& c) {
   const CollectiveAlgorithm* entry = CollectiveAlgorithms::find(op, algorithm);
   if (entry == nullptr) {

@@ -69,6 +69,24 @@ Rounds tree_bcast(const CollectiveCall& c, const Tree& tree);
 // parent.
 Rounds tree_reduce(const CollectiveCall& c, const Tree& tree);
 
+// Rabenseifner's first two steps, which reduce and allreduce share (Open
+// MPI's redscat_gather and redscat_allgather): the first 2(n - p) ranks fold
+// pairwise into the largest power of two p (each reduces one half, the odd
+// one hands its half to the even one and drops out); then the p remaining
+// exchange with vrank xor 2^k, halving their window each time (the lower
+// rank keeps the left half).
+struct Halving {
+  int64_t vrank = -1;          // rank among the p, -1 for a rank folded away
+  std::vector<uint64_t> sent;  // per halving step, bytes sent
+  std::vector<uint64_t> kept;  // and bytes received and kept
+};
+Halving fold_and_halve(const CollectiveCall& c, Rounds& rounds);
+// The real rank of rank v among the p that remain after the fold.
+inline uint32_t unfolded(const CollectiveCall& c, uint32_t v) {
+  const uint32_t extra = c.size - floor_pow2(c.size);
+  return v < extra ? v * 2 : v + extra;
+}
+
 // The rounds of another registered algorithm (an algorithm built of others,
 // or one falling back as Open MPI's does).
 Rounds run(TraceOp op, const std::string& algorithm, const CollectiveCall& c);

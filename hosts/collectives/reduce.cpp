@@ -37,118 +37,57 @@ Rounds linear(const CollectiveCall& c) {
 Rounds chain(const CollectiveCall& c) { return tree_reduce(c, chain_tree(c.size, relative(c))); }
 Rounds binary_tree(const CollectiveCall& c) { return tree_reduce(c, kary_tree(2, c.size, relative(c))); }
 
-// Rabenseifner: a reduce-scatter by recursive halving among the largest
-// power of two p (the first 2(n - p) ranks folding pairwise into p), then a
-// binomial gather of the pieces to the root (Open MPI's
-// reduce_intra_redscat_gather). Fewer bytes than p: linear, as Open MPI
-// falls back.
-class Rabenseifner {
- public:
-  explicit Rabenseifner(const CollectiveCall& c)
-      : c_(c), p_(floor_pow2(c.size)), extra_(c.size - p_), steps_(std::countr_zero(p_)) {}
-
-  Rounds rounds() {
-    if (p_ < 2 || c_.bytes < p_) return linear(c_);
-    fold();
-    if (vrank_ >= 0) reduce_scatter();
-    choose_root();
-    if (vrank_ >= 0) gather();
-    return rounds_;
+// A root folded away takes vrank 0's place: rank 0 sends it the piece it
+// holds (the left halves all the way down), and it gathers as vrank 0.
+void root_takes_place_of_zero(const CollectiveCall& c, Halving& h, Rounds& rounds) {
+  if (c.rank == c.root) {
+    uint64_t window = c.bytes;
+    for (uint32_t mask = 1; mask < floor_pow2(c.size); mask <<= 1) {
+      h.sent.push_back(window - window / 2);
+      h.kept.push_back(window / 2);
+      window /= 2;
+    }
+    rounds.push_back(receive_only(0, h.kept.back()));
+    h.vrank = 0;
+  } else if (h.vrank == 0) {
+    rounds.push_back(send_only(c.root, h.kept.back()));
+    h.vrank = -1;
   }
+}
 
- private:
-  [[nodiscard]] uint32_t real(uint32_t v) const { return v < extra_ ? v * 2 : v + extra_; }
-
-  // The first 2 * extra ranks pair up: each reduces one half, the odd one
-  // hands its half to the even one and drops out.
-  void fold() {
-    const uint32_t r = c_.rank;
-    if (r >= 2 * extra_) {
-      vrank_ = static_cast<int64_t>(r - extra_);
+// Binomial gather of the pieces to vroot, retracing the halving.
+void gather_pieces(const CollectiveCall& c, const Halving& h, uint32_t vroot, bool root_folded, Rounds& rounds) {
+  const auto v = static_cast<uint32_t>(h.vrank);
+  for (size_t step = h.kept.size(); step-- > 0;) {
+    const uint32_t vdest = v ^ (1U << step);
+    const uint32_t dest = vdest == 0 && root_folded ? c.root : unfolded(c, vdest);
+    if ((vdest >> step) == (vroot >> step)) {
+      rounds.push_back(send_only(dest, h.kept[step]));
       return;
     }
-    const uint64_t left = c_.bytes / 2;
-    const uint64_t right = c_.bytes - left;
-    if (r % 2 != 0) {
-      rounds_.push_back(sendrecv(r - 1, left, r - 1, right));
-      rounds_.push_back(send_only(r - 1, right));
-      vrank_ = -1;
-    } else {
-      rounds_.push_back(sendrecv(r + 1, right, r + 1, left));
-      rounds_.push_back(receive_only(r + 1, right));
-      vrank_ = r / 2;
-    }
+    rounds.push_back(receive_only(dest, h.sent[step]));
   }
+}
 
-  // Exchanges with vrank xor 2^k, halving the window each time: the lower
-  // rank keeps the left half.
-  void reduce_scatter() {
-    uint64_t window = c_.bytes;
-    for (uint32_t mask = 1; mask < p_; mask <<= 1) {
-      const uint32_t dest = real(static_cast<uint32_t>(vrank_) ^ mask);
-      const uint64_t half = window / 2;
-      const bool lower = c_.rank < dest;
-      const uint64_t kept = lower ? half : window - half;
-      sends_.push_back(window - kept);
-      kept_.push_back(kept);
-      rounds_.push_back(sendrecv(dest, window - kept, dest, kept));
-      window = kept;
-    }
+// Rabenseifner: fold to the largest power of two p, reduce-scatter by
+// recursive halving, then a binomial gather of the pieces to the root (Open
+// MPI's reduce_intra_redscat_gather). Fewer bytes than p: linear, as Open
+// MPI falls back.
+Rounds rabenseifner(const CollectiveCall& c) {
+  const uint32_t p = floor_pow2(c.size);
+  if (p < 2 || c.bytes < p) return linear(c);
+  const uint32_t extra = c.size - p;
+  Rounds rounds;
+  Halving h = fold_and_halve(c, rounds);
+  const bool root_folded = c.root < 2 * extra && c.root % 2 != 0;
+  uint32_t vroot = c.root < 2 * extra ? c.root / 2 : c.root - extra;
+  if (root_folded) {
+    vroot = 0;
+    root_takes_place_of_zero(c, h, rounds);
   }
-
-  // A root that dropped out in the fold takes vrank 0's place: rank 0 sends
-  // it the piece it holds.
-  void choose_root() {
-    const uint32_t root = c_.root;
-    if (root >= 2 * extra_ || root % 2 == 0) {
-      vroot_ = root < 2 * extra_ ? root / 2 : root - extra_;
-      return;
-    }
-    vroot_ = 0;
-    if (c_.rank == root) {
-      uint64_t window = c_.bytes;
-      for (uint32_t s = 0; s < steps_; ++s) {
-        sends_.push_back(window - window / 2);
-        kept_.push_back(window / 2);
-        window /= 2;
-      }
-      rounds_.push_back(receive_only(0, kept_.back()));
-      vrank_ = 0;
-    } else if (vrank_ == 0) {
-      rounds_.push_back(send_only(root, kept_.back()));
-      vrank_ = -1;
-    }
-  }
-
-  // Binomial gather to vroot, in the reverse order of the halving.
-  void gather() {
-    const auto v = static_cast<uint32_t>(vrank_);
-    uint32_t step = steps_;
-    for (uint32_t mask = p_ >> 1; mask > 0; mask >>= 1) {
-      --step;
-      const uint32_t vdest = v ^ mask;
-      uint32_t dest = real(vdest);
-      if (vdest == 0 && c_.root < 2 * extra_ && c_.root % 2 != 0) dest = c_.root;
-      if ((vdest >> step) == (vroot_ >> step)) {
-        rounds_.push_back(send_only(dest, kept_[step]));
-        return;
-      }
-      rounds_.push_back(receive_only(dest, sends_[step]));
-    }
-  }
-
-  const CollectiveCall& c_;
-  uint32_t p_;
-  uint32_t extra_;
-  uint32_t steps_;
-  int64_t vrank_ = -1;
-  uint32_t vroot_ = 0;
-  std::vector<uint64_t> sends_;  // per halving step: bytes sent, and kept (received)
-  std::vector<uint64_t> kept_;
-  Rounds rounds_;
-};
-
-Rounds rabenseifner(const CollectiveCall& c) { return Rabenseifner(c).rounds(); }
+  if (h.vrank >= 0) gather_pieces(c, h, vroot, root_folded, rounds);
+  return rounds;
+}
 
 [[maybe_unused]] const bool registered =
     CollectiveAlgorithms::add(TraceOp::kReduce, "binomial", "binomial tree towards the root, one round per child",
