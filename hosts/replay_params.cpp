@@ -9,10 +9,10 @@ void check_placement(const ParameterValues&, ReplayParams& r) {
   if (r.placement.empty()) throw ConfigError("trace.placement", "give cyclic, block or the path of a placement file");
 }
 
-void check_compute_scale(const ParameterValues&, ReplayParams& r) {
+void check_compute_scale(const ParameterValues& v, ReplayParams& r) {
   if (r.compute_scale > kMaxComputeScale) {
-    throw ConfigError("replay.compute_scale", "must be at most " + std::to_string(static_cast<int>(kMaxComputeScale)) +
-                                                  ", got " + std::to_string(r.compute_scale));
+    throw ConfigError("replay.compute_scale", "must be at most " + nlohmann::json(kMaxComputeScale).dump() + ", got " +
+                                                  v.at("replay.compute_scale").dump());
   }
 }
 
