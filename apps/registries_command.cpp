@@ -1,7 +1,7 @@
 // `ibsec-engine registries`: every name a configuration can choose from —
 // replacement policies, node schedulers, topologies (with their own
-// parameters), card configurations, link rates and trace operations — with
-// what each is. The Python `ibsec` command reads the JSON form instead of
+// parameters), card configurations, link rates, trace operations and the
+// replay's collective algorithms — with what each is. The Python `ibsec` command reads the JSON form instead of
 // keeping lists of its own.
 #include <cstdio>
 #include <iostream>
@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "apps/commands.h"
+#include "hosts/collectives.h"
 #include "network/link_rate.h"
 #include "network/topology.h"
 #include "nic/replacement_policy.h"
@@ -29,6 +30,30 @@ json listed(Describe describe) {
     json item{{"name", entry->name}, {"description", entry->description}};
     describe(*entry, item);
     out.push_back(std::move(item));
+  }
+  return out;
+}
+
+// Each collective op's simple choice and tuned decision table; a bound that
+// holds for any size is null.
+json collective_ops() {
+  json out = json::array();
+  for (const hosts::CollectiveOp* op : hosts::CollectiveOps::sorted()) {
+    json rows = json::array();
+    for (const hosts::DecisionRow& row : op->tuned) {
+      json rules = json::array();
+      for (const hosts::SizeRule& rule : row.rules) {
+        rules.push_back({{"below_bytes", rule.below_bytes == hosts::kAnyBytes ? json(nullptr) : json(rule.below_bytes)},
+                         {"ompi_algorithm", rule.ompi_algorithm},
+                         {"algorithm", op->ompi_algorithms.at(rule.ompi_algorithm)}});
+      }
+      rows.push_back(
+          {{"below_size", row.below_size == hosts::kAnySize ? json(nullptr) : json(row.below_size)}, {"rules", rules}});
+    }
+    out.push_back({{"name", op->name},
+                   {"description", "simple: " + op->simple + "; tuned: Open MPI 4.1's fixed decision rules"},
+                   {"simple", op->simple},
+                   {"tuned", rows}});
   }
   return out;
 }
@@ -55,6 +80,14 @@ json registries() {
         {{"name", rate.name}, {"signal_gbps", rate.signal_gbps}, {"data_gbps", rate.data_gbps}});
   }
   out["trace_ops"] = traces::trace_ops_json();
+  out["collective_algorithms"] =
+      listed<hosts::CollectiveAlgorithms>([](const hosts::CollectiveAlgorithm& e, json& item) {
+        const hosts::CollectiveOp* op = hosts::CollectiveOps::find(e.op);
+        item["op"] = traces::name(e.op);
+        item["algorithm"] = e.algorithm;
+        item["simple"] = op != nullptr && op->simple == e.algorithm;
+      });
+  out["collective_ops"] = collective_ops();
   return out;
 }
 
@@ -86,7 +119,7 @@ void add_registries_command(CLI::App& app) {
   CLI::App* cmd =
       app.add_subcommand("registries",
                          "List the names a configuration can choose from: policies, schedulers, topologies, card "
-                         "configurations, link rates, trace operations");
+                         "configurations, link rates, trace operations, collective algorithms");
   cmd->add_flag("--json", *as_json, "Print as JSON");
   cmd->callback([as_json] {
     const json all = registries();

@@ -4,6 +4,10 @@
 // context); within one, messages and receives meet in the order they came
 // (MPI's non-overtaking rule).
 //
+// What waits for a receive is an Arrival: what the matching needs of an
+// early message (e.g. nothing for an eager message, the rendezvous for a
+// request to send).
+//
 // A receive posted with MPI_ANY_SOURCE can either keep the source that
 // matched in the original run (an ordinary receive on that channel) or be
 // matched again as the replay goes: it then takes the earliest message from
@@ -38,22 +42,22 @@ struct AnySourceKey {
   bool operator==(const AnySourceKey&) const = default;
 };
 
-template <typename Receive>
+template <typename Receive, typename Arrival>
 class MessageQueues {
  public:
   explicit MessageQueues(bool rematch_wildcards) : rematch_wildcards_(rematch_wildcards) {}
 
   [[nodiscard]] bool rematches_wildcards() const { return rematch_wildcards_; }
 
-  // Takes the oldest message waiting on the channel; false if there is none.
-  bool take_unexpected(const ChannelKey& key);
-  // Takes the oldest message waiting from any source; its source, if any.
-  std::optional<ProcessId> take_unexpected(const AnySourceKey& key);
+  // Takes the oldest arrival waiting on the channel, if any.
+  std::optional<Arrival> take_unexpected(const ChannelKey& key);
+  // Takes the oldest arrival waiting from any source, if any.
+  std::optional<Arrival> take_unexpected(const AnySourceKey& key);
   // A receive waits for its message.
   void post(const ChannelKey& key, Receive receive) { channels_[key].posted.push_back({next_++, receive}); }
   void post(const AnySourceKey& key, Receive receive) { wildcards_[key].push_back({next_++, receive}); }
-  // A whole message is there: the receive it completes, or none (it waits).
-  std::optional<Receive> arrive(const ChannelKey& key);
+  // A message is there: the receive it meets, or none (it waits as `arrival`).
+  std::optional<Receive> arrive(const ChannelKey& key, Arrival arrival);
 
   [[nodiscard]] bool empty() const { return channels_.empty() && wildcards_.empty(); }
 
@@ -62,9 +66,13 @@ class MessageQueues {
     uint64_t order;
     Receive receive;
   };
+  struct Waiting {
+    uint64_t order;
+    Arrival arrival;
+  };
   struct Channel {
     std::deque<Posted> posted;
-    std::deque<uint64_t> unexpected;  // arrival order of each waiting message
+    std::deque<Waiting> unexpected;
   };
   struct ChannelKeyHash {
     size_t operator()(const ChannelKey& k) const noexcept {
@@ -90,41 +98,40 @@ class MessageQueues {
   std::unordered_map<AnySourceKey, std::map<uint64_t, ProcessId>, AnySourceKeyHash> unexpected_by_arrival_;
 };
 
-template <typename Receive>
-bool MessageQueues<Receive>::take_unexpected(const ChannelKey& key) {
+template <typename Receive, typename Arrival>
+std::optional<Arrival> MessageQueues<Receive, Arrival>::take_unexpected(const ChannelKey& key) {
   const auto found = channels_.find(key);
-  if (found == channels_.end() || found->second.unexpected.empty()) return false;
-  const uint64_t arrival = found->second.unexpected.front();
+  if (found == channels_.end() || found->second.unexpected.empty()) return std::nullopt;
+  const Waiting waiting = found->second.unexpected.front();
   found->second.unexpected.pop_front();
   if (rematch_wildcards_) {
     auto& index = unexpected_by_arrival_[any_source(key)];
-    index.erase(arrival);
+    index.erase(waiting.order);
     if (index.empty()) unexpected_by_arrival_.erase(any_source(key));
   }
   forget_if_empty(key);
-  return true;
+  return waiting.arrival;
 }
 
-template <typename Receive>
-std::optional<ProcessId> MessageQueues<Receive>::take_unexpected(const AnySourceKey& key) {
+template <typename Receive, typename Arrival>
+std::optional<Arrival> MessageQueues<Receive, Arrival>::take_unexpected(const AnySourceKey& key) {
   const auto found = unexpected_by_arrival_.find(key);
   if (found == unexpected_by_arrival_.end()) return std::nullopt;
   const ProcessId source = found->second.begin()->second;
-  // The earliest arrival of all is its own channel's oldest message.
-  take_unexpected(ChannelKey{source, key.destination, key.tag, key.context});
-  return source;
+  // The earliest arrival of all is its own channel's oldest.
+  return take_unexpected(ChannelKey{source, key.destination, key.tag, key.context});
 }
 
-template <typename Receive>
-std::optional<Receive> MessageQueues<Receive>::arrive(const ChannelKey& key) {
+template <typename Receive, typename Arrival>
+std::optional<Receive> MessageQueues<Receive, Arrival>::arrive(const ChannelKey& key, Arrival arrival) {
   Channel& channel = channels_[key];
   auto wildcard = rematch_wildcards_ ? wildcards_.find(any_source(key)) : wildcards_.end();
   const bool specific = !channel.posted.empty();
   const bool any = wildcard != wildcards_.end();
   if (!specific && !any) {
-    const uint64_t arrival = next_++;
-    channel.unexpected.push_back(arrival);
-    if (rematch_wildcards_) unexpected_by_arrival_[any_source(key)].emplace(arrival, key.source);
+    const uint64_t order = next_++;
+    channel.unexpected.push_back({order, arrival});
+    if (rematch_wildcards_) unexpected_by_arrival_[any_source(key)].emplace(order, key.source);
     return std::nullopt;
   }
   // The receive posted first of those that match.
@@ -141,8 +148,8 @@ std::optional<Receive> MessageQueues<Receive>::arrive(const ChannelKey& key) {
   return receive;
 }
 
-template <typename Receive>
-void MessageQueues<Receive>::forget_if_empty(const ChannelKey& key) {
+template <typename Receive, typename Arrival>
+void MessageQueues<Receive, Arrival>::forget_if_empty(const ChannelKey& key) {
   const auto found = channels_.find(key);
   if (found != channels_.end() && found->second.posted.empty() && found->second.unexpected.empty()) {
     channels_.erase(found);

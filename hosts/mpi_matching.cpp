@@ -6,10 +6,23 @@
 #include "hosts/vector_collectives.h"
 
 namespace ibsec::hosts {
+namespace {
 
-MpiMatching::MpiMatching(IdVector<JobId, MpiJob> jobs, uint32_t mtu_bytes, MessageTransport& transport,
-                         bool rematch_wildcards)
-    : jobs_(std::move(jobs)), mtu_bytes_(mtu_bytes), transport_(transport), queues_(rematch_wildcards) {
+// A rendezvous control message carries no payload: its fields (the match
+// information, the request's address) ride in the packet headers, so it is
+// one header-only packet (docs/replay.md, "Eager and rendezvous sends").
+constexpr uint64_t kControlBytes = 0;
+
+}  // namespace
+
+MpiMatching::MpiMatching(IdVector<JobId, MpiJob> jobs, uint32_t mtu_bytes, uint64_t eager_limit_bytes,
+                         CollectiveChoice collectives, MessageTransport& transport, bool rematch_wildcards)
+    : jobs_(std::move(jobs)),
+      mtu_bytes_(mtu_bytes),
+      eager_limit_bytes_(eager_limit_bytes),
+      collectives_(std::move(collectives)),
+      transport_(transport),
+      queues_(rematch_wildcards) {
   for (const JobId j : jobs_.ids()) {
     if (jobs_[j].first != processes_.next_id()) throw std::logic_error("matching: jobs' processes must be in order");
     for (uint32_t rank = 0; rank < jobs_[j].processes; ++rank) processes_.emplace_back().job = j;
@@ -49,17 +62,18 @@ bool MpiMatching::begin_point_to_point(ProcessId p, const TraceEvent& e, Tick no
   const bool blocks = e.op == TraceOp::kRecv;
   OperationId op;
   if (e.posted != 0 && queues_.rematches_wildcards()) {
-    op = post_any_source_receive(AnySourceKey{p, e.tag, user_context(e.comm)}, blocks ? blocking : nonblocking);
+    op = post_any_source_receive(AnySourceKey{p, e.tag, user_context(e.comm)}, blocks ? blocking : nonblocking, now);
   } else {
-    op = post_receive(ChannelKey{peer, p, e.tag, user_context(e.comm)}, blocks ? blocking : nonblocking);
+    op = post_receive(ChannelKey{peer, p, e.tag, user_context(e.comm)}, blocks ? blocking : nonblocking, now);
   }
   if (blocks) return op.is_none() || waits_for(p, 1);
   process.requests[e.request] = op;
   return true;
 }
 
-// The message is in the channel at once; a receive the process posted
-// before is complete (it cannot be waiting: the process is sending).
+// The message is in the channel at once, whatever its size (a copy needs no
+// rendezvous); a receive the process posted before is complete (it cannot be
+// waiting: the process is sending).
 void MpiMatching::send_to_self(const ChannelKey& key, Tick now) {
   ++self_messages_;
   if (!arrived(key, now).is_none()) throw std::logic_error("matching: a self-message woke a running process");
@@ -119,7 +133,7 @@ std::vector<CollectiveRound> MpiMatching::rounds_of(ProcessId p, const TraceEven
   const uint32_t root = has_root(e.op) ? comm.position(e.root) : 0;
   const TraceOp op = blocking_form(e.op);
   if (has_counts(op)) return expand_vector_collective(op, size, rank, root, *e.counts);
-  return expand_collective(op, size, rank, root, e.bytes);
+  return expand_collective(op, size, rank, root, e.bytes, collectives_);
 }
 
 // A non-blocking collective: its request completes when its last round has.
@@ -166,7 +180,7 @@ uint32_t MpiMatching::start_round(ProcessId p, uint32_t comm, uint32_t tag, cons
   uint32_t waiting = 0;
   for (const Transfer& r : round.receives) {
     const ChannelKey key{member(p, comm, r.peer), p, tag, collective_context(comm)};
-    if (!post_receive(key, kind).is_none()) ++waiting;
+    if (!post_receive(key, kind, now).is_none()) ++waiting;
   }
   for (const Transfer& s : round.sends) {
     const ProcessId to = member(p, comm, s.peer);
@@ -182,52 +196,129 @@ ProcessId MpiMatching::member(ProcessId p, uint32_t comm, uint32_t comm_rank) co
   return job.process(job.comms.at(comm).members[comm_rank]);
 }
 
+uint32_t MpiMatching::packets_for(uint64_t bytes) const {
+  return std::max<uint32_t>(1, static_cast<uint32_t>((bytes + mtu_bytes_ - 1) / mtu_bytes_));
+}
+
+// At most the eager limit, the data goes at once; above it, a request to
+// send goes first and the data waits for the receiver's answer.
 MpiMatching::OperationId MpiMatching::send(ProcessId to, uint64_t bytes, const ChannelKey& key, const Operation& kind,
                                            Tick now) {
   const OperationId op = operations_.acquire(kind);
-  const uint32_t packets = std::max<uint32_t>(1, static_cast<uint32_t>((bytes + mtu_bytes_ - 1) / mtu_bytes_));
-  const uint32_t message = messages_.acquire(Message{key, op, packets});
-  transport_.carry(OutgoingMessage{key.source, to, bytes, packets, message}, now);
+  if (bytes <= eager_limit_bytes_) {
+    carry(Message{key, Carries::kEager, RendezvousId::none(), op, packets_for(bytes)}, key.source, to, bytes, now);
+    return op;
+  }
+  const RendezvousId r = rendezvous_.acquire(Rendezvous{key, bytes, op, OperationId::none()});
+  ++rendezvous_sends_;
+  carry_control(Carries::kRequestToSend, r, now);
+  return op;
+}
+
+void MpiMatching::carry(const Message& m, ProcessId from, ProcessId to, uint64_t bytes, Tick now) {
+  const uint32_t message = messages_.acquire(m);
+  transport_.carry(OutgoingMessage{from, to, bytes, m.packets_left, message}, now);
   ++messages_sent_;
-  return op;
 }
 
-// None when a message was already waiting (the receive is complete).
-MpiMatching::OperationId MpiMatching::post_receive(const ChannelKey& key, const Operation& kind) {
-  if (queues_.take_unexpected(key)) return OperationId::none();
+// A request to send goes from the sender to the receiver, the answer back.
+void MpiMatching::carry_control(Carries carries, RendezvousId r, Tick now) {
+  const ChannelKey& key = rendezvous_[r].key;
+  const bool request = carries == Carries::kRequestToSend;
+  carry(Message{key, carries, r, OperationId::none(), packets_for(kControlBytes)},
+        request ? key.source : key.destination, request ? key.destination : key.source, kControlBytes, now);
+  ++control_messages_;
+}
+
+// A posted receive takes the oldest arrival on its channel: an eager message
+// completes it at once, a request to send is answered now. With nothing
+// there, it waits for its message.
+MpiMatching::OperationId MpiMatching::post_receive(const ChannelKey& key, const Operation& kind, Tick now) {
+  const std::optional<RendezvousId> arrival = queues_.take_unexpected(key);
+  if (arrival) return receive_arrival(arrival, kind, now);
   const OperationId op = operations_.acquire(kind);
   queues_.post(key, op);
   return op;
 }
 
-MpiMatching::OperationId MpiMatching::post_any_source_receive(const AnySourceKey& key, const Operation& kind) {
-  if (queues_.take_unexpected(key)) return OperationId::none();
+MpiMatching::OperationId MpiMatching::post_any_source_receive(const AnySourceKey& key, const Operation& kind,
+                                                              Tick now) {
+  const std::optional<RendezvousId> arrival = queues_.take_unexpected(key);
+  if (arrival) return receive_arrival(arrival, kind, now);
   const OperationId op = operations_.acquire(kind);
   queues_.post(key, op);
+  return op;
+}
+
+// A receive meets what arrived before it: none if that was a whole (eager)
+// message, else the receive, waiting for the data its answer asks for.
+MpiMatching::OperationId MpiMatching::receive_arrival(std::optional<RendezvousId> arrival, const Operation& kind,
+                                                      Tick now) {
+  if (arrival->is_none()) return OperationId::none();
+  const OperationId op = operations_.acquire(kind);
+  clear_to_send(*arrival, op, now);
   return op;
 }
 
 ProcessId MpiMatching::message_sent(uint32_t message, Tick now) {
   Message& m = messages_[message];
+  m.sent = true;
   const OperationId op = m.send_op;
-  m.send_op = OperationId::none();
   if (m.packets_left == 0) messages_.release(message);
-  return complete(op, now);
+  return op.is_none() ? ProcessId::none() : complete(op, now);
 }
 
 MpiMatching::Delivery MpiMatching::packet_delivered(uint32_t message, Tick now) {
   Message& m = messages_[message];
   if (--m.packets_left > 0) return {};
-  const ChannelKey key = m.key;
-  if (m.send_op.is_none()) messages_.release(message);
-  return {key.destination, arrived(key, now)};
+  const Message whole = m;
+  if (whole.sent) messages_.release(message);
+  switch (whole.carries) {
+    case Carries::kEager:
+      return {whole.key.destination, arrived(whole.key, now)};
+    case Carries::kRequestToSend:
+      request_arrived(whole.rendezvous, now);
+      return {};
+    case Carries::kClearToSend:
+      send_data(whole.rendezvous, now);
+      return {};
+    case Carries::kRendezvousData:
+      return data_arrived(whole.rendezvous, now);
+  }
+  return {};
 }
 
 // The whole message is there: it completes the oldest receive posted for it,
 // or waits for one.
 ProcessId MpiMatching::arrived(const ChannelKey& key, Tick now) {
-  const std::optional<OperationId> receive = queues_.arrive(key);
+  const std::optional<OperationId> receive = queues_.arrive(key, RendezvousId::none());
   return receive ? complete(*receive, now) : ProcessId::none();
+}
+
+// A request to send meets the oldest receive posted for it and is answered
+// at once (the library answers without the process's CPU), or it waits for
+// its receive as an early message would.
+void MpiMatching::request_arrived(RendezvousId r, Tick now) {
+  const std::optional<OperationId> receive = queues_.arrive(rendezvous_[r].key, r);
+  if (receive) clear_to_send(r, *receive, now);
+}
+
+void MpiMatching::clear_to_send(RendezvousId r, OperationId receive, Tick now) {
+  rendezvous_[r].receive_op = receive;
+  carry_control(Carries::kClearToSend, r, now);
+}
+
+// The answer is back: the data goes, already matched to its receive.
+void MpiMatching::send_data(RendezvousId r, Tick now) {
+  const Rendezvous& rv = rendezvous_[r];
+  carry(Message{rv.key, Carries::kRendezvousData, r, rv.send_op, packets_for(rv.bytes)}, rv.key.source,
+        rv.key.destination, rv.bytes, now);
+}
+
+MpiMatching::Delivery MpiMatching::data_arrived(RendezvousId r, Tick now) {
+  const Rendezvous rv = rendezvous_[r];
+  rendezvous_.release(r);
+  return {rv.key.destination, complete(rv.receive_op, now)};
 }
 
 // An operation nobody waits for yet is only marked: its WAIT finds it done.

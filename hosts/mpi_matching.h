@@ -12,21 +12,30 @@
 // collective never takes a user message. Within a channel, messages and
 // receives meet in the order they came (MPI's non-overtaking rule); a
 // receive posted with MPI_ANY_SOURCE waits for the source that matched in
-// the original run, or is matched again (hosts/message_queues.h). A self-message never reaches a card: the send puts it
-// straight into the channel.
+// the original run, or is matched again (hosts/message_queues.h). A
+// self-message never reaches a card: the send puts it straight into the
+// channel.
 //
-// When things complete: a send when the card has put its last packet on the
-// link (local completion); a receive when the whole message is in the
-// destination's memory, or at once if it was there before the receive was
-// posted; a collective when every round is done, a round when all its sends
-// and receives are. A blocking collective's next round begins when its
-// process runs again; a non-blocking one's rounds go on in the background
+// Sends of at most the eager limit go at once (eager); a larger one is a
+// rendezvous, as Open MPI's ob1 does it: the sender sends a request to send,
+// the receiver answers clear to send once a matching receive is posted, and
+// only then the data goes. Both control messages are header-only messages
+// through the cards like any other.
+//
+// When things complete: a send when the card has put the last packet of its
+// data on the link (local completion; for a rendezvous that is after the
+// receiver's answer); a receive when the whole message is in the
+// destination's memory, or at once if an eager message was there before the
+// receive was posted; a collective when every round is done, a round when all
+// its sends and receives are. A blocking collective's next round begins when
+// its process runs again; a non-blocking one's rounds go on in the background
 // (asynchronous progress), each as soon as the one before is done.
 #pragma once
 
 #include <cstdint>
 #include <deque>
 #include <map>
+#include <optional>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -74,12 +83,14 @@ struct MpiJob {
 
 class MpiMatching {
  public:
-  // A message of b bytes is ceil(b / mtu_bytes) packets, at least one.
-  // With `rematch_wildcards`, a receive posted with MPI_ANY_SOURCE takes
-  // whichever message comes first (hosts/message_queues.h), else the one
-  // from the source that matched in the original run.
-  MpiMatching(IdVector<JobId, MpiJob> jobs, uint32_t mtu_bytes, MessageTransport& transport,
-              bool rematch_wildcards = false);
+  // A message of b bytes is ceil(b / mtu_bytes) packets, at least one. A send
+  // of more than eager_limit_bytes is a rendezvous. `collectives` chooses
+  // each collective call's algorithm. With `rematch_wildcards`, a receive
+  // posted with MPI_ANY_SOURCE takes whichever message comes first
+  // (hosts/message_queues.h), else the one from the source that matched in
+  // the original run.
+  MpiMatching(IdVector<JobId, MpiJob> jobs, uint32_t mtu_bytes, uint64_t eager_limit_bytes,
+              CollectiveChoice collectives, MessageTransport& transport, bool rematch_wildcards = false);
 
   // Begins p's communication event `e` (any op but compute): true if it
   // completed at once, false if p now waits for it.
@@ -95,16 +106,23 @@ class MpiMatching {
     ProcessId arrived_for = ProcessId::none();  // the whole message is in this process's memory
     ProcessId wait_over = ProcessId::none();    // the process whose wait this ends
   };
-  // A packet of `message` is in the destination's memory.
+  // A packet of `message` is in the destination's memory; a control message
+  // that arrives may make the matching hand over the next one at `now`.
   Delivery packet_delivered(uint32_t message, Tick now);
   // Starts the next rounds of a non-blocking collective (see
   // MessageTransport::continue_later); returns the process whose wait for
   // it this ends, or none.
   ProcessId continue_background(uint32_t background, Tick now);
 
+  // Messages handed to the cards: all of them (data and control), the data
+  // messages of collectives, the rendezvous control messages (two per
+  // rendezvous), and the sends that went by rendezvous; and the messages a
+  // process sent itself (no card).
   [[nodiscard]] uint64_t messages() const { return messages_sent_; }
-  [[nodiscard]] uint64_t self_messages() const { return self_messages_; }
   [[nodiscard]] uint64_t collective_messages() const { return collective_messages_; }
+  [[nodiscard]] uint64_t control_messages() const { return control_messages_; }
+  [[nodiscard]] uint64_t rendezvous_sends() const { return rendezvous_sends_; }
+  [[nodiscard]] uint64_t self_messages() const { return self_messages_; }
   // Messages handed to the cards and not yet wholly delivered.
   [[nodiscard]] size_t messages_in_flight() const { return messages_.in_use(); }
   // Of p's current collective: the round it is in (from 0), and how many it has.
@@ -115,6 +133,7 @@ class MpiMatching {
  private:
   using OperationId = StrongId<struct OperationIdTag, uint32_t>;
   using BackgroundId = StrongId<struct BackgroundIdTag, uint32_t>;
+  using RendezvousId = StrongId<struct RendezvousIdTag, uint32_t>;
 
   // A send or posted receive the process may wait for, or the request of a
   // non-blocking collective; or one message of such a collective's round,
@@ -137,11 +156,28 @@ class MpiMatching {
   };
   static constexpr uint64_t user_context(uint32_t comm) { return 2 * uint64_t{comm}; }
   static constexpr uint64_t collective_context(uint32_t comm) { return 2 * uint64_t{comm} + 1; }
+  // What a message carries: data matched when it arrives (eager), or one
+  // step of a rendezvous, whose data is matched before it is sent.
+  enum class Carries : uint8_t { kEager, kRequestToSend, kClearToSend, kRendezvousData };
   struct Message {
     ChannelKey key;
-    OperationId send_op = OperationId::none();  // until the card has sent the last packet
+    Carries carries = Carries::kEager;
+    RendezvousId rendezvous = RendezvousId::none();
+    OperationId send_op = OperationId::none();  // completes when the card has sent the last packet
     uint32_t packets_left = 0;                  // until the destination card has delivered them all
+    bool sent = false;                          // the card has put the last packet on the link
   };
+  // A send above the eager limit, from its request to send until its data
+  // has arrived.
+  struct Rendezvous {
+    ChannelKey key;
+    uint64_t bytes = 0;
+    OperationId send_op = OperationId::none();     // complete once the data is on the link
+    OperationId receive_op = OperationId::none();  // the receive it met: complete once the data is in
+  };
+  // What waits in a channel before its receive: an eager message (none) or a
+  // rendezvous's request to send.
+  using Queues = MessageQueues<OperationId, RendezvousId>;
   struct MpiProcess {
     JobId job;
     uint32_t blocked_on = 0;                             // awaited operations still to complete
@@ -164,22 +200,35 @@ class MpiMatching {
   uint32_t start_round(ProcessId p, uint32_t comm, uint32_t tag, const CollectiveRound& round, const Operation& kind,
                        Tick now);
   OperationId send(ProcessId to, uint64_t bytes, const ChannelKey& key, const Operation& kind, Tick now);
-  OperationId post_receive(const ChannelKey& key, const Operation& kind);
-  OperationId post_any_source_receive(const AnySourceKey& key, const Operation& kind);
+  OperationId post_receive(const ChannelKey& key, const Operation& kind, Tick now);
+  OperationId post_any_source_receive(const AnySourceKey& key, const Operation& kind, Tick now);
+  OperationId receive_arrival(std::optional<RendezvousId> arrival, const Operation& kind, Tick now);
+  void carry(const Message& m, ProcessId from, ProcessId to, uint64_t bytes, Tick now);
+  void carry_control(Carries carries, RendezvousId r, Tick now);
+  void request_arrived(RendezvousId r, Tick now);
+  void clear_to_send(RendezvousId r, OperationId receive, Tick now);
+  void send_data(RendezvousId r, Tick now);
+  Delivery data_arrived(RendezvousId r, Tick now);
   ProcessId arrived(const ChannelKey& key, Tick now);
   ProcessId complete(OperationId op, Tick now);
+  [[nodiscard]] uint32_t packets_for(uint64_t bytes) const;
   [[nodiscard]] ProcessId member(ProcessId p, uint32_t comm, uint32_t comm_rank) const;
 
   IdVector<JobId, MpiJob> jobs_;
   IdVector<ProcessId, MpiProcess> processes_;
   uint32_t mtu_bytes_;
+  uint64_t eager_limit_bytes_;
+  CollectiveChoice collectives_;
   MessageTransport& transport_;
   SlotPool<Operation, OperationId> operations_;
   SlotPool<Message> messages_;  // handles are the cards' message ids
   SlotPool<Background, BackgroundId> backgrounds_;
-  MessageQueues<OperationId> queues_;
+  SlotPool<Rendezvous, RendezvousId> rendezvous_;
+  Queues queues_;
   uint64_t messages_sent_ = 0;
   uint64_t collective_messages_ = 0;
+  uint64_t control_messages_ = 0;
+  uint64_t rendezvous_sends_ = 0;
   uint64_t self_messages_ = 0;
 };
 

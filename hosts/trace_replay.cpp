@@ -1,8 +1,11 @@
 #include "hosts/trace_replay.h"
 
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 
+#include "core/errors.h"
+#include "hosts/placement.h"
 #include "traces/trace_writer.h"
 
 namespace ibsec::hosts {
@@ -14,17 +17,27 @@ constexpr Tick ticks(uint64_t ns) { return ns * kTicksPerNs; }
 
 TraceReplay::TraceReplay(const sc_core::sc_module_name& name, KernelCounters& counters,
                          std::vector<std::unique_ptr<TraceReader>> jobs, std::vector<nic::Cic*> cards,
-                         uint32_t mtu_bytes, const schedulers::SchedulerParams& scheduling, DeliverySink& sink)
-    : HostModel(name, counters), cards_(std::move(cards)), sink_(sink), matching_(mpi_jobs(jobs), mtu_bytes, *this) {
+                         uint32_t mtu_bytes, const ReplayParams& replay, const schedulers::SchedulerParams& scheduling,
+                         DeliverySink& sink)
+    : HostModel(name, counters),
+      cards_(std::move(cards)),
+      params_(replay),
+      sink_(sink),
+      matching_(mpi_jobs(jobs), mtu_bytes, replay.eager_limit_bytes, replay.collective_choice(), *this,
+                replay.rematch_wildcards) {
   const auto nodes = static_cast<uint32_t>(cards_.size());
+  std::vector<uint32_t> job_sizes;
+  for (const auto& reader : jobs) job_sizes.push_back(reader->header().processes);
+  const IdVector<ProcessId, NodeId> nodes_of = place_processes(params_.placement, job_sizes, nodes);
   std::vector<schedulers::ProcessPlacement> placement;
   for (auto& reader : jobs) {
     const JobId j = jobs_.next_id();
     Job& job = jobs_.emplace_back(Job{std::move(reader), processes_.next_id()});
     for (uint32_t rank = 0; rank < job.reader->header().processes; ++rank) {
+      const ProcessId p = processes_.next_id();
       Process& process = processes_.emplace_back();
       process.job = j;
-      process.node = NodeId(rank % nodes);
+      process.node = nodes_of[p];
       placement.push_back({process.node, j});
     }
   }
@@ -47,6 +60,19 @@ IdVector<JobId, MpiJob> TraceReplay::mpi_jobs(const std::vector<std::unique_ptr<
 }
 
 void TraceReplay::start_of_simulation() { scheduler_->start(0); }
+
+// A compute event or gap of the trace as CPU time on the simulated CPU, which
+// computes compute_scale times as long as the traced one did.
+Tick TraceReplay::cpu_time(uint64_t original_ns) const {
+  const Tick original = ticks(original_ns);
+  if (params_.compute_scale == 1.0) return original;
+  const double scaled = std::round(static_cast<double>(original) * params_.compute_scale);
+  if (scaled > static_cast<double>(kMaxDuration)) {
+    throw ConfigError("replay.compute_scale", "scales a gap of " + std::to_string(original_ns) +
+                                                  " ns beyond the model's time range (kMaxDuration)");
+  }
+  return static_cast<Tick>(scaled);
+}
 
 void TraceReplay::handle(const ModuleEvent& event) {
   const uint32_t kind = event.kind & ((1U << kKindBits) - 1);
@@ -190,7 +216,7 @@ void TraceReplay::run(ProcessId p, Tick now) {
   while (fetch(p)) {
     const uint64_t gap = process.ahead.front().start_ns - process.previous_end_ns;
     if (gap > 0) {
-      start_work(p, ticks(gap), AfterWork::kBeginNext, now);
+      start_work(p, cpu_time(gap), AfterWork::kBeginNext, now);
       return;
     }
     if (!begin(p, now)) return;
@@ -223,7 +249,7 @@ bool TraceReplay::begin(ProcessId p, Tick now) {
   process.original_first_start_ns = std::min(process.original_first_start_ns, e.start_ns);
   if (e.op == TraceOp::kCompute) {
     if (e.end_ns == e.start_ns) return true;
-    start_work(p, ticks(e.end_ns - e.start_ns), AfterWork::kFinishCompute, now);
+    start_work(p, cpu_time(e.end_ns - e.start_ns), AfterWork::kFinishCompute, now);
     return false;
   }
   if (has_argument(e.op, traces::TraceArg::kPeer) && e.peer == rank(p)) return begin_self_message(p, e, now);
@@ -330,9 +356,23 @@ nlohmann::ordered_json TraceReplay::report() const {
   doc["mean_job_completion_time_ns"] = jobs_.empty() ? 0.0 : completion_sum / static_cast<double>(jobs_.size());
   doc["messages"] = matching_.messages();
   doc["collective_messages"] = matching_.collective_messages();
+  doc["control_messages"] = matching_.control_messages();
+  doc["rendezvous_sends"] = matching_.rendezvous_sends();
   doc["self_messages"] = matching_.self_messages();
+  doc["placement"] = placement_report();
   doc["jobs"] = jobs;
   doc["per_process"] = per_process;
+  return doc;
+}
+
+// How many processes each node ran, so that an uneven placement shows.
+nlohmann::ordered_json TraceReplay::placement_report() const {
+  std::vector<uint32_t> per_node(cards_.size(), 0);
+  for (const Process& process : processes_) ++per_node[process.node.value()];
+  nlohmann::ordered_json doc;
+  doc["rule"] = params_.placement;
+  doc["processes_per_node"] = per_node;
+  doc["max_processes_per_node"] = per_node.empty() ? 0 : *std::ranges::max_element(per_node);
   return doc;
 }
 

@@ -3,8 +3,10 @@
 // start of the next, while sends, receives, waits and collectives take as long
 // as the simulated cards and network make them.
 //
-// Several traces can share the cluster, one job each (§4.3); rank r of a job
-// runs on node r mod nodes. A process advances only while the node scheduler
+// Several traces can share the cluster, one job each (§4.3); trace.placement
+// says on which node each rank runs (hosts/placement.h), and
+// replay.compute_scale how fast the CPUs compute. A process advances only
+// while the node scheduler
 // (schedulers/) gives it a CPU: gaps and compute events are CPU time, which a
 // preemption interrupts and a later dispatch resumes; communication is issued
 // when the process runs and waited for by spinning or blocking, as the policy
@@ -28,6 +30,7 @@
 #include "core/types.h"
 #include "hosts/host_model.h"
 #include "hosts/mpi_matching.h"
+#include "hosts/replay_params.h"
 #include "hosts/synthetic_traffic.h"
 #include "nic/cic.h"
 #include "schedulers/scheduler.h"
@@ -42,7 +45,7 @@ class TraceReplay final : public HostModel, private schedulers::SchedulerHost, p
   // Each reader (one job) must be freshly opened on a trace that passed TraceChecker.
   TraceReplay(const sc_core::sc_module_name& name, KernelCounters& counters,
               std::vector<std::unique_ptr<TraceReader>> jobs, std::vector<nic::Cic*> cards, uint32_t mtu_bytes,
-              const schedulers::SchedulerParams& scheduling, DeliverySink& sink);
+              const ReplayParams& replay, const schedulers::SchedulerParams& scheduling, DeliverySink& sink);
   ~TraceReplay() override;
 
   // Cluster-wide process ids: job j's rank r is process first + r of job j.
@@ -118,11 +121,14 @@ class TraceReplay final : public HostModel, private schedulers::SchedulerHost, p
   bool begin(ProcessId p, Tick now);
   bool begin_self_message(ProcessId p, const TraceEvent& e, Tick now);
   void finish_current(ProcessId p);
+  [[nodiscard]] Tick cpu_time(uint64_t original_ns) const;
+  [[nodiscard]] nlohmann::ordered_json placement_report() const;
   static IdVector<JobId, MpiJob> mpi_jobs(const std::vector<std::unique_ptr<TraceReader>>& readers);
   [[nodiscard]] uint32_t rank(ProcessId p) const { return p.value() - jobs_[processes_[p].job].first.value(); }
 
   IdVector<JobId, Job> jobs_;
   std::vector<nic::Cic*> cards_;
+  ReplayParams params_;
   DeliverySink& sink_;
   IdVector<ProcessId, Process> processes_;
   std::unique_ptr<schedulers::Scheduler> scheduler_;

@@ -75,8 +75,9 @@ Cluster::Cluster(const SimConfig& config) : config_(config), topology_(topology_
     }
     check_memory_for(processes, largest_message);
     build_cards(static_cast<uint32_t>(processes));
-    host_ = std::make_unique<hosts::TraceReplay>("replay", kernel_, std::move(jobs), card_pointers(),
-                                                 config_.nic.mtu_bytes, config_.scheduling, statistics_);
+    host_ =
+        std::make_unique<hosts::TraceReplay>("replay", kernel_, std::move(jobs), card_pointers(), config_.nic.mtu_bytes,
+                                             config_.replay, config_.scheduling, statistics_);
   }
   wire();
 }

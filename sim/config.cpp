@@ -23,8 +23,8 @@ ParameterSet<SimConfig> run_parameters() {
           "trace to replay (docs/trace-format.md) instead of synthetic traffic; traffic.* is then ignored")
       .file(
           "trace.jobs", [](SimConfig & c) -> auto& { return c.trace.jobs; }, FileRole::kInput,
-          "traces replayed together, one job each, sharing the nodes (rank r of every job on node r mod nodes); "
-          "exclusive with trace.file")
+          "traces replayed together, one job each, sharing the nodes (placed by trace.placement); exclusive with "
+          "trace.file")
       .duration("sim.drain_timeout_us", &SimConfig::drain_timeout, TimeUnit::kUs,
                 "simulated time allowed to deliver what is in flight at the end", Bound::kPositive)
       .file(
@@ -55,6 +55,7 @@ const std::vector<ParameterInfo>& parameters() {
     append(list, network::topology_parameters());
     append(list, nic::card_parameters().infos());
     append(list, hosts::traffic_parameters().infos());
+    append(list, hosts::replay_parameters().infos());
     append(list, schedulers::scheduler_parameters().infos());
     append(list, attack::attack_parameters().infos());
     return list;
@@ -215,6 +216,7 @@ SimConfig load_layers(const std::vector<Layer>& layers, const std::vector<std::s
   network::network_parameters().read(values, config.network);
   nic::card_parameters().read(values, config.nic);
   hosts::traffic_parameters().read(values, config.traffic);
+  hosts::replay_parameters().read(values, config.replay);
   schedulers::scheduler_parameters().read(values, config.scheduling);
   const attack::AttackParams attack = attack::attack_parameters().read(values);
   if (attack.present()) config.attack = attack;

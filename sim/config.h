@@ -19,6 +19,7 @@
 #include "attack/attack.h"
 #include "core/parameters.h"
 #include "core/time.h"
+#include "hosts/replay_params.h"
 #include "hosts/synthetic_traffic.h"
 #include "network/network_params.h"
 #include "network/topology.h"
@@ -47,6 +48,7 @@ struct SimConfig {
   nic::CicParams nic;
   hosts::TrafficParams traffic;
   TraceConfig trace;
+  hosts::ReplayParams replay;
   schedulers::SchedulerParams scheduling;
   Tick drain_timeout = 10'000 * kTicksPerUs;
   OutputConfig output;

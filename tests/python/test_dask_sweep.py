@@ -84,6 +84,8 @@ SPEC_ERRORS = [
      "invalid 'grid.nic.bananas': not an ibsec-engine run parameter (`ibsec params` lists them)"),
     ({"kind": "run", "grid": {"trace.file": ["cg.trace.gz"]}},
      "invalid 'grid.trace.file': trace '{dir}/cg.trace.gz' does not exist"),
+    ({"kind": "run", "set": {"trace.placement": "nodes.txt"}},
+     "invalid 'set.trace.placement': placement file '{dir}/nodes.txt' does not exist"),
 ]
 
 
@@ -94,6 +96,13 @@ def test_spec_errors_name_the_file_and_the_field(tmp_path, engine, spec, message
     with pytest.raises(ConfigError) as caught:
         load_spec(path)
     assert str(caught.value) == f"{path}: " + message.replace("{dir}", str(tmp_path))
+
+
+@pytest.mark.unit
+def test_a_placement_file_is_found_beside_the_spec_and_a_rule_is_kept(tmp_path, engine):
+    (tmp_path / "nodes.txt").write_text("0 1\n")
+    spec = load_spec(write_spec(tmp_path, {"kind": "run", "grid": {"trace.placement": ["nodes.txt", "block"]}}))
+    assert [p["trace.placement"] for p in spec.parameter_sets()] == [str(tmp_path / "nodes.txt"), "block"]
 
 
 @pytest.mark.unit

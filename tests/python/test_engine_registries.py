@@ -15,13 +15,34 @@ def registries(engine):
 
 def test_lists_every_registry_with_descriptions(engine):
     r = registries(engine)
-    assert set(r) == {"replacement_policies", "schedulers", "topologies", "security_modes", "link_rates", "trace_ops"}
+    assert set(r) == {"replacement_policies", "schedulers", "topologies", "security_modes", "link_rates", "trace_ops",
+                      "collective_algorithms", "collective_ops"}
     assert {p["name"] for p in r["replacement_policies"]} >= {"lru", "fifo", "random", "lfu", "opt"}
     assert [p["cycle_model"] for p in r["replacement_policies"] if p["name"] == "opt"] == [False]
     assert {s["name"] for s in r["schedulers"]} == {"batch", "local", "sb", "dcs-sb", "pb", "gang"}
     assert all(entry["description"] for key in ("replacement_policies", "schedulers", "topologies", "security_modes")
                for entry in r[key])
     assert [rate["name"] for rate in r["link_rates"]] == ["SDR", "DDR", "QDR"]
+
+
+def test_collective_algorithms_name_their_op_and_can_be_forced(engine):
+    algorithms = registries(engine)["collective_algorithms"]
+    ring = next(a for a in algorithms if a["name"] == "allreduce.ring")
+    assert ring["op"] == "allreduce" and ring["algorithm"] == "ring" and not ring["simple"]
+    assert {a["op"] for a in algorithms} == {"barrier", "bcast", "reduce", "gather", "scatter", "allreduce",
+                                             "allgather", "alltoall"}
+    assert sum(a["simple"] for a in algorithms) == 8  # one per op
+    params = {p["key"]: p for p in json.loads(subprocess.run([engine, "params", "--json"], capture_output=True,
+                                                             text=True, check=True).stdout)}
+    for op in {a["op"] for a in algorithms}:
+        assert params[f"replay.collective.{op}"]["default"] == "auto"
+    # Each op's tuned table: rows by communicator size, the last for any size, each naming registered algorithms.
+    names = {a["name"] for a in algorithms}
+    for op in registries(engine)["collective_ops"]:
+        assert op["tuned"][-1]["below_size"] is None
+        for row in op["tuned"]:
+            assert row["rules"][-1]["below_bytes"] is None
+            assert all(f"{op['name']}.{rule['algorithm']}" in names for rule in row["rules"])
 
 
 def test_topology_parameters_are_run_parameters(engine):
@@ -47,5 +68,6 @@ def test_file_parameters_say_whether_the_run_reads_or_writes_them(engine):
     params = json.loads(subprocess.run([engine, "params", "--json"], capture_output=True, text=True,
                                        check=True).stdout)
     roles = {p["key"]: p["file"] for p in params if "file" in p}
-    assert roles == {"trace.file": "input", "trace.jobs": "input", "nic.cacti_table": "input",
-                     "sim.event_log": "output", "sim.vcd": "output", "attack.capture_file": "output"}
+    assert roles == {"trace.file": "input", "trace.jobs": "input", "trace.placement": "input",
+                     "nic.cacti_table": "input", "sim.event_log": "output", "sim.vcd": "output",
+                     "attack.capture_file": "output"}

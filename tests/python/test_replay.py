@@ -61,6 +61,15 @@ def test_bad_trace_exits_2_naming_file_line_and_field(tmp_path, engine):
     assert missing.returncode == 2 and "none.trace: no such file" in missing.stderr
 
 
+def test_a_bad_placement_file_exits_2_naming_its_line_and_field(tmp_path, engine):
+    trace = ring(tmp_path / "ring.trace")
+    place = tmp_path / "nodes.txt"
+    place.write_text("0 0\n1 99\n")
+    done = run_engine(engine, "run", "--trace", str(trace), "--set", f"trace.placement={place}", "--quiet")
+    assert done.returncode == 2
+    assert f"invalid 'trace.placement': {place}:2: field 'node': 99 is not a node (the cluster has 16)" in done.stderr
+
+
 def test_replay_that_cannot_finish_exits_3_and_says_why(tmp_path, engine):
     # Valid (every message matched, no receive ends before its send starts) but both ranks
     # block in their receive first: no one ever sends.
@@ -70,6 +79,20 @@ def test_replay_that_cannot_finish_exits_3_and_says_why(tmp_path, engine):
     assert done.returncode == 3
     assert "rank 0: waits in '0 0 10 recv 1 8 0 0 exact'" in done.stderr
     assert "rank 1: waits in '1 0 10 recv 0 8 0 0 exact'" in done.stderr
+
+
+def test_rendezvous_sends_whose_receives_come_only_after_them_exit_3(tmp_path, engine):
+    # Each rank sends 20 000 bytes (above the 12 KiB eager limit) before it receives: eager sends complete
+    # without the receiver, rendezvous sends wait for a receive that is posted only after the other's send.
+    trace = write_trace(tmp_path / "exchange.trace", ["0 0 10 send 1 20000 0", "1 0 10 send 0 20000 0",
+                                                      "0 10 20 recv 1 20000 0", "1 10 20 recv 0 20000 0"])
+    done = run_engine(engine, "run", "--trace", str(trace), "--quiet", "--out", str(tmp_path / "r.json"))
+    assert done.returncode == 3
+    assert "rank 0: waits in '0 0 10 send 1 20000 0'" in done.stderr
+    assert "rank 1: waits in '1 0 10 send 0 20000 0'" in done.stderr
+    eager = run_engine(engine, "run", "--trace", str(trace), "--quiet", "--set", "replay.eager_limit_bytes=20000",
+                       "--out", str(tmp_path / "e.json"))
+    assert eager.returncode == 0, eager.stderr
 
 
 def test_workload_comparison_table_has_security_costs_in_the_expected_order(tmp_path, engine):

@@ -59,7 +59,9 @@ def test_every_new_op_replays_with_its_algorithms_message_counts(tmp_path, engin
     trace, collective_messages = build_trace(tmp_path / "v2.trace")
     assert run_engine(engine, "trace", "validate", str(trace)).returncode == 0
     out = tmp_path / "r.json"
-    done = run_engine(engine, "run", "--trace", str(trace), "--out", str(out), "--quiet")
+    # The simple scheme: one algorithm per op, whose closed forms the counts above are.
+    done = run_engine(engine, "run", "--trace", str(trace), "--set", "replay.collectives=simple", "--out", str(out),
+                      "--quiet")
     assert done.returncode == 0, done.stderr
     replay = json.loads(out.read_text())["replay"]
     assert replay["completed"]
@@ -90,3 +92,27 @@ def test_a_version_1_trace_replays_as_before(tmp_path, engine):
         result = json.loads(out.read_text())
         results.append((result["statistics"], result["replay"]["simulated_execution_time_ns"]))
     assert results[0] == results[1]
+
+
+def test_wildcard_receives_recorded_or_matched_again(tmp_path, engine):
+    """Rank 2's two wildcard receives were matched with rank 0 then rank 1 in the original run; rank 1
+    sends at once, rank 0 only after 100 us of compute. Recorded, rank 2 waits for rank 0 first and
+    computes after; matched again, it takes rank 1's message first and computes while rank 0's comes."""
+    lines = ["1 0 10 send 2 8 5 0", "2 0 100020 recv 0 8 5 0 any", "0 0 100000 compute",
+             "2 100020 101020 compute", "2 101020 101030 recv 1 8 5 0 any", "0 100000 100010 send 2 8 5 0"]
+    trace = tmp_path / "any.trace"
+    trace.write_text(f"ibsec-trace 2\nprocesses 3\ntime_unit ns\norigin synthetic t\nevents\n"
+                     + "".join(line + "\n" for line in sorted(lines, key=lambda x: int(x.split()[1])))
+                     + f"end {len(lines)}\n")
+    assert run_engine(engine, "trace", "validate", str(trace)).returncode == 0
+    done = {}
+    for mode in ("recorded", "rematch"):
+        out = tmp_path / f"{mode}.json"
+        ran = run_engine(engine, "run", "--trace", str(trace), "--set", f"replay.wildcards={mode}", "--out",
+                         str(out), "--quiet")
+        assert ran.returncode == 0, ran.stderr
+        done[mode] = json.loads(out.read_text())["replay"]["per_process"][2]["completion_time_ns"]
+    # The 1 us of compute overlaps the wait for rank 0 only when matched again.
+    assert 900 < done["recorded"] - done["rematch"] < 1100, done
+    bad = run_engine(engine, "run", "--trace", str(trace), "--set", "replay.wildcards=any", "--quiet")
+    assert bad.returncode == 2 and "expected recorded or rematch" in bad.stderr

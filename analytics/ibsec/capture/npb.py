@@ -172,6 +172,7 @@ def _unpack(source: Path, home: Path) -> None:
 def build(benchmarks: Iterable[tuple[str, str]], cache: Path, source: Path | None = None) -> NpbBuild:
     """NPB unpacked under CACHE with each (bench, class) of BENCHMARKS built; only what is missing is built."""
     source = source or tarball()
+    cache = cache.resolve()  # the binaries are run from other working folders
     digest = sha256(source)
     settings = make_def(_template(source))
     home = cache / f"{digest[:16]}-{hashlib.sha256(settings.encode()).hexdigest()[:8]}"

@@ -1,7 +1,7 @@
 """Job mixes for the coscheduling study (paper 4.3): several jobs sharing the cluster.
 
 A mix is a list of job traces; the engine runs job j's rank r on node
-r mod nodes (`trace.jobs`). Two mixes are built in, as in the paper:
+r mod nodes (`trace.jobs`, with the default `trace.placement`). Two mixes are built in, as in the paper:
 
 - `nas15`: 15 jobs, three instances each of CG, MG, LU, SP and BT;
 - `ft-jbb6`: 6 jobs, three FT and three SPECjbb-style (JBB).

@@ -20,7 +20,9 @@ from .ranges import check_point_count
 KINDS = ("run", "cachesim", "analytic")
 FIELDS = ("kind", "description", "config", "set", "grid", "points", "seeds")
 # `ibsec-engine run` parameters naming input files: relative to the SPEC file, and their contents key the store.
-INPUT_PATH_KEYS = ("trace.file", "trace.jobs")
+INPUT_PATH_KEYS = ("trace.file", "trace.jobs", "trace.placement")
+# trace.placement values that are rules, not files.
+PLACEMENT_RULES = ("cyclic", "block")
 PRESET_PARAMETERS = ("preset", "machine")
 ANALYTIC_PARAMETERS = ("model", "entries", "size", "entry_bytes", "processes", "target", "on_mean", "off_mean",
                        *PRESET_PARAMETERS)
@@ -348,7 +350,8 @@ def unknown_parameter(kind: str, known: list[str]) -> str:
 
 
 def _with_input_paths_resolved(spec: Spec) -> Spec:
-    """trace.file / trace.jobs relative to the SPEC file, as absolute paths that must exist."""
+    """trace.file / trace.jobs / a trace.placement file relative to the SPEC file, as absolute paths that must
+    exist."""
     if spec.kind != "run":
         return spec
 
@@ -361,11 +364,12 @@ def _with_input_paths_resolved(spec: Spec) -> Spec:
             return [resolve(where, "trace.file", item) for item in value]
         if not isinstance(value, str):
             raise SpecError(spec.path, where, f"expected a file name, got {value!r}")
-        if not value:
-            return value  # no trace: synthetic traffic
+        if not value or (name == "trace.placement" and value in PLACEMENT_RULES):
+            return value  # no trace (synthetic traffic), or a placement rule
         file = (spec.path.parent / value).resolve()
         if not file.is_file():
-            raise SpecError(spec.path, where, f"trace {str(file)!r} does not exist")
+            kind = "placement file" if name == "trace.placement" else "trace"
+            raise SpecError(spec.path, where, f"{kind} {str(file)!r} does not exist")
         return str(file)
 
     def resolve_table(place: str, table: dict) -> dict:

@@ -40,18 +40,27 @@ constexpr Tick key_ready(Lookup lookup, Tick t) {
   return 0;
 }
 
-// When a 256-byte packet handed over at edge t0 leaves the sending card.
-constexpr Tick injected_at(Lookup lookup, Tick t0) {
-  return edge(key_ready(lookup, t0)) + (lookup != Lookup::kNone ? kGcm256 : 0);
+// GCM time of one packet's payload: 12 cycles for the first 16-byte block,
+// one per further block and for the length block, 2 for the tag (a
+// header-only packet still has one block).
+constexpr Tick gcm_time(uint32_t payload) {
+  const uint32_t blocks = payload == 0 ? 1 : (payload + 15) / 16;
+  return (12 + blocks + 2) * kPeriod;
+}
+static_assert(gcm_time(256) == kGcm256);
+
+// When a packet of `payload` bytes handed over at edge t0 leaves the sending card.
+constexpr Tick injected_at(Lookup lookup, Tick t0, uint32_t payload = 256) {
+  return edge(key_ready(lookup, t0)) + (lookup != Lookup::kNone ? gcm_time(payload) : 0);
 }
 
-// Latency of one 256-byte packet handed over at edge t0 and crossing
-// `switches` switches.
-inline Tick closed_form(Lookup lookup, uint32_t switches, Tick t0) {
+// Latency of one packet of `payload` bytes (256 unless said) handed over at
+// edge t0 and crossing `switches` switches.
+inline Tick closed_form(Lookup lookup, uint32_t switches, Tick t0, uint32_t payload = 256) {
   const bool secure = lookup != Lookup::kNone;
-  const Tick gcm = secure ? kGcm256 : 0;
-  const Tick injected = injected_at(lookup, t0);
-  const uint32_t wire_bytes = 256 + kHeaders + (secure ? kSecurityBytes : 0);
+  const Tick gcm = secure ? gcm_time(payload) : 0;
+  const Tick injected = injected_at(lookup, t0, payload);
+  const uint32_t wire_bytes = payload + kHeaders + (secure ? kSecurityBytes : 0);
   const Tick tail = injected + wire_bytes * kPsPerByte + (switches + 1) * kWire + switches * kSwitch;
   const Tick rx_start = edge(tail);
   return edge(key_ready(lookup, rx_start)) + gcm - t0;

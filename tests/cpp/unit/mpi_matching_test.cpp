@@ -10,6 +10,7 @@ namespace ibsec::hosts {
 namespace {
 
 constexpr uint32_t kMtu = 256;
+constexpr uint64_t kEagerLimit = 1024;
 const ProcessId kP0(0);
 const ProcessId kP1(1);
 
@@ -54,7 +55,7 @@ class MpiMatchingTest : public ::testing::Test {
   ProcessId sent(size_t index) { return matching.message_sent(transport.carried.at(index).message, 0); }
 
   RecordingTransport transport;
-  MpiMatching matching{one_job(2), kMtu, transport};
+  MpiMatching matching{one_job(2), kMtu, kEagerLimit, CollectiveChoice(CollectiveScheme::kSimple), transport};
 };
 
 TEST_F(MpiMatchingTest, ReceivePostedBeforeTheMessageCompletesOnArrival) {
@@ -164,7 +165,7 @@ IdVector<JobId, MpiJob> two_comms() {
 
 TEST(MpiMatchingComms, MessagesMeetReceivesOnTheirOwnCommunicator) {
   RecordingTransport transport;
-  MpiMatching matching{two_comms(), kMtu, transport};
+  MpiMatching matching{two_comms(), kMtu, kEagerLimit, CollectiveChoice(CollectiveScheme::kSimple), transport};
   TraceEvent on_world = event(TraceOp::kIrecv, 1, 0, 3, 1);
   TraceEvent on_one = event(TraceOp::kIrecv, 1, 0, 3, 2);
   on_one.comm = 1;
@@ -209,7 +210,8 @@ TEST_F(MpiMatchingTest, ANonBlockingCollectiveGoesOnInTheBackground) {
 TEST(MpiMatchingWildcards, RecordedOrMatchedAgain) {
   for (const bool rematch : {false, true}) {
     RecordingTransport transport;
-    MpiMatching matching{one_job(3), kMtu, transport, rematch};
+    MpiMatching matching{one_job(3), kMtu,   kEagerLimit, CollectiveChoice(CollectiveScheme::kSimple),
+                         transport,  rematch};
     const ProcessId p2(2);
     TraceEvent wildcard = event(TraceOp::kRecv, 2, 0, 1);
     wildcard.posted = 1;
@@ -221,6 +223,60 @@ TEST(MpiMatchingWildcards, RecordedOrMatchedAgain) {
     // Recorded: the receive waits for process 0; matched again: process 1's message ends it.
     EXPECT_EQ(d.wait_over, rematch ? p2 : ProcessId::none()) << rematch;
   }
+}
+
+// Above the eager limit: a header-only request to send, the receiver's clear
+// to send, then the data; the send completes when the data is on the link.
+TEST_F(MpiMatchingTest, ARendezvousSendsItsDataOnlyOnceTheReceiverAnswers) {
+  EXPECT_FALSE(matching.begin(kP1, event(TraceOp::kRecv, 1, 0, 3), 0));
+  EXPECT_FALSE(matching.begin(kP0, event(TraceOp::kSend, 0, 1, 3, 0, kEagerLimit + 1), 0));
+  ASSERT_EQ(transport.carried.size(), 1U);
+  EXPECT_EQ(transport.carried[0].bytes, 0U);  // the request to send
+  EXPECT_EQ(transport.carried[0].packets, 1U);
+  EXPECT_TRUE(sent(0).is_none());  // the request on the link completes nothing
+  EXPECT_TRUE(deliver(0).arrived_for.is_none());
+  ASSERT_EQ(transport.carried.size(), 2U);  // the receive was posted: answered at once
+  EXPECT_EQ(transport.carried[1].from, kP1);
+  EXPECT_EQ(transport.carried[1].to, kP0);
+  EXPECT_TRUE(sent(1).is_none());
+  EXPECT_TRUE(deliver(1).arrived_for.is_none());
+  ASSERT_EQ(transport.carried.size(), 3U);  // the data
+  EXPECT_EQ(transport.carried[2].from, kP0);
+  EXPECT_EQ(transport.carried[2].bytes, kEagerLimit + 1);
+  EXPECT_EQ(transport.carried[2].packets, 5U);
+  EXPECT_EQ(sent(2), kP0);
+  const MpiMatching::Delivery d = deliver(2);
+  EXPECT_EQ(d.arrived_for, kP1);
+  EXPECT_EQ(d.wait_over, kP1);
+  EXPECT_EQ(matching.messages(), 3U);
+  EXPECT_EQ(matching.control_messages(), 2U);
+  EXPECT_EQ(matching.rendezvous_sends(), 1U);
+  EXPECT_EQ(matching.messages_in_flight(), 0U);
+}
+
+// A request to send that finds no receive waits for it, like an early
+// message; posting the receive sends the answer, and the receive waits for
+// the data. An eager message ahead of it on the channel keeps its place.
+TEST_F(MpiMatchingTest, ARequestToSendWaitsForItsReceiveInChannelOrder) {
+  EXPECT_TRUE(matching.begin(kP0, event(TraceOp::kIsend, 0, 1, 3, 1, kEagerLimit), 0));
+  EXPECT_TRUE(matching.begin(kP0, event(TraceOp::kIsend, 0, 1, 3, 2, kEagerLimit + 1), 0));
+  deliver(0);
+  deliver(1);
+  EXPECT_EQ(transport.carried.size(), 2U);       // nobody has answered the request
+  EXPECT_EQ(matching.messages_in_flight(), 2U);  // neither is on the link yet
+  EXPECT_TRUE(sent(0).is_none());
+  EXPECT_TRUE(sent(1).is_none());
+  EXPECT_EQ(matching.messages_in_flight(), 0U);
+  EXPECT_TRUE(matching.begin(kP1, event(TraceOp::kRecv, 1, 0, 3), 0));  // the eager message
+  EXPECT_EQ(transport.carried.size(), 2U);
+  EXPECT_FALSE(matching.begin(kP1, event(TraceOp::kRecv, 1, 0, 3), 0));  // the rendezvous
+  ASSERT_EQ(transport.carried.size(), 3U);
+  EXPECT_EQ(transport.carried[2].to, kP0);
+  deliver(2);
+  ASSERT_EQ(transport.carried.size(), 4U);
+  EXPECT_FALSE(matching.begin(kP0, event(TraceOp::kWait, 0, 0, 0, 2), 0));
+  EXPECT_EQ(sent(3), kP0);
+  EXPECT_EQ(deliver(3).wait_over, kP1);
 }
 
 }  // namespace

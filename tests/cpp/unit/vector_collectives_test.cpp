@@ -121,24 +121,36 @@ TEST(VectorCollectives, RefusesCountsOfTheWrongLength) {
                std::invalid_argument);
 }
 
+// A linear chain, when forced: n - 1 messages in all.
+TEST(PrefixCollectives, ForcedLinearScanIsAChain) {
+  const CollectiveChoice linear(CollectiveScheme::kTuned, {{TraceOp::kScan, "linear"}});
+  EXPECT_EQ(expand_collective(TraceOp::kScan, 4, 0, 0, 8, linear).size(), 1U);
+  const auto middle = expand_collective(TraceOp::kScan, 4, 2, 0, 8, linear);
+  ASSERT_EQ(middle.size(), 2U);
+  EXPECT_EQ(middle[0].receives[0].peer, 1U);
+  EXPECT_EQ(middle[1].sends[0].peer, 3U);
+}
+
 // Scan and exscan by recursive doubling: ceil(log2 n) exchanges at most,
 // with partners r xor 2^k that exist.
 TEST(PrefixCollectives, ScanExchangesWithPartnersAtPowersOfTwo) {
   for (uint32_t n : {1u, 2u, 5u, 8u}) {
     for (uint32_t r = 0; r < n; ++r) {
       for (const TraceOp op : {TraceOp::kScan, TraceOp::kExscan}) {
-        const auto rounds = expand_collective(op, n, r, 0, 24);
-        uint32_t expected = 0;
-        for (uint32_t mask = 1; mask < n; mask <<= 1) {
-          if ((r ^ mask) < n) {
-            ASSERT_LT(expected, rounds.size());
-            EXPECT_EQ(rounds[expected].sends[0].peer, r ^ mask);
-            EXPECT_EQ(rounds[expected].sends[0].bytes, 24u);
-            EXPECT_EQ(rounds[expected].receives[0].peer, r ^ mask);
-            ++expected;
+        for (const CollectiveScheme scheme : {CollectiveScheme::kTuned, CollectiveScheme::kSimple}) {
+          const auto rounds = expand_collective(op, n, r, 0, 24, CollectiveChoice(scheme));
+          uint32_t expected = 0;
+          for (uint32_t mask = 1; mask < n; mask <<= 1) {
+            if ((r ^ mask) < n) {
+              ASSERT_LT(expected, rounds.size());
+              EXPECT_EQ(rounds[expected].sends[0].peer, r ^ mask);
+              EXPECT_EQ(rounds[expected].sends[0].bytes, 24u);
+              EXPECT_EQ(rounds[expected].receives[0].peer, r ^ mask);
+              ++expected;
+            }
           }
+          EXPECT_EQ(rounds.size(), expected);
         }
-        EXPECT_EQ(rounds.size(), expected);
       }
     }
   }
