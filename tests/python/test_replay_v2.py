@@ -101,7 +101,7 @@ def test_wildcard_receives_recorded_or_matched_again(tmp_path, engine):
     lines = ["1 0 10 send 2 8 5 0", "2 0 100020 recv 0 8 5 0 any", "0 0 100000 compute",
              "2 100020 101020 compute", "2 101020 101030 recv 1 8 5 0 any", "0 100000 100010 send 2 8 5 0"]
     trace = tmp_path / "any.trace"
-    trace.write_text(f"ibsec-trace 2\nprocesses 3\ntime_unit ns\norigin synthetic t\nevents\n"
+    trace.write_text("ibsec-trace 2\nprocesses 3\ntime_unit ns\norigin synthetic t\nevents\n"
                      + "".join(line + "\n" for line in sorted(lines, key=lambda x: int(x.split()[1])))
                      + f"end {len(lines)}\n")
     assert run_engine(engine, "trace", "validate", str(trace)).returncode == 0
