@@ -412,12 +412,16 @@ void TraceReader::parse_event_line(std::string_view line, TraceEvent& event) {
   if (has_counts(*op)) parse_counts(fields.back(), event);
 }
 
+// How many members a communicator has: as many counts as an event on it carries.
+size_t TraceReader::members_of(uint32_t comm) const {
+  const auto found = comms_.find(comm);
+  if (found == comms_.end()) fail("comm", "communicator " + std::to_string(comm) + " is not declared in the header");
+  return found->second.members.size();
+}
+
 // COUNTS: one count per member of the event's communicator, separated by commas.
 void TraceReader::parse_counts(std::string_view text, TraceEvent& event) {
-  const auto comm = comms_.find(event.comm);
-  if (comm == comms_.end())
-    fail("comm", "communicator " + std::to_string(event.comm) + " is not declared in the header");
-  const size_t members = comm->second.members.size();
+  const size_t members = members_of(event.comm);
   auto counts = std::make_shared<std::vector<uint32_t>>();
   counts->reserve(members);
   size_t from = 0;
@@ -495,10 +499,7 @@ bool TraceReader::next_binary(TraceEvent& event) {
 
 void TraceReader::read_counts_records(TraceEvent& event) {
   using C = BinaryCountsLayout;
-  const auto comm = comms_.find(event.comm);
-  if (comm == comms_.end())
-    fail("comm", "communicator " + std::to_string(event.comm) + " is not declared in the header");
-  const size_t members = comm->second.members.size();
+  const size_t members = members_of(event.comm);
   auto counts = std::make_shared<std::vector<uint32_t>>();
   counts->reserve(members);
   const TraceLocation event_at = location();

@@ -69,6 +69,7 @@ class TraceReader {
   [[nodiscard]] uint64_t number_field(std::string_view text, std::string_view field, uint64_t max) const;
   [[nodiscard]] uint64_t argument_field(std::string_view text, TraceArg arg) const;
   [[nodiscard]] size_t argument_count(TraceOp op, std::string_view text) const;
+  [[nodiscard]] size_t members_of(uint32_t comm) const;
   void parse_counts(std::string_view text, TraceEvent& event);
   static void set_counts(TraceEvent& event, std::shared_ptr<std::vector<uint32_t>> counts);
   const unsigned char* next_record();

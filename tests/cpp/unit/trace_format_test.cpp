@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "support/scratch_files.h"
 #include "traces/trace_binary.h"
 #include "traces/trace_checker.h"
 #include "traces/trace_reader.h"
@@ -20,24 +21,13 @@ namespace {
 
 namespace fs = std::filesystem;
 
-fs::path scratch_dir() {
-  const fs::path dir = fs::temp_directory_path() / ("ibsec_trace_test_" + std::to_string(::getpid()));
-  fs::create_directories(dir);
-  return dir;
-}
+fs::path scratch_dir() { return testing::scratch_dir("ibsec_trace_test_"); }
 
 std::string write_file(const std::string& name, const std::string& content) {
-  const fs::path path = scratch_dir() / name;
-  std::ofstream(path, std::ios::binary) << content;
-  return path.string();
+  return testing::write_file(scratch_dir() / name, content);
 }
 
-std::string read_bytes(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream all;
-  all << in.rdbuf();
-  return all.str();
-}
+using testing::read_bytes;
 
 // Every op once, on a communicator of its own for some.
 TraceHeader sample_header() {
