@@ -30,8 +30,8 @@ def test_collective_algorithms_name_their_op_and_can_be_forced(engine):
     ring = next(a for a in algorithms if a["name"] == "allreduce.ring")
     assert ring["op"] == "allreduce" and ring["algorithm"] == "ring" and not ring["simple"]
     assert {a["op"] for a in algorithms} == {"barrier", "bcast", "reduce", "gather", "scatter", "allreduce",
-                                             "allgather", "alltoall"}
-    assert sum(a["simple"] for a in algorithms) == 8  # one per op
+                                             "allgather", "alltoall", "scan", "exscan"}
+    assert sum(a["simple"] for a in algorithms) == 10  # one per op
     params = {p["key"]: p for p in json.loads(subprocess.run([engine, "params", "--json"], capture_output=True,
                                                              text=True, check=True).stdout)}
     for op in {a["op"] for a in algorithms}:

@@ -128,7 +128,7 @@ def test_figures_rerun_after_a_rebuild(builds, tmp_path):
 def test_study_reruns_after_a_rebuild(builds, tmp_path):
     traces = workload_set(tmp_path / "workloads")
     counts = command_reruns(builds, tmp_path, "study", "--traces", str(traces), "--out", "results",
-                            "--skip-packet-size", "--jobs", "2", "--quiet")
+                            "--skip-packet-size", "--skip-real", "--jobs", "2", "--quiet")
     assert_reran(counts)
     assert counts[0] == 6  # seven copies of one trace under six card configurations: six distinct runs
     assert len(pd.read_csv(tmp_path / "results" / "fig5_workloads.csv")) == 7 * 6

@@ -88,8 +88,8 @@ def test_rendezvous_sends_whose_receives_come_only_after_them_exit_3(tmp_path, e
                                                       "0 10 20 recv 1 20000 0", "1 10 20 recv 0 20000 0"])
     done = run_engine(engine, "run", "--trace", str(trace), "--quiet", "--out", str(tmp_path / "r.json"))
     assert done.returncode == 3
-    assert "rank 0: waits in '0 0 10 send 1 20000 0'" in done.stderr
-    assert "rank 1: waits in '1 0 10 send 0 20000 0'" in done.stderr
+    assert "rank 0: waits in '0 0 10 send 1 20000 0 0'" in done.stderr
+    assert "rank 1: waits in '1 0 10 send 0 20000 0 0'" in done.stderr
     eager = run_engine(engine, "run", "--trace", str(trace), "--quiet", "--set", "replay.eager_limit_bytes=20000",
                        "--out", str(tmp_path / "e.json"))
     assert eager.returncode == 0, eager.stderr
