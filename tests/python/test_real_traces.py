@@ -76,3 +76,6 @@ def test_real_and_synthetic_replays_side_by_side(tmp_path, engine, monkeypatch):
     assert list(tables) == ["mean network latency (us)", "SKC hit rate", "execution time (ms)"]
     for suffix in (".csv", ".png"):
         assert (tmp_path / f"real_workloads{suffix}").is_file()
+    table = (tmp_path / "real_workloads.md").read_text().splitlines()
+    assert [row.split(" | ")[:3] for row in table[2:]] == [["| FT", "S", "captured"], ["| FT", "S", "synthetic"]]
+    assert table[0].endswith("| NoSKC time / NoSecurity |")

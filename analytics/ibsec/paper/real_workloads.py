@@ -21,6 +21,7 @@ import pandas as pd  # noqa: E402
 
 from ..errors import ConfigError  # noqa: E402
 from ..output.figures import save_figure  # noqa: E402
+from ..output.files import write_text_output  # noqa: E402
 from .workload_study import _colour, _with_overheads, replay_points  # noqa: E402
 
 REAL_CONFIGS = ("NoSecurity", "NoSKC", "SKC-2", "SKC-6")
@@ -71,7 +72,7 @@ def plan(classes: tuple[str, ...], traces_dir: Path, configs: tuple[str, ...], q
 
 def real_vs_synthetic(out: Path, traces_dir: Path, classes: tuple[str, ...] = ("S",), jobs: int = 2,
                       quiet: bool = False, configs: tuple[str, ...] = REAL_CONFIGS) -> pd.DataFrame:
-    """Replays every shipped real trace of `classes` and its synthetic twin; writes real_workloads.csv/png."""
+    """Replays every shipped real trace of `classes` and its synthetic twin; writes real_workloads.csv/png/md."""
     points = plan(classes, traces_dir, configs, quiet)
     if not points:
         raise FileNotFoundError(f"no shipped real traces of class {', '.join(classes)} in the ibsec package")
@@ -79,6 +80,7 @@ def real_vs_synthetic(out: Path, traces_dir: Path, classes: tuple[str, ...] = ("
     df = _with_overheads(df, ["bench", "class", "source"])
     df = df.drop(columns=["trace"]).assign(trace=[Path(p["trace"]).name for p in points])
     fig = _figure(df, configs)
+    write_text_output(out / "real_workloads.md", markdown_table(df))
     save_figure(df, fig, out, "real_workloads",
                 {"configurations": list(configs), "classes": list(classes),
                  "traces": sorted(set(df["trace"])), "procs": 16,
@@ -121,3 +123,26 @@ def comparison_tables(df: pd.DataFrame) -> dict[str, pd.DataFrame]:
                               sort=False) * scale
         tables[title] = wide.reindex(columns=configs)
     return tables
+
+
+def markdown_table(df: pd.DataFrame) -> str:
+    """The comparison as one Markdown table: a row per benchmark, class and source; per configuration the mean
+    latency (us), the SKC hit rate and the execution time (ms), and the execution time over NoSecurity."""
+    configs = list(dict.fromkeys(df["configuration"]))
+    header = ["benchmark", "class", "source"]
+    for config in configs:
+        header += [f"{config} latency (µs)"] + ([f"{config} hit rate"] if config.startswith("SKC") else [])
+    header += [f"{config} time (ms)" for config in configs]
+    header += [f"{config} time / NoSecurity" for config in configs if config != "NoSecurity"]
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    for (bench, cls, source), group in df.groupby(["bench", "class", "source"], sort=False):
+        by = group.set_index("configuration")
+        cells = [bench, cls, source]
+        for config in configs:
+            cells.append(f"{by.at[config, 'latency_mean_ns'] * 1e-3:.3g}")
+            if config.startswith("SKC"):
+                cells.append(f"{by.at[config, 'skc_hit_rate']:.3f}")
+        cells += [f"{by.at[config, 'simulated_execution_time_ns'] * 1e-6:.3g}" for config in configs]
+        cells += [f"{by.at[config, 'completion_vs_nosecurity']:.3f}" for config in configs if config != "NoSecurity"]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
