@@ -76,7 +76,7 @@ def generate(params: Params, out: str | Path) -> GenerationResult:
     began = time.perf_counter()
     workload = build(params)
     header = header_text(params.procs, f"origin synthetic {params.command()}", workload.notes, workload.comms)
-    timeline = Timeline(workload.programs, comms=workload.comms)
+    timeline = Timeline(workload.programs, machine=workload.machine, comms=workload.comms)
     write_trace(out, header, timeline.lines())
     return GenerationResult(Path(out), params, workload.iterations, workload.full_iterations, timeline.stats,
                             time.perf_counter() - began)
@@ -85,4 +85,4 @@ def generate(params: Params, out: str | Path) -> GenerationResult:
 def original_duration(params: Params) -> TimelineStats:
     """Play the workload on the timeline without writing it: its statistics and duration."""
     workload = build(params)
-    return Timeline(workload.programs, comms=workload.comms, record=False).run()
+    return Timeline(workload.programs, machine=workload.machine, comms=workload.comms, record=False).run()

@@ -7,6 +7,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
 from .program import Rank, rank_rng
+from .timeline import Machine
 
 CLASSES = ("S", "W", "A")
 
@@ -31,6 +32,23 @@ class Params:
                 f"--seed {self.seed}")
 
 
+@dataclass(frozen=True)
+class Costs:
+    """What computing costs a NAS generator, in ns (machine.py, docs/workloads.md).
+
+    A generator charges each routine `weight x units`, the units being the
+    routine's local grid points (or nonzeros, or FFT points) on its level;
+    the weights say how the routines of one benchmark compare. Routines of the
+    time step are charged `iteration_ns` per unit, the set-up outside it
+    (initial conditions, matrix generation, verification) `setup_ns`, and every
+    MPI call `call_gap_ns` before it.
+    """
+
+    iteration_ns: float
+    setup_ns: float
+    call_gap_ns: float = 0.0
+
+
 @dataclass
 class Workload:
     """A generated workload: one lazy operation stream per process plus header text."""
@@ -41,6 +59,7 @@ class Workload:
     notes: list[str]
     programs: list[Iterable[tuple]]
     comms: dict[int, list[int]] = field(default_factory=dict)
+    machine: Machine = Machine()  # the original machine the timeline plays the programs on
 
 
 def scaled(iterations: int, scale: float) -> int:
@@ -76,7 +95,13 @@ def stream(rank: Rank, body: Iterator[None]) -> Iterator[tuple]:
     yield from rank.take()
 
 
-def programs(params: Params, body: Callable[[Rank], Iterator[None]]) -> list[Iterator[tuple]]:
-    """One lazy operation stream per process, each with its own seeded jitter."""
-    ranks = [Rank(r, rank_rng(params.bench, params.seed, r)) for r in range(params.procs)]
+def programs(params: Params, body: Callable[[Rank], Iterator[None]], call_gap_ns: float = 0.0,
+             jitter: float | None = None) -> list[Iterator[tuple]]:
+    """One lazy operation stream per process, each with its own seeded noise (machine.GAP_NOISE unless
+    `jitter` gives one spread for every gap)."""
+    from .machine import GAP_NOISE
+
+    noise = GAP_NOISE if jitter is None else {"jitter": jitter}
+    ranks = [Rank(r, rank_rng(params.bench, params.seed, r), call_gap_ns=call_gap_ns, **noise)
+             for r in range(params.procs)]
     return [stream(rank, body(rank)) for rank in ranks]

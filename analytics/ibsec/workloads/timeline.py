@@ -61,9 +61,17 @@ class Machine:
     ns_per_byte: float = 1.0
     send_overhead_ns: int = 500
     post_overhead_ns: int = 200
+    # A call that waits on another process (a receive, a wait for a receive, a collective) lasts this
+    # much longer than its data need: on a machine with more processes than cores, the time the
+    # scheduler takes to run the partner and then the caller again.
+    block_ns: int = 0
 
     def transfer_ns(self, nbytes: int) -> int:
         return int(nbytes * self.ns_per_byte + 0.5)
+
+    def resume(self, start: int, ready: int) -> int:
+        """When a call that began at `start` and waits on data ready at `ready` returns."""
+        return max(start, ready) + self.block_ns
 
     def collective_ns(self, name: str, nbytes: int, size: int) -> int:
         """Time from the last member's arrival to the end of a collective.
@@ -383,7 +391,7 @@ class Timeline:
         receive = self._pending[rank] or self._post_receive(rank, peer, nbytes, tag)
         if receive.arrival is None:
             return self._wait_for(rank, receive)
-        end = max(start, receive.arrival)
+        end = self.machine.resume(start, receive.arrival)
         self._emit(rank, start, end, f"recv {peer} {nbytes} {tag} {WORLD} {POSTED_EXACTLY}")
         return end
 
@@ -395,9 +403,10 @@ class Timeline:
         if isinstance(done, _Receive):
             if done.arrival is None:
                 return self._wait_for(rank, done)
-            done = done.arrival
+            end = self.machine.resume(start, done.arrival)
+        else:
+            end = max(start, done)  # a send's buffer is free again: no process had to wait
         del self._requests[rank][req]
-        end = max(start, done)
         self._emit(rank, start, end, f"wait {req}")
         return end
 
@@ -409,8 +418,9 @@ class Timeline:
             return None
         _, name, comm, root, nbytes = op
         args = f"{comm} {root} {nbytes}" if name in ROOTED else (f"{comm}" if name == "barrier" else f"{comm} {nbytes}")
-        self._emit(rank, start, coll.end, f"{name} {args}")
-        return coll.end
+        end = self.machine.resume(start, coll.end)
+        self._emit(rank, start, end, f"{name} {args}")
+        return end
 
     @staticmethod
     def _idle(rank: int, op: tuple, start: int) -> int:
