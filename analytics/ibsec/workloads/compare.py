@@ -19,6 +19,11 @@ communicator of every process (a split or dup of the world), and anything
 smaller by its member list. Collectives are counted once per call (the
 events of the communicator's first member).
 
+Beyond the counts, each process's sequence of MPI calls (operation, peer,
+bytes, tag, root, communicator by name; not times or request numbers) is
+hashed, and the comparison says for how many processes the two sequences are
+the same call for call.
+
     python -m ibsec.workloads.compare GENERATED REAL [--json]
 """
 
@@ -26,6 +31,7 @@ from __future__ import annotations
 
 import argparse
 import gzip
+import hashlib
 import json
 import re
 import subprocess
@@ -59,10 +65,20 @@ class TraceSummary:
     collectives: Counter = field(default_factory=Counter)  # (op, communicator name) -> calls
     compute_ns: int = 0  # over all processes
     duration_ns: int = 0
+    call_digests: list[str] = field(default_factory=list)  # per process: its sequence of MPI calls
 
     @property
     def duration_s(self) -> float:
         return self.duration_ns * 1e-9
+
+    def add_message(self, rank: int, peer: int, nbytes: int) -> None:
+        if peer == rank:
+            self.self_messages += 1
+            return
+        self.messages += 1
+        self.message_bytes += nbytes
+        self.pairs[(rank, peer)] += 1
+        self.pair_bytes[(rank, peer)] += nbytes
 
     def to_json(self) -> dict:
         return {
@@ -71,7 +87,7 @@ class TraceSummary:
             "dropped_self_calls": self.dropped_self_calls,
             "pairs": {f"{s}->{d}": n for (s, d), n in sorted(self.pairs.items())},
             "collectives": {f"{op} {comm}": n for (op, comm), n in sorted(self.collectives.items())},
-            "compute_ns": self.compute_ns, "duration_ns": self.duration_ns,
+            "compute_ns": self.compute_ns, "duration_ns": self.duration_ns, "call_digests": self.call_digests,
         }
 
 
@@ -133,6 +149,7 @@ class _Reader:
             self.comm_names[cid] = comm_name(members, processes)
             self.first_member[cid] = min(members)
         self.summary = TraceSummary(str(self.path), processes, origin, dropped_self_calls=self.dropped_self)
+        self.calls = [hashlib.blake2b(digest_size=16) for _ in range(processes)]
 
     def event(self, fields: list[str]) -> None:
         s = self.summary
@@ -142,22 +159,28 @@ class _Reader:
         s.duration_ns = max(s.duration_ns, end - self.first_start)
         if op == "compute":
             s.compute_ns += end - start
-        elif op in SENDS:
-            self.message(rank, int(fields[4]), int(fields[5]))
+            return
+        self.calls[rank].update(self.call_text(op, fields).encode())
+        if op in SENDS:
+            s.add_message(rank, int(fields[4]), int(fields[5]))
         elif op not in NOT_COLLECTIVES:
             comm = int(fields[4])
             if rank == self.first_member.get(comm, 0):
                 s.collectives[(op, self.comm_names.get(comm, f"comm {comm}"))] += 1
 
-    def message(self, rank: int, peer: int, nbytes: int) -> None:
-        s = self.summary
-        if peer == rank:
-            s.self_messages += 1
-            return
-        s.messages += 1
-        s.message_bytes += nbytes
-        s.pairs[(rank, peer)] += 1
-        s.pair_bytes[(rank, peer)] += nbytes
+    def call_text(self, op: str, fields: list[str]) -> str:
+        """One call as the sequence digest sees it: no times, no request numbers, communicators by name."""
+        args = fields[4:]
+        if op == "wait":
+            args = []
+        elif op in ("isend", "irecv"):
+            args = args[:3] + args[4:]  # without REQ
+        if op not in NOT_COLLECTIVES:
+            args = [self.comm_names.get(int(args[0]), args[0]), *args[1:]]
+        else:
+            args = [self.comm_names.get(int(a), a) if i == 3 and op in ("send", "recv") else a
+                    for i, a in enumerate(args)]
+        return " ".join((op, *args)) + "\n"
 
     def read(self, text_path: Path) -> TraceSummary:
         lines = _text_lines(text_path)
@@ -167,6 +190,7 @@ class _Reader:
             if fields[0] == "end" or not line or line[0] == "#":
                 continue
             self.event(fields)
+        self.summary.call_digests = [h.hexdigest() for h in self.calls]
         return self.summary
 
 
@@ -181,6 +205,28 @@ def summarize(path: str | Path) -> TraceSummary:
         text = Path(tmp) / "trace.txt"
         subprocess.run([engine_path(), "trace", "convert", str(path), str(text)], check=True)
         return _Reader(path).read(text)
+
+
+def summarize_workload(params) -> TraceSummary:
+    """The counts of a generated workload, from its programs without playing them: no times, no digests.
+
+    `params` as from ibsec.workloads.make_params; much faster than writing the trace and reading it back.
+    """
+    from . import build
+    from .timeline import COLL, ISEND, SEND
+
+    workload = build(params)
+    procs = params.procs
+    names = {0: "world", **{cid: comm_name(tuple(m), procs) for cid, m in workload.comms.items()}}
+    first = {0: 0, **{cid: min(m) for cid, m in workload.comms.items()}}
+    s = TraceSummary(f"generated: {params.command()}", procs, f"synthetic {params.command()}")
+    for rank, program in enumerate(workload.programs):
+        for op in program:
+            if op[0] == SEND or op[0] == ISEND:
+                s.add_message(rank, op[1], op[2])
+            elif op[0] == COLL and rank == first[op[2]]:
+                s.collectives[(op[1], names[op[2]])] += 1
+    return s
 
 
 # ---- comparing -------------------------------------------------------------------------------
@@ -216,6 +262,10 @@ class Comparison:
                 worst, where = d, pair
         return worst, where
 
+    def same_call_sequences(self) -> int:
+        """Processes whose MPI calls are the same, one for one, in both traces."""
+        return sum(a == b for a, b in zip(self.generated.call_digests, self.real.call_digests, strict=False))
+
     def text(self) -> str:
         g, r = self.generated, self.real
         rows = [("", "generated", "real", "difference")]
@@ -229,6 +279,7 @@ class Comparison:
                      str(r.pairs[pair]) if pair else "-", f"{worst:.2%} at {pair[0]}->{pair[1]}" if pair else "0"))
         for op, comm, a, b in self.collective_rows():
             rows.append((f"{op} on {comm}", str(a), str(b), "" if a == b else f"{a - b:+d}"))
+        rows.append(("processes with the same MPI calls", str(self.same_call_sequences()), str(r.processes), ""))
         rows.append(("execution time (s)", f"{g.duration_s:.4f}", f"{r.duration_s:.4f}",
                      f"x{g.duration_ns / r.duration_ns:.2f}" if r.duration_ns else ""))
         widths = [max(len(row[i]) for row in rows) for i in range(4)]
@@ -240,7 +291,8 @@ class Comparison:
     def to_json(self) -> dict:
         worst, pair = self.pair_deviation()
         return {"generated": self.generated.to_json(), "real": self.real.to_json(), "problems": self.problems,
-                "worst_pair": {"pair": list(pair) if pair else None, "relative": worst}}
+                "worst_pair": {"pair": list(pair) if pair else None, "relative": worst},
+                "same_call_sequences": self.same_call_sequences()}
 
 
 def compare(generated: TraceSummary, real: TraceSummary,
