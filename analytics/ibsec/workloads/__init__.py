@@ -1,9 +1,10 @@
 """Synthetic NAS-style and SPECjbb2000-style traces in the ibsec trace format.
 
 Every trace made here is synthetic and says so in its header (`origin
-synthetic ...`). The generators follow the published communication structure
-of each benchmark (docs/workloads.md); the times come from a model of the
-original machine (timeline.py).
+synthetic ...`). The NAS generators make the MPI calls of the NPB 3.4 programs
+(docs/workloads.md); their compute gaps and times come from a machine model
+calibrated on captures of those programs (machine.py), played by the
+timeline (timeline.py).
 """
 
 from __future__ import annotations
