@@ -12,7 +12,8 @@ ip + jp*c for z. BT waits for its previous send, then the receive.
 from __future__ import annotations
 
 from . import multipartition
-from .common import Costs, Params, Workload
+from .common import Params, Workload
+from .machine import Costs
 from .multipartition import BOTTOM, DOUBLE, EAST, INTEGER, NORTH, SOUTH, TOP, WEST, Cells, Solver
 
 NAME = "BT"

@@ -52,8 +52,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from .common import Costs
 from .compare import _is_text, _text_lines
+from .machine import Costs
 from .timeline import COMPUTE, Machine, Timeline
 
 BENCHES = ("CG", "MG", "LU", "SP", "BT", "FT")

@@ -21,7 +21,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cached_property
 
-from .common import Costs, Params, Workload, is_power_of_two, programs, scaled, split
+from .common import Params, Workload, is_power_of_two, programs, scaled, split
+from .machine import COSTS, Costs, machine_for
 from .program import Rank
 
 NAME = "CG"
@@ -174,8 +175,6 @@ class CG:
 
 
 def build(params: Params, costs: Costs | None = None, jitter: float | None = None) -> Workload:
-    from .machine import COSTS, machine_for
-
     costs = costs or COSTS[(NAME, params.cls)]
     cg = CG(params, costs)
     first = cg.layouts[0]

@@ -33,23 +33,6 @@ class Params:
                 f"--seed {self.seed}")
 
 
-@dataclass(frozen=True)
-class Costs:
-    """What computing costs a NAS generator, in ns (machine.py, docs/workloads.md).
-
-    A generator charges each routine `weight x units`, the units being the
-    routine's local grid points (or nonzeros, or FFT points) on its level;
-    the weights say how the routines of one benchmark compare. Routines of the
-    time step are charged `iteration_ns` per unit, the set-up outside it
-    (initial conditions, matrix generation, verification) `setup_ns`, and every
-    MPI call `call_gap_ns` before it.
-    """
-
-    iteration_ns: float
-    setup_ns: float
-    call_gap_ns: float = 0.0
-
-
 @dataclass
 class Workload:
     """A generated workload: one lazy operation stream per process plus header text."""

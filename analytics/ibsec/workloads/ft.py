@@ -16,7 +16,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from .common import Costs, Params, Workload, is_power_of_two, programs, scaled
+from .common import Params, Workload, is_power_of_two, programs, scaled
+from .machine import COSTS, Costs, machine_for
 from .program import Rank
 
 NAME = "FT"
@@ -90,8 +91,6 @@ class FT:
 
 
 def build(params: Params, costs: Costs | None = None, jitter: float | None = None) -> Workload:
-    from .machine import COSTS, machine_for
-
     costs = costs or COSTS[(NAME, params.cls)]
     ft = FT(params, costs)
     notes = [

@@ -26,7 +26,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from math import isqrt
 
-from .common import Costs, Params, Workload, programs, scaled, split
+from .common import Params, Workload, programs, scaled, split
+from .machine import COSTS, Costs, machine_for
 from .program import Rank
 
 NAME = "LU"
@@ -316,8 +317,6 @@ class LU:
 
 
 def build(params: Params, costs: Costs | None = None, jitter: float | None = None) -> Workload:
-    from .machine import COSTS, machine_for
-
     costs = costs or COSTS[(NAME, params.cls)]
     lu = LU(params, costs)
     xdim, ydim = process_grid(params.procs)

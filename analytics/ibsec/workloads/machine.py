@@ -25,10 +25,27 @@ those captures or from that machine (docs/workloads.md, "The machine model";
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
-from .common import Costs
 from .timeline import Machine
+
+
+@dataclass(frozen=True)
+class Costs:
+    """What computing costs a NAS generator, in ns (docs/workloads.md, "The machine model").
+
+    A generator charges each routine `weight x units`, the units being the
+    routine's local grid points (or nonzeros, or FFT points) on its level;
+    the weights say how the routines of one benchmark compare. Routines of the
+    time step are charged `iteration_ns` per unit, the set-up outside it
+    (initial conditions, matrix generation, verification) `setup_ns`, and every
+    MPI call `call_gap_ns` before it.
+    """
+
+    iteration_ns: float
+    setup_ns: float
+    call_gap_ns: float = 0.0
+
 
 # The medians over the 18 captures (S, W, A of six benchmarks) of the spreads calibrate.py measures.
 LONG_GAP_NS = 30_000

@@ -23,7 +23,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from .common import Costs, Params, Workload, is_power_of_two, programs, scaled
+from .common import Params, Workload, is_power_of_two, programs, scaled
+from .machine import COSTS, Costs, machine_for
 from .program import Rank
 
 NAME = "MG"
@@ -256,8 +257,6 @@ class MG:
 
 
 def build(params: Params, costs: Costs | None = None, jitter: float | None = None) -> Workload:
-    from .machine import COSTS, machine_for
-
     costs = costs or COSTS[(NAME, params.cls)]
     mg = MG(params, costs)
     notes = [

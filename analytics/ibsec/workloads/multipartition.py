@@ -27,7 +27,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import cached_property
 
-from .common import Costs, Params, Workload, exact_sqrt, programs, scaled, split
+from .common import Params, Workload, exact_sqrt, programs, scaled, split
+from .machine import COSTS, Costs, machine_for
 from .program import Rank
 
 DOUBLE = 8
@@ -230,8 +231,6 @@ class MultiPartition:
 def build_workload(name: str, params: Params, classes: dict[str, tuple[int, int]], solver: Solver,
                    costs: Costs | None, jitter: float | None, block: str = "") -> Workload:
     """SP and BT share everything but their solver: grid, steps and the structure note."""
-    from .machine import COSTS, machine_for
-
     costs = costs or COSTS[(name, params.cls)]
     size, full = classes[params.cls]
     iterations = scaled(full, params.scale)

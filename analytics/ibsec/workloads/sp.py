@@ -12,7 +12,8 @@ cell's left-hand side, then waits for receive and previous send (waitall).
 from __future__ import annotations
 
 from . import multipartition
-from .common import Costs, Params, Workload
+from .common import Params, Workload
+from .machine import Costs
 from .multipartition import DOUBLE, INTEGER, Cells, Solver
 
 NAME = "SP"
