@@ -54,7 +54,7 @@ def test_plan_pairs_each_real_trace_with_its_generated_twin(tmp_path):
     sources = {(p["bench"], p["source"]) for p in points}
     for bench, _cls in shipped_real_traces(("S",)):
         assert (bench, "captured") in sources
-        if bench in GENERATED and bench != "LU":  # LU class S: see the generator's own limits
+        if bench in GENERATED:
             assert (bench, "synthetic") in sources
 
 

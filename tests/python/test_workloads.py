@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from conftest import run_ibsec
-from ibsec.workloads import TABLE1_SECONDS, generate, make_params, original_duration, timeline
+from ibsec.workloads import generate, make_params, original_duration, timeline
 from ibsec.workloads.defaults import DEFAULT_SET, PROCS
 from ibsec.workloads.timeline import COLL, COMPUTE, IRECV, ISEND, RECV, SEND, WAIT, Timeline, TimelineError
 
@@ -37,7 +37,8 @@ class Checked:
     sent_to: dict[int, set[int]] = field(default_factory=lambda: defaultdict(set))
     message_sizes: list[int] = field(default_factory=list)
     ops: Counter = field(default_factory=Counter)
-    collectives: list[tuple] = field(default_factory=list)  # rank 0's sequence on comm 0
+    collectives: list[tuple] = field(default_factory=list)  # rank 0's sequence, all communicators
+    comms: dict[int, list[int]] = field(default_factory=dict)  # declared ones; 0, the world, is not
 
 
 def read_text(path: Path) -> str:
@@ -60,10 +61,17 @@ def check_trace(path: Path) -> Checked:
     while lines[at].startswith("note "):
         notes.append(lines[at][5:])
         at += 1
+    comms = {}
+    while lines[at].startswith("comm "):
+        cid, *members = (int(x) for x in lines[at].split()[1:])
+        assert cid >= 1 and cid not in comms and members and all(0 <= m < processes for m in members)
+        comms[cid] = members
+        at += 1
     assert lines[at] == "events", f"unexpected header line {lines[at]!r}"
     body, trailer = lines[at + 1:-1], lines[-1]
     assert trailer == f"end {len(body)}"
-    result = Checked(processes, lines[3], notes, events=len(body))
+    result = Checked(processes, lines[3], notes, events=len(body), comms=comms)
+    members_of = {0: list(range(processes)), **comms}
 
     last_end = [None] * processes
     last_start = -1
@@ -94,14 +102,15 @@ def check_trace(path: Path) -> Checked:
         result.ops[op] += 1
         if op in ("send", "isend", "recv", "irecv"):
             peer, nbytes, tag = (int(a) for a in args[:3])
-            assert peer != rank and 0 <= peer < processes, f"line {number}: peer"
+            assert 0 <= peer < processes, f"line {number}: peer"  # itself too (version 2)
             if op in ("send", "isend"):
-                result.sent_to[rank].add(peer)
-                result.message_sizes.append(nbytes)
+                if peer != rank:  # a message to itself crosses no network
+                    result.sent_to[rank].add(peer)
+                    result.message_sizes.append(nbytes)
                 _match(receives, sends, (rank, peer, tag), nbytes, number)
             else:
                 _match(sends, receives, (peer, rank, tag), nbytes, number)
-            assert args[-1] == "0", f"line {number}: generated point-to-point traffic is on the world"
+            assert args[-1] == "0" or int(args[-1]) in result.comms, f"line {number}: undeclared communicator"
             if op in ("isend", "irecv"):
                 assert len(args) == 5
                 req = int(args[3])
@@ -114,14 +123,16 @@ def check_trace(path: Path) -> Checked:
             assert req in open_requests[rank], f"line {number}: wait for request {req}, not open"
             del open_requests[rank][req]
         elif op in ROOTED | UNROOTED:
-            assert args[0] == "0", "collectives on the world only (no comm lines)"
+            assert int(args[0]) in members_of and rank in members_of[int(args[0])], f"line {number}: communicator"
             coll_seq[rank].append((op, *args))
         else:
             assert op == "compute" and not args, f"line {number}: unknown op {op}"
     assert not any(sends.values()), "a send was never received"
     assert not any(receives.values()), "a receive was never sent"
     assert not any(open_requests), "a request was never waited"
-    assert all(seq == coll_seq[0] for seq in coll_seq), "collectives differ between processes"
+    for cid, members in members_of.items():
+        on_comm = [[c for c in coll_seq[m] if c[1] == str(cid)] for m in members]
+        assert all(seq == on_comm[0] for seq in on_comm), f"collectives on communicator {cid} differ between members"
     result.collectives = coll_seq[0]
     return result
 
@@ -197,7 +208,8 @@ def test_cg_partners_on_a_4x4_grid(tmp_path):
         if transpose != rank:
             expected.add(transpose)
         assert checked.sent_to[rank] == expected, rank
-    assert {op for op, *_ in checked.collectives} == {"reduce"}
+    # the timer flag's bcast, the barrier that starts the timer, the timer's reduce
+    assert [op for op, *_ in checked.collectives] == ["bcast", "barrier", "reduce"]
     vector = 8 * 1400 // 4  # a row block of doubles
     assert Counter(checked.message_sizes).keys() == {8, 16, vector}
 
@@ -207,9 +219,11 @@ def test_ft_only_transposes_by_alltoall(tmp_path):
     assert not checked.sent_to
     assert {"send", "isend", "recv", "irecv"}.isdisjoint(checked.ops)
     alltoalls = [c for c in checked.collectives if c[0] == "alltoall"]
-    assert len(alltoalls) == 1 + 6  # the forward FFT and one inverse per iteration
-    assert alltoalls[0] == ("alltoall", "0", str(16 * 64 ** 3 // 16 ** 2))
-    assert {c[0] for c in checked.collectives} == {"barrier", "alltoall", "reduce"}
+    # the untimed forward FFT, the timed one, and one inverse per iteration; on commslice1 (every process)
+    assert len(alltoalls) == 1 + 1 + 6
+    assert checked.comms == {1: list(range(16))}
+    assert alltoalls[0] == ("alltoall", "1", str(16 * 64 ** 3 // 16 ** 2))
+    assert {c[0] for c in checked.collectives} == {"bcast", "barrier", "alltoall", "reduce"}
 
 
 def test_lu_talks_only_to_its_grid_neighbours(tmp_path):
@@ -218,12 +232,17 @@ def test_lu_talks_only_to_its_grid_neighbours(tmp_path):
         row, col = rank % 4, rank // 4  # xdim = 4: north/south are rank -+ 1, west/east rank -+ 4
         expected = {rank + d for d, ok in ((-1, row > 0), (1, row < 3), (-4, col > 0), (4, col < 3)) if ok}
         assert checked.sent_to[rank] == expected, rank
-    assert {c[0] for c in checked.collectives} == {"allreduce"}
+    assert {c[0] for c in checked.collectives} == {"bcast", "barrier", "allreduce"}
     plane_line = 5 * 8 * 16  # 5 doubles per boundary point of a 16-point line
-    assert min(checked.message_sizes) in (5 * 8 * 15, plane_line)
+    assert plane_line in checked.message_sizes
+    # pintgr's exchange_4 (2 nx and 2 (ny + 2) doubles) and exchange_5/6 (one double per k-plane), as a capture
+    # of NPB 3.4 lu.A.x on 16 processes has them: 12 + 12 + 6 + 6 messages
+    small = Counter(size for size in checked.message_sizes if size < 5 * 8 * 15)
+    assert small == {8 * 2 * 16: 12, 8 * 2 * 18: 12, 8 * 64: 12}
 
 
 def test_mg_exchanges_with_its_six_periodic_neighbours(tmp_path):
+    """And, on the coarse levels where some processes hold no point, with farther ones (setup's `next`)."""
     _, checked = gen(tmp_path, "MG", cls="S", scale=0.25)
     dims = (2, 2, 4)  # NPB's grid for 16 processes
     for rank in range(16):
@@ -234,8 +253,10 @@ def test_mg_exchanges_with_its_six_periodic_neighbours(tmp_path):
                 n = list(c)
                 n[axis] = (n[axis] + step) % dims[axis]
                 expected.add(n[0] + 2 * (n[1] + 2 * n[2]))
-        assert checked.sent_to[rank] == expected, rank
-    assert {c[0] for c in checked.collectives} == {"barrier", "allreduce", "reduce"}
+        assert checked.sent_to[rank] >= expected, rank
+    # sender -> receiver pairs in a capture of NPB 3.4 mg.S.x on 16 processes (Open MPI 4.1)
+    assert sum(len(peers) for peers in checked.sent_to.values()) == 72
+    assert {c[0] for c in checked.collectives} == {"barrier", "bcast", "allreduce", "reduce"}
 
 
 @pytest.mark.parametrize("bench", ["SP", "BT"])
@@ -276,23 +297,6 @@ def test_jbb_scale_sets_transactions_per_warehouse(tmp_path):
     assert requests <= 16 * 50 * 2
 
 
-def class_a_seconds(bench: str) -> float:
-    """The class-A, 16-process original time: played fully for the short ones,
-    extrapolated from 1 and 2 iterations (every iteration is the same) for the long ones."""
-    if bench in ("CG", "MG"):
-        return original_duration(make_params(bench, 16, "A", 1.0, 1)).duration_ns * 1e-9
-    from ibsec.workloads import build
-
-    full = build(make_params(bench, 16, "A", 1.0, 1)).full_iterations
-    one, two = (original_duration(make_params(bench, 16, "A", k / full, 1)).duration_ns for k in (1, 2))
-    return (one + (full - 1) * (two - one)) * 1e-9
-
-
-@pytest.mark.parametrize("bench", ["CG", "MG", "LU", "SP", "BT"])
-def test_class_a_original_time_is_near_table_1(bench):
-    assert class_a_seconds(bench) == pytest.approx(TABLE1_SECONDS[bench], rel=0.15)
-
-
 def test_default_set_sizes():
     assert [d.bench for d in DEFAULT_SET] == ["CG", "MG", "LU", "SP", "BT", "FT", "JBB"]
     for item in DEFAULT_SET:
@@ -304,8 +308,8 @@ def test_default_set_sizes():
 
 def test_timeline_receive_waits_for_its_send_and_collectives_end_together():
     programs = [
-        [(COMPUTE, 1000), (SEND, 1, 4096, 7), (COLL, "allreduce", 0, -1, 8)],
-        [(RECV, 0, 4096, 7), (COLL, "allreduce", 0, -1, 8)],
+        [(COMPUTE, 1000), (SEND, 1, 4096, 7, 0), (COLL, "allreduce", 0, -1, 8)],
+        [(RECV, 0, 4096, 7, 0), (COLL, "allreduce", 0, -1, 8)],
     ]
     timeline = Timeline(programs)
     lines = list(timeline.lines())
@@ -320,9 +324,9 @@ def test_timeline_receive_waits_for_its_send_and_collectives_end_together():
 
 def test_timeline_refuses_mismatched_messages_and_deadlocks():
     with pytest.raises(TimelineError, match="sent 8 bytes, received 16"):
-        Timeline([[(SEND, 1, 8, 0)], [(RECV, 0, 16, 0)]]).run()
+        Timeline([[(SEND, 1, 8, 0, 0)], [(RECV, 0, 16, 0, 0)]]).run()
     with pytest.raises(TimelineError, match="deadlock"):
-        Timeline([[(RECV, 1, 8, 0)], [(RECV, 0, 8, 0)]]).run()
+        Timeline([[(RECV, 1, 8, 0, 0)], [(RECV, 0, 8, 0, 0)]]).run()
 
 
 # ---- the command ------------------------------------------------------------------------------------
@@ -341,7 +345,7 @@ def test_cli_gen_writes_the_trace(tmp_path):
     (["XX"], "invalid 'BENCH'"),
     (["CG", "--procs", "12"], "power of two"),
     (["SP", "--procs", "8"], "square"),
-    (["LU", "--class", "S"], "invalid '--procs'"),
+    (["LU", "--procs", "3"], "invalid '--procs'"),  # proc_grid finds no xdim x ydim for 3
     (["MG", "--scale", "0"], "argument --scale: must be greater than 0"),
     (["MG", "--scale", "1.5"], "argument --scale: must be at most 1"),
     (["MG", "--class", "Q"], "invalid '--class'"),
@@ -395,8 +399,8 @@ def assert_registered(lines, ops: dict[str, dict]) -> set[str]:
 
 def test_every_collective_the_writer_knows_is_a_registered_op_with_its_arguments(engine):
     ops = registered_ops()
-    programs = [[(COMPUTE, 10), (ISEND, 1, 8, 0, 5), (WAIT, 5), (SEND, 1, 8, 1)],
-                [(IRECV, 0, 8, 0, 2), (WAIT, 2), (RECV, 0, 8, 1)]]
+    programs = [[(COMPUTE, 10), (ISEND, 1, 8, 0, 5, 0), (WAIT, 5), (SEND, 1, 8, 1, 0)],
+                [(IRECV, 0, 8, 0, 2, 0), (WAIT, 2), (RECV, 0, 8, 1, 0)]]
     collectives = timeline.ROOTED | timeline.UNROOTED  # every collective the writer can emit
     for name in sorted(collectives):
         for program in programs:

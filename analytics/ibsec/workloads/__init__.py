@@ -1,9 +1,10 @@
 """Synthetic NAS-style and SPECjbb2000-style traces in the ibsec trace format.
 
 Every trace made here is synthetic and says so in its header (`origin
-synthetic ...`). The generators follow the published communication structure
-of each benchmark (docs/workloads.md); the times come from a model of the
-original machine (timeline.py).
+synthetic ...`). The NAS generators make the MPI calls of the NPB 3.4 programs
+(docs/workloads.md); their compute gaps and times come from a machine model
+calibrated on captures of those programs (machine.py), played by the
+timeline (timeline.py).
 """
 
 from __future__ import annotations
@@ -76,7 +77,7 @@ def generate(params: Params, out: str | Path) -> GenerationResult:
     began = time.perf_counter()
     workload = build(params)
     header = header_text(params.procs, f"origin synthetic {params.command()}", workload.notes, workload.comms)
-    timeline = Timeline(workload.programs, comms=workload.comms)
+    timeline = Timeline(workload.programs, machine=workload.machine, comms=workload.comms)
     write_trace(out, header, timeline.lines())
     return GenerationResult(Path(out), params, workload.iterations, workload.full_iterations, timeline.stats,
                             time.perf_counter() - began)
@@ -85,4 +86,4 @@ def generate(params: Params, out: str | Path) -> GenerationResult:
 def original_duration(params: Params) -> TimelineStats:
     """Play the workload on the timeline without writing it: its statistics and duration."""
     workload = build(params)
-    return Timeline(workload.programs, comms=workload.comms, record=False).run()
+    return Timeline(workload.programs, machine=workload.machine, comms=workload.comms, record=False).run()

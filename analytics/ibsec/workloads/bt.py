@@ -13,7 +13,8 @@ from __future__ import annotations
 
 from . import multipartition
 from .common import Params, Workload
-from .multipartition import BOTTOM, DOUBLE, EAST, NORTH, SOUTH, TOP, WEST, Cells, Solver
+from .machine import Costs
+from .multipartition import BOTTOM, DOUBLE, EAST, INTEGER, NORTH, SOUTH, TOP, WEST, Cells, Solver
 
 NAME = "BT"
 CLASSES = {"S": (12, 60), "W": (24, 200), "A": (64, 200)}  # grid points per axis, niter
@@ -49,11 +50,12 @@ SOLVER = Solver(
     forward_tag=_line_tag(FORWARD_TAGS),
     backward_tag=_line_tag(BACKWARD_TAGS),
     waits_send_first=True,
-    weights={"pack": 0.1, "rhs": 1.0, "forward": 2.6, "backward": 0.4, "add": 0.05, "norm": 0.1},
-    # Calibrated so that class A on 16 processes takes Table 1's 291.73 s (docs/workloads.md).
-    ns_per_unit=8605.0,
+    # niter, dt, grid_points, wr_interval, rd_interval, timeron
+    input_bcasts=(INTEGER, DOUBLE, 3 * INTEGER, INTEGER, INTEGER, INTEGER),
+    weights={"pack": 0.1, "rhs": 1.0, "forward": 2.6, "backward": 0.4, "add": 0.05},
+    setup_weights={"initialize": 0.3, "exact_rhs": 1.0, "error_norm": 0.1, "rhs_norm": 0.05},
 )
 
 
-def build(params: Params) -> Workload:
-    return multipartition.build_workload("BT", params, CLASSES, SOLVER, block="block ")
+def build(params: Params, costs: Costs | None = None, jitter: float | None = None) -> Workload:
+    return multipartition.build_workload("BT", params, CLASSES, SOLVER, costs, jitter, block="block ")

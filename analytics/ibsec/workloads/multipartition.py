@@ -9,8 +9,16 @@ owner (the process's "successor" in that direction), then back substitution
 passes back to the "predecessor". Before the solves, copy_faces swaps
 two-deep cell faces with the six neighbouring processes (12 non-blocking
 calls and a waitall). SP and BT differ only in message sizes, tags, where
-they overlap computation with a pending receive, and compute weights, given
-by a `Solver`.
+they overlap computation with a pending receive, their input bcasts and
+compute weights, given by a `Solver`.
+
+The whole run, as a capture records it: the input bcasts on comm_setup (a
+split of the world with every process; the solves and copy_faces use dups
+of it, whose point-to-point messages a trace puts on the world), the set-up
+(initialize, lhsinit, exact_rhs), one untimed time step, initialize again,
+the barrier on comm_setup that starts the timer, `niter` time steps, verify
+(error_norm, copy_faces, rhs_norm: two allreduces), the timer's reduce, and
+the barrier on the world before MPI_Finalize.
 """
 
 from __future__ import annotations
@@ -20,9 +28,15 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from .common import Params, Workload, exact_sqrt, programs, scaled, split
+from .machine import COSTS, Costs, machine_for
 from .program import Rank
 
 DOUBLE = 8
+INTEGER = 4
+# The sources' communicators, in the order they make them (the capture numbers
+# them so): comm_setup, then its duplicates comm_solve (the line solves) and
+# comm_rhs (copy_faces).
+COMM_SETUP, COMM_SOLVE, COMM_RHS = 1, 2, 3
 # Tags of copy_faces (the sources' header constants).
 EAST, WEST, NORTH, SOUTH, BOTTOM, TOP = 2000, 3000, 4000, 5000, 6000, 7000
 # Tag of a message sent towards the successor / predecessor in each direction.
@@ -106,24 +120,30 @@ class Solver:
     forward_tag: Callable[[Cells, int, int], int]
     backward_tag: Callable[[Cells, int, int], int]
     waits_send_first: bool  # BT waits for its previous send, then the receive; SP the other way
+    input_bcasts: tuple[int, ...]  # bytes of each bcast of the main program's input
     # cost per cell point of: pack (copy_faces buffers), rhs, pre (before the solves), overlap (while a
-    # forward receive is pending), forward, backward, add, norm; a missing routine costs nothing
+    # forward receive is pending), forward, backward, add (iteration units: a point of rhs); and of
+    # the set-up's initialize, exact_rhs and the norms of verify (set-up units: a point of
+    # exact_rhs); a missing routine costs nothing
     weights: dict[str, float]
-    ns_per_unit: float
+    setup_weights: dict[str, float]
 
 
 class MultiPartition:
-    def __init__(self, params: Params, size: int, iterations: int, solver: Solver):
+    def __init__(self, params: Params, size: int, iterations: int, solver: Solver, costs: Costs):
         self.params = params
         self.size = size
         self.iterations = iterations
         self.solver = solver
+        self.costs = costs
         self.ncells = exact_sqrt(params.procs)
         self.cells = [Cells(node, self.ncells, size) for node in range(params.procs)]
 
     def work(self, r: Rank, routine: str, points: int) -> None:
-        weight = self.solver.weights.get(routine, 0.0)
-        r.compute(self.solver.ns_per_unit * weight * points)
+        if routine in self.solver.setup_weights:
+            r.compute(self.costs.setup_ns * self.solver.setup_weights[routine] * points)
+        else:
+            r.compute(self.costs.iteration_ns * self.solver.weights.get(routine, 0.0) * points)
 
     def all_points(self, cells: Cells) -> int:
         return sum(cells.points(c) for c in range(self.ncells))
@@ -134,18 +154,25 @@ class MultiPartition:
         received = []
         for axis in range(3):
             successor, predecessor = self.cells[me.successor(axis)], self.cells[me.predecessor(axis)]
-            received.append(r.irecv(successor.node, successor.face_bytes(axis, False), TOWARDS_PREDECESSOR[axis]))
-            received.append(r.irecv(predecessor.node, predecessor.face_bytes(axis, True), TOWARDS_SUCCESSOR[axis]))
+            received.append(r.irecv(successor.node, successor.face_bytes(axis, False), TOWARDS_PREDECESSOR[axis],
+                                    COMM_RHS))
+            received.append(r.irecv(predecessor.node, predecessor.face_bytes(axis, True), TOWARDS_SUCCESSOR[axis],
+                                    COMM_RHS))
         sent = []
         for axis in range(3):
-            sent.append(r.isend(me.successor(axis), me.face_bytes(axis, True), TOWARDS_SUCCESSOR[axis]))
-            sent.append(r.isend(me.predecessor(axis), me.face_bytes(axis, False), TOWARDS_PREDECESSOR[axis]))
+            sent.append(r.isend(me.successor(axis), me.face_bytes(axis, True), TOWARDS_SUCCESSOR[axis], COMM_RHS))
+            sent.append(r.isend(me.predecessor(axis), me.face_bytes(axis, False), TOWARDS_PREDECESSOR[axis], COMM_RHS))
         r.wait(*received, *sent)
         self.work(r, "rhs", self.all_points(me))
 
     def _waits(self, r: Rank, receive: int, send: int | None) -> None:
-        pending = [send, receive] if self.solver.waits_send_first else [receive, send]
-        r.wait(*(req for req in pending if req is not None))
+        """BT: mpi_wait for the send, then for the receive; SP: one waitall of both."""
+        if self.solver.waits_send_first:
+            for req in (send, receive):
+                if req is not None:
+                    r.wait(req)
+        else:
+            r.wait(*(req for req in (receive, send) if req is not None))
 
     def line_solve(self, r: Rank, me: Cells, direction: int) -> None:
         """Forward elimination along the direction, then back substitution."""
@@ -156,54 +183,73 @@ class MultiPartition:
         for stage in range(self.ncells):
             cell = stages[stage]
             if stage > 0:
-                receive = r.irecv(predecessor, s.forward_bytes(me, cell, direction), s.forward_tag(me, cell, direction))
+                receive = r.irecv(predecessor, s.forward_bytes(me, cell, direction), s.forward_tag(me, cell, direction),
+                                  COMM_SOLVE)
                 self.work(r, "overlap", me.points(cell))  # SP builds the cell's lhs meanwhile
                 self._waits(r, receive, send)
             self.work(r, "forward", me.points(cell))
             if stage < self.ncells - 1:
-                send = r.isend(successor, s.forward_bytes(me, cell, direction), s.forward_tag(me, cell, direction))
+                send = r.isend(successor, s.forward_bytes(me, cell, direction), s.forward_tag(me, cell, direction),
+                               COMM_SOLVE)
         for stage in range(self.ncells - 1, -1, -1):
             cell = stages[stage]
             if stage < self.ncells - 1:
-                receive = r.irecv(successor, s.backward_bytes(me, cell, direction), s.backward_tag(me, cell, direction))
+                receive = r.irecv(successor, s.backward_bytes(me, cell, direction),
+                                  s.backward_tag(me, cell, direction), COMM_SOLVE)
                 self._waits(r, receive, send)
             self.work(r, "backward", me.points(cell))
             send = None
             if stage > 0:
-                send = r.isend(predecessor, s.backward_bytes(me, cell, direction), s.backward_tag(me, cell, direction))
+                send = r.isend(predecessor, s.backward_bytes(me, cell, direction),
+                               s.backward_tag(me, cell, direction), COMM_SOLVE)
+
+    def adi(self, r: Rank, me: Cells) -> None:
+        """One time step."""
+        self.copy_faces(r, me)
+        self.work(r, "pre", self.all_points(me))
+        for direction in range(3):
+            self.line_solve(r, me, direction)
+        self.work(r, "add", self.all_points(me))
 
     def program(self, r: Rank) -> Iterator[None]:
         me = self.cells[r.rank]
-        r.barrier()
+        for nbytes in self.solver.input_bcasts:
+            r.bcast(0, nbytes, comm=COMM_SETUP)
+        points = self.all_points(me)
+        self.work(r, "initialize", points)
+        self.work(r, "exact_rhs", points)
+        self.adi(r, me)  # untimed
+        self.work(r, "initialize", points)
+        r.barrier(comm=COMM_SETUP)
         for _ in range(self.iterations):
-            self.copy_faces(r, me)
-            self.work(r, "pre", self.all_points(me))
-            for direction in range(3):
-                self.line_solve(r, me, direction)
-            self.work(r, "add", self.all_points(me))
+            self.adi(r, me)
             yield
         self.verify(r, me)
+        r.reduce(0, DOUBLE, comm=COMM_SETUP)  # the timer's maximum
+        r.barrier()
 
     def verify(self, r: Rank, me: Cells) -> None:
-        """The source's verify: error norm, a last rhs, its norm, and the timer reduce."""
-        self.work(r, "norm", self.all_points(me))
-        r.allreduce(5 * DOUBLE)
+        """The source's verify: error norm, a last rhs, its norm."""
+        self.work(r, "error_norm", self.all_points(me))
+        r.allreduce(5 * DOUBLE, comm=COMM_SETUP)
         self.copy_faces(r, me)
-        self.work(r, "norm", self.all_points(me))
-        r.allreduce(5 * DOUBLE)
-        r.reduce(0, DOUBLE)
+        self.work(r, "rhs_norm", self.all_points(me))
+        r.allreduce(5 * DOUBLE, comm=COMM_SETUP)
 
 
 def build_workload(name: str, params: Params, classes: dict[str, tuple[int, int]], solver: Solver,
-                   block: str = "") -> Workload:
+                   costs: Costs | None, jitter: float | None, block: str = "") -> Workload:
     """SP and BT share everything but their solver: grid, steps and the structure note."""
+    costs = costs or COSTS[(name, params.cls)]
     size, full = classes[params.cls]
     iterations = scaled(full, params.scale)
-    mp = MultiPartition(params, size, iterations, solver)
+    mp = MultiPartition(params, size, iterations, solver, costs)
     notes = [
         f"{name} class {params.cls}: {size}^3 grid, {iterations} of {full} time steps (scale {params.scale:g})",
         f"follows the NPB MPI {name} structure: multi-partition with {mp.ncells}x{mp.ncells} cells per plane, "
         f"copy_faces with 6 neighbours, x/y/z {block}line solves sending to successor cells forward and to "
-        "predecessors backward",
+        "predecessors backward; input bcasts, set-up, the untimed time step and verify included",
     ]
-    return Workload(params, iterations, full, notes, programs(params, mp.program))
+    comms = {comm: list(range(params.procs)) for comm in (COMM_SETUP, COMM_SOLVE, COMM_RHS)}
+    return Workload(params, iterations, full, notes, programs(params, mp.program, costs.call_gap_ns, jitter),
+                    comms=comms, machine=machine_for(name, params.cls))

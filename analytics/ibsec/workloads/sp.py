@@ -13,7 +13,8 @@ from __future__ import annotations
 
 from . import multipartition
 from .common import Params, Workload
-from .multipartition import DOUBLE, Cells, Solver
+from .machine import Costs
+from .multipartition import DOUBLE, INTEGER, Cells, Solver
 
 NAME = "SP"
 CLASSES = {"S": (12, 100), "W": (36, 400), "A": (64, 400)}  # grid points per axis, niter
@@ -38,12 +39,12 @@ SOLVER = Solver(
     forward_tag=lambda cells, cell, d: DEFAULT_TAG,
     backward_tag=lambda cells, cell, d: DEFAULT_TAG,
     waits_send_first=False,
+    input_bcasts=(INTEGER, DOUBLE, 3 * INTEGER, INTEGER),  # niter, dt, grid_points, timeron
     weights={"pack": 0.1, "rhs": 1.0, "pre": 0.2, "overlap": 0.35, "forward": 0.55, "backward": 0.35,
-             "add": 0.05, "norm": 0.1},
-    # Calibrated so that class A on 16 processes takes Table 1's 244.12 s (docs/workloads.md).
-    ns_per_unit=7598.0,
+             "add": 0.05},
+    setup_weights={"initialize": 0.3, "exact_rhs": 1.0, "error_norm": 0.1, "rhs_norm": 0.05},
 )
 
 
-def build(params: Params) -> Workload:
-    return multipartition.build_workload("SP", params, CLASSES, SOLVER)
+def build(params: Params, costs: Costs | None = None, jitter: float | None = None) -> Workload:
+    return multipartition.build_workload("SP", params, CLASSES, SOLVER, costs, jitter)

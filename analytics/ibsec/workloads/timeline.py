@@ -26,10 +26,10 @@ from operator import itemgetter
 
 # Operation codes. An operation is a tuple whose first element is one of these:
 #   (COMPUTE, ns)                       computing for ns nanoseconds
-#   (SEND, peer, bytes, tag)            blocking send
-#   (RECV, peer, bytes, tag)            blocking receive
-#   (ISEND, peer, bytes, tag, req)      non-blocking send opening request req
-#   (IRECV, peer, bytes, tag, req)      non-blocking receive opening request req
+#   (SEND, peer, bytes, tag, comm)       blocking send on communicator comm
+#   (RECV, peer, bytes, tag, comm)       blocking receive
+#   (ISEND, peer, bytes, tag, req, comm) non-blocking send opening request req
+#   (IRECV, peer, bytes, tag, req, comm) non-blocking receive opening request req
 #   (WAIT, req)                         completes request req
 #   (COLL, name, comm, root, bytes)     collective; root is -1 for unrooted ones
 #   (IDLE, until_ns)                    no event: the process is idle until that time
@@ -37,8 +37,7 @@ COMPUTE, SEND, RECV, ISEND, IRECV, WAIT, COLL, IDLE = range(8)
 
 ROOTED = frozenset({"bcast", "reduce", "gather", "scatter"})
 UNROOTED = frozenset({"barrier", "allreduce", "allgather", "alltoall"})
-# Generated point-to-point traffic is on the world, and every receive names its source.
-WORLD = 0
+# Every generated receive names its source.
 POSTED_EXACTLY = "exact"
 
 PACKET_BYTES = 256
@@ -61,9 +60,17 @@ class Machine:
     ns_per_byte: float = 1.0
     send_overhead_ns: int = 500
     post_overhead_ns: int = 200
+    # A call that waits on another process (a receive, a wait for a receive, a collective) lasts this
+    # much longer than its data need: on a machine with more processes than cores, the time the
+    # scheduler takes to run the partner and then the caller again.
+    block_ns: int = 0
 
     def transfer_ns(self, nbytes: int) -> int:
         return int(nbytes * self.ns_per_byte + 0.5)
+
+    def resume(self, start: int, ready: int) -> int:
+        """When a call that began at `start` and waits on data ready at `ready` returns."""
+        return max(start, ready) + self.block_ns
 
     def collective_ns(self, name: str, nbytes: int, size: int) -> int:
         """Time from the last member's arrival to the end of a collective.
@@ -256,11 +263,13 @@ class Timeline:
 
     def _post_send(self, src: int, dst: int, nbytes: int, tag: int, start: int) -> int:
         """Register a send; return when the sender's buffer is free again."""
-        if not 0 <= dst < self.size or dst == src:
+        if not 0 <= dst < self.size:
             raise TimelineError(f"rank {src} sends to invalid peer {dst}")
         machine = self.machine
         transfer = machine.transfer_ns(nbytes)
-        arrival = start + machine.send_overhead_ns + machine.latency_ns + transfer
+        # A message to itself is a copy in memory: no latency, and no network message in the counts.
+        to_self = dst == src
+        arrival = start + machine.send_overhead_ns + (0 if to_self else machine.latency_ns + transfer)
         channel = self._channel(src, dst, tag)
         if channel.receives:
             receive, expected = channel.receives.popleft()
@@ -271,6 +280,8 @@ class Timeline:
                 receive.waiter = None
         else:
             channel.sends.append((arrival, nbytes))
+        if to_self:
+            return arrival
         stats = self.stats
         stats.messages += 1
         stats.message_bytes += nbytes
@@ -278,7 +289,7 @@ class Timeline:
         return start + machine.send_overhead_ns + transfer
 
     def _post_receive(self, dst: int, src: int, nbytes: int, tag: int) -> _Receive:
-        if not 0 <= src < self.size or src == dst:
+        if not 0 <= src < self.size:
             raise TimelineError(f"rank {dst} receives from invalid peer {src}")
         channel = self._channel(src, dst, tag)
         receive = _Receive()
@@ -359,32 +370,32 @@ class Timeline:
         return end
 
     def _send(self, rank: int, op: tuple, start: int) -> int:
-        _, peer, nbytes, tag = op
+        _, peer, nbytes, tag, comm = op
         end = self._post_send(rank, peer, nbytes, tag, start)
-        self._emit(rank, start, end, f"send {peer} {nbytes} {tag} {WORLD}")
+        self._emit(rank, start, end, f"send {peer} {nbytes} {tag} {comm}")
         return end
 
     def _isend(self, rank: int, op: tuple, start: int) -> int:
-        _, peer, nbytes, tag, req = op
+        _, peer, nbytes, tag, req, comm = op
         self._open(rank, req, self._post_send(rank, peer, nbytes, tag, start))
         end = start + self.machine.post_overhead_ns
-        self._emit(rank, start, end, f"isend {peer} {nbytes} {tag} {req} {WORLD}")
+        self._emit(rank, start, end, f"isend {peer} {nbytes} {tag} {req} {comm}")
         return end
 
     def _irecv(self, rank: int, op: tuple, start: int) -> int:
-        _, peer, nbytes, tag, req = op
+        _, peer, nbytes, tag, req, comm = op
         self._open(rank, req, self._post_receive(rank, peer, nbytes, tag))
         end = start + self.machine.post_overhead_ns
-        self._emit(rank, start, end, f"irecv {peer} {nbytes} {tag} {req} {WORLD} {POSTED_EXACTLY}")
+        self._emit(rank, start, end, f"irecv {peer} {nbytes} {tag} {req} {comm} {POSTED_EXACTLY}")
         return end
 
     def _recv(self, rank: int, op: tuple, start: int) -> int | None:
-        _, peer, nbytes, tag = op
+        _, peer, nbytes, tag, comm = op
         receive = self._pending[rank] or self._post_receive(rank, peer, nbytes, tag)
         if receive.arrival is None:
             return self._wait_for(rank, receive)
-        end = max(start, receive.arrival)
-        self._emit(rank, start, end, f"recv {peer} {nbytes} {tag} {WORLD} {POSTED_EXACTLY}")
+        end = self.machine.resume(start, receive.arrival)
+        self._emit(rank, start, end, f"recv {peer} {nbytes} {tag} {comm} {POSTED_EXACTLY}")
         return end
 
     def _wait(self, rank: int, op: tuple, start: int) -> int | None:
@@ -395,9 +406,10 @@ class Timeline:
         if isinstance(done, _Receive):
             if done.arrival is None:
                 return self._wait_for(rank, done)
-            done = done.arrival
+            end = self.machine.resume(start, done.arrival)
+        else:
+            end = max(start, done)  # a send's buffer is free again: no process had to wait
         del self._requests[rank][req]
-        end = max(start, done)
         self._emit(rank, start, end, f"wait {req}")
         return end
 
@@ -409,8 +421,9 @@ class Timeline:
             return None
         _, name, comm, root, nbytes = op
         args = f"{comm} {root} {nbytes}" if name in ROOTED else (f"{comm}" if name == "barrier" else f"{comm} {nbytes}")
-        self._emit(rank, start, coll.end, f"{name} {args}")
-        return coll.end
+        end = self.machine.resume(start, coll.end)
+        self._emit(rank, start, end, f"{name} {args}")
+        return end
 
     @staticmethod
     def _idle(rank: int, op: tuple, start: int) -> int:

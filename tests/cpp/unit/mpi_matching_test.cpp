@@ -45,9 +45,11 @@ TraceEvent event(TraceOp op, uint32_t rank, uint32_t peer = 0, uint32_t tag = 0,
 
 class MpiMatchingTest : public ::testing::Test {
  protected:
-  // Delivers every packet of the message carried `index`-th.
+  // Delivers every packet of the message carried `index`-th. A copy: a
+  // delivery may make the matching carry another message, which can move
+  // the recorded ones.
   MpiMatching::Delivery deliver(size_t index) {
-    const OutgoingMessage& m = transport.carried.at(index);
+    const OutgoingMessage m = transport.carried.at(index);
     MpiMatching::Delivery last;
     for (uint32_t i = 0; i < m.packets; ++i) last = matching.packet_delivered(m.message, 0);
     return last;
@@ -217,7 +219,7 @@ TEST(MpiMatchingWildcards, RecordedOrMatchedAgain) {
     wildcard.posted = 1;
     EXPECT_FALSE(matching.begin(p2, wildcard, 0));
     EXPECT_TRUE(matching.begin(ProcessId(1), event(TraceOp::kIsend, 1, 2, 1, 1), 0));
-    const OutgoingMessage& m = transport.carried.at(0);
+    const OutgoingMessage m = transport.carried.at(0);
     const MpiMatching::Delivery d = matching.packet_delivered(m.message, 0);
     EXPECT_EQ(d.arrived_for, p2);
     // Recorded: the receive waits for process 0; matched again: process 1's message ends it.

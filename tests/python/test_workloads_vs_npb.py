@@ -1,0 +1,133 @@
+"""The NAS generators against what the real NPB programs do.
+
+The constants below were measured from traces that libibsec_capture recorded
+of the NPB 3.4 MPI programs (unmodified, gfortran 12 -O2, Open MPI 4.1.4,
+16 processes on the project's two-core development machine, `mpirun
+--oversubscribe -np 16 ./bin/BENCH.CLASS.x`), counted with
+ibsec.workloads.compare: point-to-point messages and their bytes (messages
+from a process to itself excluded: they cross no network, and the capture
+library leaves them out), sender -> receiver pairs, collective calls per
+operation and communicator (`world`, or `all` for a split or dup of it with
+every process), and the original execution time.
+
+test_generated_traces_match_the_shipped_captures compares each real trace
+the package ships (ibsec/data/npb/, docs/real-traces.md) with its generated
+counterpart through compare_with_real.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import pytest
+
+from conftest import run_engine
+from ibsec.paper.real_workloads import GENERATED, shipped_real_traces
+from ibsec.workloads import build, generate, make_params, original_duration
+from ibsec.workloads.compare import compare_with_real, summarize_workload
+
+SHIPPED = shipped_real_traces(("S", "W", "A"))
+
+
+class Real(NamedTuple):
+    messages: int
+    message_bytes: int
+    pairs: int
+    seconds: float
+    collectives: dict[str, int]  # "op communicator" -> calls
+
+
+# Captures of NPB 3.4 on 16 processes (Open MPI 4.1.4), see the module's docstring.
+REAL = {
+    ("CG", "S"): Real(45440, 51472384, 44, 0.409, {"barrier world": 1, "bcast world": 1, "reduce world": 1}),
+    ("CG", "W"): Real(45440, 256477184, 44, 0.981, {"barrier world": 1, "bcast world": 1, "reduce world": 1}),
+    ("CG", "A"): Real(45440, 512733184, 44, 2.147, {"barrier world": 1, "bcast world": 1, "reduce world": 1}),
+    ("MG", "S"): Real(6704, 3890944, 72, 0.054, {"allreduce all": 88, "barrier all": 6, "bcast all": 7,
+                                                 "reduce all": 1}),
+    ("MG", "W"): Real(9584, 53196544, 72, 0.808, {"allreduce all": 88, "barrier all": 6, "bcast all": 7,
+                                                  "reduce all": 1}),
+    ("MG", "A"): Real(11024, 206992128, 72, 2.476, {"allreduce all": 88, "barrier all": 6, "bcast all": 7,
+                                                    "reduce all": 1}),
+    ("LU", "S"): Real(27108, 9915648, 48, 0.220, {"allreduce world": 10, "barrier world": 2, "bcast world": 10}),
+    ("LU", "W"): Real(462516, 456665760, 48, 12.309, {"allreduce world": 10, "barrier world": 2,
+                                                      "bcast world": 10}),
+    ("LU", "A"): Real(759204, 1461906432, 48, 75.685, {"allreduce world": 10, "barrier world": 2,
+                                                       "bcast world": 10}),
+    ("SP", "S"): Real(38880, 44421120, 96, 0.360, {"allreduce all": 2, "barrier all": 1, "barrier world": 1,
+                                                   "bcast all": 4, "reduce all": 1}),
+    ("SP", "W"): Real(154080, 1818261504, 96, 22.912, {"allreduce all": 2, "barrier all": 1, "barrier world": 1,
+                                                       "bcast all": 4, "reduce all": 1}),
+    ("SP", "A"): Real(154080, 5922579456, 96, 35.121, {"allreduce all": 2, "barrier all": 1, "barrier world": 1,
+                                                       "bcast all": 4, "reduce all": 1}),
+    ("BT", "S"): Real(23520, 52208640, 96, 0.253, {"allreduce all": 2, "barrier all": 1, "barrier world": 1,
+                                                   "bcast all": 6, "reduce all": 1}),
+    ("BT", "W"): Real(77280, 564658560, 96, 5.349, {"allreduce all": 2, "barrier all": 1, "barrier world": 1,
+                                                    "bcast all": 6, "reduce all": 1}),
+    ("BT", "A"): Real(77280, 3533592960, 96, 57.433, {"allreduce all": 2, "barrier all": 1, "barrier world": 1,
+                                                      "bcast all": 6, "reduce all": 1}),
+    ("FT", "S"): Real(0, 0, 0, 0.088, {"alltoall all": 8, "barrier world": 1, "bcast world": 5, "reduce world": 6}),
+    ("FT", "W"): Real(0, 0, 0, 0.195, {"alltoall all": 8, "barrier world": 1, "bcast world": 5, "reduce world": 6}),
+    ("FT", "A"): Real(0, 0, 0, 3.105, {"alltoall all": 8, "barrier world": 1, "bcast world": 5, "reduce world": 6}),
+}
+
+MESSAGE_TOLERANCE = 0.02  # the generators' promise on message counts
+TIME_FACTOR = 1.5  # ... and on the original execution time
+
+
+def tier(cls: str):
+    """Class S is quick; W and A build hundreds of thousands of messages."""
+    return pytest.mark.unit if cls == "S" else pytest.mark.model
+
+
+CASES = [pytest.param(bench, cls, marks=tier(cls), id=f"{bench}-{cls}") for bench, cls in REAL]
+
+
+@pytest.mark.parametrize("bench,cls", CASES)
+def test_messages_and_collectives_match_the_capture(bench, cls):
+    real = REAL[(bench, cls)]
+    got = summarize_workload(make_params(bench, 16, cls, 1.0, 1))
+    assert got.messages == pytest.approx(real.messages, rel=MESSAGE_TOLERANCE)
+    assert got.message_bytes == pytest.approx(real.message_bytes, rel=MESSAGE_TOLERANCE)
+    assert len(got.pairs) == real.pairs
+    assert {f"{op} {comm}": n for (op, comm), n in got.collectives.items()} == real.collectives
+
+
+def original_seconds(bench: str, cls: str) -> float:
+    """The generated run's original time: played whole for S and W; for A, from 1 and 2 time steps
+    (the steps are alike; the set-up and warm-up are in both)."""
+    if cls != "A":
+        return original_duration(make_params(bench, 16, cls, 1.0, 1)).duration_ns * 1e-9
+    full = build(make_params(bench, 16, cls, 1.0, 1)).full_iterations
+    one, two = (original_duration(make_params(bench, 16, cls, k / full, 1)).duration_ns for k in (1, 2))
+    return (one + (full - 1) * (two - one)) * 1e-9
+
+
+@pytest.mark.parametrize("bench,cls", CASES)
+def test_original_time_is_near_the_capture(bench, cls):
+    real = REAL[(bench, cls)].seconds
+    assert real / TIME_FACTOR <= original_seconds(bench, cls) <= real * TIME_FACTOR
+
+
+@pytest.mark.unit
+def test_lu_class_s_runs_on_16_processes_with_3_points_per_process(tmp_path):
+    """NPB 3.4 runs LU class S (12^3) on a 4 x 4 grid: subdomain needs 3 points per axis, not 4."""
+    params = make_params("LU", 16, "S", 1.0, 1)
+    result = generate(params, tmp_path / "lu.trace")
+    assert result.stats.messages == REAL[("LU", "S")].messages
+
+
+def shipped_captures() -> list:
+    return [pytest.param(bench, path, marks=tier(cls), id=f"{bench}-{cls}")
+            for (bench, cls), path in SHIPPED.items() if bench in GENERATED]
+
+
+@pytest.mark.parametrize("bench,capture", shipped_captures())
+def test_generated_traces_match_the_shipped_captures(tmp_path, engine, bench, capture):
+    cls = capture.name.split(".")[1].upper()
+    real = tmp_path / "real.trace.gz"  # the comparison reads text traces
+    assert run_engine(engine, "trace", "convert", str(capture), str(real)).returncode == 0
+    generated = tmp_path / "generated.trace.gz"
+    generate(make_params(bench, 16, cls, 1.0, 1), generated)
+    result = compare_with_real(generated, real)
+    assert result.ok, result.text()
+    assert result.same_call_sequences() == 16, result.text()
