@@ -112,7 +112,7 @@ TEST_F(MpiMatchingTest, AWaitOnAnIsendEndsWhenTheCardHasSentIt) {
 TEST_F(MpiMatchingTest, AMessageArrivesWithItsLastPacket) {
   EXPECT_FALSE(matching.begin(kP1, event(TraceOp::kRecv, 1, 0, 0), 0));
   EXPECT_TRUE(matching.begin(kP0, event(TraceOp::kIsend, 0, 1, 0, 1, 2 * kMtu + 1), 0));
-  const OutgoingMessage& m = transport.carried.at(0);
+  const OutgoingMessage m = transport.carried.at(0);
   ASSERT_EQ(m.packets, 3U);
   EXPECT_TRUE(matching.packet_delivered(m.message, 0).arrived_for.is_none());
   EXPECT_TRUE(matching.packet_delivered(m.message, 0).arrived_for.is_none());
