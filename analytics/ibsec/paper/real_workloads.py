@@ -18,6 +18,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
+from matplotlib.ticker import ScalarFormatter  # noqa: E402
 
 from ..errors import ConfigError  # noqa: E402
 from ..output.figures import save_figure  # noqa: E402
@@ -102,9 +103,12 @@ def _figure(df: pd.DataFrame, configs: tuple[str, ...]):
             ax.bar(xs, part["completion_vs_nosecurity"], width, color=_colour(config),
                    hatch="//" if source == "synthetic" else None, edgecolor="black", linewidth=0.3,
                    label=f"{config}, {source}")
-    ax.set_xticks(range(len(labels)), labels)
+    ax.set_xticks(range(len(labels)), labels, rotation=45, ha="right")
     ax.set_ylabel("completion time / NoSecurity")
     ax.set_yscale("log")
+    # Ratios of 1 to a few: plain numbers on the log axis, not powers of ten.
+    ax.yaxis.set_major_formatter(ScalarFormatter())
+    ax.yaxis.set_minor_formatter(ScalarFormatter())
     ax.set_title("Real NPB traces (captured) beside the generators' (synthetic), 16 nodes", loc="left")
     ax.legend(fontsize=7, ncol=2, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
     fig.tight_layout()
