@@ -135,7 +135,7 @@ def add_capture_npb_parser(trace_commands) -> None:
     capture.add_argument("--class", dest="classes", action="append", metavar="CLASS",
                          help="problem class S, W, A, B, ...; repeat for several (default: S)")
     capture.add_argument("--procs", type=count_option, default=16, help="MPI processes (default: %(default)s)")
-    capture.add_argument("--out", type=output_folder, default="traces/npb",
+    capture.add_argument("--out", type=output_folder, default="npb-traces",
                          help="folder to write the traces into (default: %(default)s)")
     capture.add_argument("--compression", choices=("gz", "zst"), default="gz",
                          help="compression of the written traces (default: %(default)s)")
