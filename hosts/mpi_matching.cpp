@@ -62,7 +62,7 @@ bool MpiMatching::begin_point_to_point(ProcessId p, const TraceEvent& e, Tick no
   const bool blocks = e.op == TraceOp::kRecv;
   OperationId op;
   if (e.posted != 0 && queues_.rematches_wildcards()) {
-    op = post_any_source_receive(AnySourceKey{p, e.tag, user_context(e.comm)}, blocks ? blocking : nonblocking, now);
+    op = post_receive(AnySourceKey{p, e.tag, user_context(e.comm)}, blocks ? blocking : nonblocking, now);
   } else {
     op = post_receive(ChannelKey{peer, p, e.tag, user_context(e.comm)}, blocks ? blocking : nonblocking, now);
   }
@@ -230,19 +230,11 @@ void MpiMatching::carry_control(Carries carries, RendezvousId r, Tick now) {
   ++control_messages_;
 }
 
-// A posted receive takes the oldest arrival on its channel: an eager message
-// completes it at once, a request to send is answered now. With nothing
-// there, it waits for its message.
-MpiMatching::OperationId MpiMatching::post_receive(const ChannelKey& key, const Operation& kind, Tick now) {
-  const std::optional<RendezvousId> arrival = queues_.take_unexpected(key);
-  if (arrival) return receive_arrival(arrival, kind, now);
-  const OperationId op = operations_.acquire(kind);
-  queues_.post(key, op);
-  return op;
-}
-
-MpiMatching::OperationId MpiMatching::post_any_source_receive(const AnySourceKey& key, const Operation& kind,
-                                                              Tick now) {
+// A posted receive takes the oldest arrival it matches (on its channel, or
+// from any source for a wildcard): an eager message completes it at once, a
+// request to send is answered now. With nothing there, it waits.
+template <typename Key>
+MpiMatching::OperationId MpiMatching::post_receive(const Key& key, const Operation& kind, Tick now) {
   const std::optional<RendezvousId> arrival = queues_.take_unexpected(key);
   if (arrival) return receive_arrival(arrival, kind, now);
   const OperationId op = operations_.acquire(kind);

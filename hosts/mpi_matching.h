@@ -200,8 +200,9 @@ class MpiMatching {
   uint32_t start_round(ProcessId p, uint32_t comm, uint32_t tag, const CollectiveRound& round, const Operation& kind,
                        Tick now);
   OperationId send(ProcessId to, uint64_t bytes, const ChannelKey& key, const Operation& kind, Tick now);
-  OperationId post_receive(const ChannelKey& key, const Operation& kind, Tick now);
-  OperationId post_any_source_receive(const AnySourceKey& key, const Operation& kind, Tick now);
+  // Key: a ChannelKey, or an AnySourceKey for a wildcard receive matched again.
+  template <typename Key>
+  OperationId post_receive(const Key& key, const Operation& kind, Tick now);
   OperationId receive_arrival(std::optional<RendezvousId> arrival, const Operation& kind, Tick now);
   void carry(const Message& m, ProcessId from, ProcessId to, uint64_t bytes, Tick now);
   void carry_control(Carries carries, RendezvousId r, Tick now);
