@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "support/scratch_files.h"
+#include "support/trace_io.h"
 #include "traces/trace_binary.h"
 #include "traces/trace_checker.h"
 #include "traces/trace_reader.h"
@@ -104,21 +105,10 @@ std::string write_sample(const std::string& name) {
   return path;
 }
 
-std::vector<TraceEvent> read_all(const std::string& path, TraceHeader* header = nullptr) {
-  TraceReader reader(path);
-  std::vector<TraceEvent> events;
-  check_whole_trace(reader, [&](const TraceEvent& e) { events.push_back(e); });
-  if (header != nullptr) *header = reader.header();
-  return events;
-}
+using testing::read_all;
 
 std::string convert(const std::string& from, const std::string& to_name) {
-  const std::string to = (scratch_dir() / to_name).string();
-  TraceReader reader(from);
-  TraceWriter writer(to, reader.header());
-  check_whole_trace(reader, [&](const TraceEvent& e) { writer.write(e); });
-  writer.finish();
-  return to;
+  return testing::convert_to(from, (scratch_dir() / to_name).string());
 }
 
 TEST(TraceFormat, SampleIsValidAndReadsBackEqual) {
