@@ -215,6 +215,13 @@ class StatTotals {
                  static_cast<double>(instances_) * static_cast<double>(std::max<Tick>(elapsed_, 1)));
   }
 
+  // A busy-time counter (ticks) as a share of the time of every server an
+  // instance has (`servers_counter`: engines, memory slots, summed over instances).
+  [[nodiscard]] double busy_fraction(std::string_view busy_counter, std::string_view servers_counter) const {
+    return ratio(static_cast<double>(sum(busy_counter)),
+                 static_cast<double>(sum(servers_counter)) * static_cast<double>(std::max<Tick>(elapsed_, 1)));
+  }
+
   // The reported counters, combined as each declares.
   [[nodiscard]] std::vector<Statistic> reported() const {
     std::vector<Statistic> out;

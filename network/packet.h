@@ -27,11 +27,12 @@ inline constexpr uint32_t kCreditBytes = 64;
 constexpr uint32_t credits_for(uint32_t wire_bytes) { return (wire_bytes + kCreditBytes - 1) / kCreditBytes; }
 
 struct Packet {
-  uint64_t id = 0;        // unique in the run, in hand-over order
-  Tick handover = 0;      // host gave it to the sending card
-  Tick delivered = 0;     // verified and handed to the receiving host
-  SessionKeyId key{0};    // one key per pair of communicating processes
-  uint32_t sequence = 0;  // per session and direction
+  uint64_t id = 0;          // unique in the run, in hand-over order
+  Tick handover = 0;        // host gave it to the sending card
+  Tick lookup_started = 0;  // entered the sending card's look-up stage (per-packet latency)
+  Tick delivered = 0;       // verified and handed to the receiving host
+  SessionKeyId key{0};      // one key per pair of communicating processes
+  uint32_t sequence = 0;    // per session and direction
   NodeId source{0};
   NodeId destination{0};
   uint32_t source_process = 0;  // cluster-wide process ids

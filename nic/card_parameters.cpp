@@ -1,5 +1,6 @@
 // nic.* : the card's parameters, each bound to its CicParams field (whose
 // initial value is the default). Sources of the numbers: docs/cic.md.
+#include <optional>
 #include <string>
 
 #include "nic/cic.h"
@@ -21,6 +22,11 @@ void read_policy(const ParameterValues& v, const std::string& key, CicParams& ca
 }
 
 void read_clock(const ParameterValues& v, const std::string& key, CicParams& card) { card.clock = v.clock_mhz(key); }
+
+// 0 (the default) keeps the GCM engines on the card clock, as the paper's card has them.
+void read_gcm_clock(const ParameterValues& v, const std::string& key, CicParams& card) {
+  card.gcm_clock = v.number(key) == 0.0 ? std::optional<Clock>() : v.clock_mhz(key);
+}
 
 void read_crypto_mode(const ParameterValues& v, const std::string& key, CicParams& card) {
   const std::string mode = v.text(key);
@@ -64,9 +70,16 @@ ParameterSet<CicParams> declare() {
       .count("nic.prefetch.list_entries", &CicParams::prefetch_list_entries, "keys",
              "recently evicted keys the card remembers per process for prefetching; 0 = the prefetch buffer's size", 0,
              1U << 16)
-      .custom("nic.clock_mhz", d.clock.mhz(), "MHz", "card clock; the GCM unit and key look-ups run on it", read_clock)
+      .custom("nic.clock_mhz", d.clock.mhz(), "MHz", "card clock: the look-up stages and the SKC run on it", read_clock)
       .duration("nic.key_memory_ns", &CicParams::key_memory_access, TimeUnit::kNs,
-                "external key memory access per session key (one port, FIFO)")
+                "external key memory access per session key (first come, first served)")
+      .count("nic.key_memory.requests_in_flight", &CicParams::key_memory_requests_in_flight, "requests",
+             "key memory accesses in progress at once, each taking nic.key_memory_ns; 1 = the paper's single port", 1,
+             1024)
+      .count("nic.lookup.outstanding_misses", &CicParams::lookup_outstanding_misses, "packets",
+             "packets a direction's look-up stage holds while their keys come (hits pass misses, each session stays "
+             "in order); 1 = a miss blocks the stage",
+             1, 1024)
       .count(
           "nic.gcm.first_block_cycles", [](CicParams & c) -> auto& { return c.gcm.first_block_cycles; }, "cycles",
           "GCM latency of the first 128-bit block")
@@ -76,6 +89,13 @@ ParameterSet<CicParams> declare() {
       .count(
           "nic.gcm.tag_cycles", [](CicParams & c) -> auto& { return c.gcm.tag_cycles; }, "cycles",
           "GCM cycles to produce or check the tag")
+      .count(
+          "nic.gcm.bytes_per_cycle", [](CicParams & c) -> auto& { return c.gcm.bytes_per_cycle; }, "bytes",
+          "GCM datapath width: payload bytes an engine takes per cycle (16 = one AES block)", 1, 4096)
+      .custom("nic.gcm.clock_mhz", 0.0, "MHz", "clock of the GCM engines; 0 = the card clock (nic.clock_mhz, 270)",
+              read_gcm_clock)
+      .count("nic.gcm.engines", &CicParams::gcm_engines, "engines",
+             "GCM engines per direction; packets go to the engine free first and leave in order", 1, 64)
       .flag("nic.gcm.pipelined", &CicParams::gcm_pipelined, "", "whether a GCM unit overlaps consecutive packets")
       .count("nic.mtu_bytes", &CicParams::mtu_bytes, "bytes", "payload per packet; larger messages are segmented", 1)
       .count("nic.header_bytes", &CicParams::header_bytes, "bytes",

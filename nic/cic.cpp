@@ -1,7 +1,9 @@
 #include "nic/cic.h"
 
 #include <algorithm>
+#include <deque>
 #include <stdexcept>
+#include <string>
 
 #include "nic/card_crypto.h"
 
@@ -28,6 +30,15 @@ nlohmann::json per_lookup(const StatTotals& t, uint64_t count) {
   return lookups == 0 ? nlohmann::json() : nlohmann::json(ratio(count, lookups));
 }
 
+// The share of the run a direction had packets waiting for its look-up stage
+// because of one bottleneck, over all cards.
+DerivedStatistic stall_share(const char* name, const char* counter, const char* what) {
+  static std::deque<std::string> descriptions;  // DerivedStatistic keeps a pointer; a deque never moves them
+  descriptions.push_back(std::string("share of time packets waited to enter the look-up stage because of ") + what);
+  return {name, "fraction", descriptions.back().c_str(),
+          [counter](const StatTotals& t) { return nlohmann::json(t.busy_fraction(counter)); }};
+}
+
 }  // namespace
 
 const std::vector<DerivedStatistic>& CicStats::derived() {
@@ -39,6 +50,15 @@ const std::vector<DerivedStatistic>& CicStats::derived() {
        [](const StatTotals& t) { return per_lookup(t, t.sum("skc_hits")); }},
       {"prefetch_buffer_hit_rate", "fraction", "prefetch-buffer hits / look-ups; null without look-ups",
        [](const StatTotals& t) { return per_lookup(t, t.sum("buffer_hits")); }},
+      stall_share("send_stall_lookup_fraction", "send_stalled_lookup", "send: the look-up port (SKC access)"),
+      stall_share("send_stall_key_memory_fraction", "send_stalled_key_memory",
+                  "send: look-ups waiting for the key memory (outstanding misses or memory slots)"),
+      stall_share("send_stall_gcm_fraction", "send_stalled_gcm", "send: the GCM engines"),
+      stall_share("send_stall_link_fraction", "send_stalled_link", "send: the link (credits or serialization)"),
+      stall_share("receive_stall_lookup_fraction", "receive_stalled_lookup", "receive: the look-up port (SKC access)"),
+      stall_share("receive_stall_key_memory_fraction", "receive_stalled_key_memory",
+                  "receive: look-ups waiting for the key memory (outstanding misses or memory slots)"),
+      stall_share("receive_stall_gcm_fraction", "receive_stalled_gcm", "receive: the GCM engines"),
   };
   return list;
 }
@@ -50,9 +70,16 @@ Cic::Cic(const sc_core::sc_module_name& name, KernelCounters& counters, network:
       next_packet_id_(next_packet_id),
       node_(node),
       params_(params),
-      memory_(params.key_memory_access),
-      tx_(params),
-      rx_(params) {
+      lookup_issue_interval_(params.security.path == KeyPath::kCache
+                                 ? params.clock.ticks(params.clock.cycles_covering(params.skc_access))
+                                 : params.clock.period()),
+      memory_(params.key_memory_access, params.key_memory_requests_in_flight),
+      tx_(params, {}),
+      rx_(params, {}) {
+  tx_.stalled = {nullptr, &stats_.send_stalled_lookup, &stats_.send_stalled_key_memory, &stats_.send_stalled_gcm,
+                 &stats_.send_stalled_link};
+  rx_.stalled = {nullptr, &stats_.receive_stalled_lookup, &stats_.receive_stalled_key_memory,
+                 &stats_.receive_stalled_gcm, nullptr};
   if (params_.security.path == KeyPath::kCache) {
     KeyCacheConfig skc = params_.skc;
     skc.entries = params_.security.skc_entries;
@@ -159,46 +186,120 @@ void Cic::wake_later(Pipeline& pipe, EventKind kind, Tick at) {
 
 void Cic::advance(Pipeline& pipe, EventKind kind, Tick now) {
   if (pipe.wake_at <= now) pipe.wake_at = kNever;
+  count_stall(pipe, now);
   while (step(pipe, kind, now)) {
   }
+  pipe.stall = stall_reason(pipe, kind, now);
   const Tick next = next_progress(pipe, kind, now);
   if (next != kNever) wake_later(pipe, kind, params_.clock.next_edge(next));
 }
 
+// Adds the time since the last advance to the reason found then.
+void Cic::count_stall(Pipeline& pipe, Tick now) {
+  const Stall& stall = pipe.stall;
+  if (stall.first == kNoStall || now <= stall.since) return;
+  const Tick split = std::clamp(stall.first_until, stall.since, now);
+  if (Counter* first = pipe.stalled[stall.first]) *first += split - stall.since;
+  if (Counter* then = pipe.stalled[stall.then]) *then += now - split;
+}
+
+// Why the packets waiting for the look-up stage cannot enter it now, and
+// until when that holds as far as is known (a blocking stage: its packet waits
+// for its key, then for an engine).
+Cic::Stall Cic::stall_reason(const Pipeline& pipe, EventKind kind, Tick now) const {
+  if (pipe.waiting.empty()) return {};
+  const bool stage_full = pipe.in_lookup.size() >= params_.lookup_outstanding_misses;
+  if (!stage_full) {
+    if (pipe.lookup_free_at <= now) return {};
+    if (params_.lookup_outstanding_misses > 1) return {now, kLookupPort};
+    // A blocking stage is held until its last packet starts in an engine.
+    return {now, pipe.last_from_memory ? kKeyMemory : kLookupPort, pipe.last_key_ready, kGcmEngines};
+  }
+  const bool keys_here = std::ranges::any_of(pipe.in_lookup, [now](const InLookup& e) { return e.key_ready <= now; });
+  if (!keys_here) {
+    const bool misses = std::ranges::any_of(pipe.in_lookup, [](const InLookup& e) { return e.from_memory; });
+    return {now, misses ? kKeyMemory : kLookupPort};
+  }
+  // Keys are here but the GCM stage is full: its head waits for an engine or for the link.
+  const bool head_done = !pipe.in_gcm.empty() && pipe.in_gcm.front().done <= now;
+  return {now, head_done && kind == kAdvanceSend ? kLink : kGcmEngines};
+}
+
 // Moves packets forward by at most one place per stage, last stage first so
-// that a stage frees before the one behind it looks. A packet whose key is
-// ready (or will be, at a known time) enters the GCM unit at once, stamped
-// with its future start time: nothing else competes for that unit, so waking
-// up at the key's arrival would only cost a kernel event. Look-ups, which
-// share the SKC with the other direction, and the link, which shares credits
-// with the network, are done only at their true time.
+// that a stage frees before the one behind it looks.
 bool Cic::step(Pipeline& pipe, EventKind kind, Tick now) {
   bool progressed = false;
   if (!pipe.in_gcm.empty() && pipe.in_gcm.front().done <= now && emit(pipe, kind, now)) {
     pipe.in_gcm.pop_front();
     progressed = true;
   }
-  if (pipe.in_lookup && pipe.in_gcm.size() < kGcmSlots) {
-    const network::PacketHandle handle = *pipe.in_lookup;
-    const bool encrypts = params_.security.encrypts();
-    const Tick start =
-        encrypts ? params_.clock.next_edge(std::max(pipe.key_ready, pipe.gcm.accepts_from())) : pipe.key_ready;
-    Tick done = encrypts ? pipe.gcm.start(pool_[handle].payload_bytes, start) : start;
-    // One datapath: packets leave the unit in the order they entered.
-    if (!pipe.in_gcm.empty()) done = std::max(done, pipe.in_gcm.back().done);
-    pipe.in_gcm.push_back(InGcm{handle, done});
-    pipe.in_lookup.reset();
-    pipe.lookup_free_at = start;
-    progressed = true;
+  if (params_.lookup_outstanding_misses == 1) {
+    progressed |= step_blocking(pipe, now);
+  } else {
+    progressed |= step_overlapped(pipe, now);
   }
-  if (!pipe.in_lookup && pipe.lookup_free_at <= now && !pipe.waiting.empty()) {
-    const network::PacketHandle handle = pipe.waiting.front();
-    pipe.waiting.pop_front();
-    pipe.in_lookup = handle;
-    pipe.key_ready = params_.security.encrypts() ? key_ready_at(pool_[handle].key, now) : now;
+  if (!pipe.waiting.empty() && pipe.lookup_free_at <= now &&
+      pipe.in_lookup.size() < params_.lookup_outstanding_misses) {
+    enter_lookup(pipe, kind, now);
     progressed = true;
   }
   return progressed;
+}
+
+// The blocking stage: its one packet enters the GCM stage at once, stamped
+// with its future start time (when its key is here and an engine is free), and
+// the stage takes the next packet only then. Nothing else competes for the
+// engines, so waking up at the key's arrival would only cost a kernel event.
+// Look-ups, which share the SKC with the other direction, and the link, which
+// shares credits with the network, are done only at their true time.
+bool Cic::step_blocking(Pipeline& pipe, Tick /*now*/) {
+  if (pipe.in_lookup.empty() || pipe.in_gcm.size() >= kGcmSlots) return false;
+  const InLookup entry = pipe.in_lookup.front();
+  pipe.in_lookup.pop_front();
+  const Tick start = params_.security.encrypts()
+                         ? pipe.gcm.clock().next_edge(std::max(entry.key_ready, pipe.gcm.accepts_from()))
+                         : entry.key_ready;
+  enter_gcm(pipe, entry.packet, start);
+  pipe.lookup_free_at = start;
+  pipe.last_key_ready = entry.key_ready;
+  pipe.last_from_memory = entry.from_memory;
+  return true;
+}
+
+// The non-blocking stage: the first packet (in entry order) whose key is here
+// moves on; packets still waiting for a key stay behind. A later packet of
+// the same session has its key no earlier than an earlier one (a look-up
+// merges with the read already on its way), so each session leaves in order.
+bool Cic::step_overlapped(Pipeline& pipe, Tick now) {
+  if (pipe.in_gcm.size() >= kGcmSlots) return false;
+  const auto ready = std::ranges::find_if(pipe.in_lookup, [now](const InLookup& e) { return e.key_ready <= now; });
+  if (ready == pipe.in_lookup.end()) return false;
+  const network::PacketHandle handle = ready->packet;
+  pipe.in_lookup.erase(ready);
+  const Tick start =
+      params_.security.encrypts() ? pipe.gcm.clock().next_edge(std::max(now, pipe.gcm.accepts_from())) : now;
+  enter_gcm(pipe, handle, start);
+  return true;
+}
+
+void Cic::enter_lookup(Pipeline& pipe, EventKind kind, Tick now) {
+  const network::PacketHandle handle = pipe.waiting.front();
+  pipe.waiting.pop_front();
+  network::Packet& packet = pool_[handle];
+  if (kind == kAdvanceSend) packet.lookup_started = now;
+  const KeyArrival key = params_.security.encrypts() ? key_ready_at(packet.key, now) : KeyArrival{now, false};
+  pipe.in_lookup.push_back(InLookup{handle, key.ready, key.from_memory});
+  // A non-blocking stage starts a look-up a cycle (an SKC access); a blocking one waits for its packet to leave.
+  if (params_.lookup_outstanding_misses > 1 && params_.security.encrypts()) {
+    pipe.lookup_free_at = now + lookup_issue_interval_;
+  }
+}
+
+// One datapath: packets leave the GCM stage in the order they entered it.
+void Cic::enter_gcm(Pipeline& pipe, network::PacketHandle handle, Tick start) {
+  Tick done = params_.security.encrypts() ? pipe.gcm.start(pool_[handle].payload_bytes, start) : start;
+  if (!pipe.in_gcm.empty()) done = std::max(done, pipe.in_gcm.back().done);
+  pipe.in_gcm.push_back(InGcm{handle, done});
 }
 
 bool Cic::emit(Pipeline& pipe, EventKind kind, Tick now) {
@@ -234,24 +335,29 @@ Tick Cic::next_progress(const Pipeline& pipe, EventKind kind, Tick now) const {
       next = out_->busy_until();
     }
   }
-  if (!pipe.waiting.empty() && !pipe.in_lookup && pipe.lookup_free_at > now) {
+  if (!pipe.waiting.empty() && pipe.in_lookup.size() < params_.lookup_outstanding_misses && pipe.lookup_free_at > now) {
     next = std::min(next, pipe.lookup_free_at);
+  }
+  if (params_.lookup_outstanding_misses > 1 && pipe.in_gcm.size() < kGcmSlots) {
+    for (const InLookup& entry : pipe.in_lookup) {
+      if (entry.key_ready > now) next = std::min(next, entry.key_ready);
+    }
   }
   return next;
 }
 
-Tick Cic::key_ready_at(SessionKeyId key, Tick now) {
+Cic::KeyArrival Cic::key_ready_at(SessionKeyId key, Tick now) {
   ++stats_.lookups;
   if (params_.security.path == KeyPath::kExternalMemory) {
     ++stats_.misses;
-    return read_key_memory(key, now);
+    return {read_key_memory(key, now), true};
   }
   std::erase_if(pending_keys_, [now](const PendingKey& p) { return p.ready <= now; });
   for (const PendingKey& pending : pending_keys_) {
     if (pending.key == key) {
       ++stats_.misses;
       ++stats_.merged_misses;
-      return pending.ready;
+      return {pending.ready, true};
     }
   }
   const Tick probed = now + params_.clock.ticks(params_.clock.cycles_covering(params_.skc_access));
@@ -260,10 +366,10 @@ Tick Cic::key_ready_at(SessionKeyId key, Tick now) {
   switch (result.outcome) {
     case LookupOutcome::kSkcHit:
       ++stats_.skc_hits;
-      return probed;
+      return {probed, false};
     case LookupOutcome::kBufferHit:
       ++stats_.buffer_hits;
-      return probed;
+      return {probed, false};
     case LookupOutcome::kMiss:
       break;
   }
@@ -272,7 +378,7 @@ Tick Cic::key_ready_at(SessionKeyId key, Tick now) {
   if (std::erase(prefetch_queue_, key) > 0) ++stats_.prefetches_cancelled;
   const Tick ready = read_key_memory(key, probed);
   pending_keys_.push_back(PendingKey{key, ready});
-  return ready;
+  return {ready, true};
 }
 
 // One key memory read. With functional crypto the record read is unwrapped

@@ -6,8 +6,11 @@
 //
 // The two look-up stages share the session key cache (SKC), the prefetch
 // buffer and the external key memory's single port; each direction has its
-// own GCM unit. A look-up blocks its stage until the key is on the card, so a
-// miss holds up the packets behind it in that direction (docs/cic.md).
+// own GCM engines. By default a look-up blocks its stage until the key is on
+// the card, so a miss holds up the packets behind it in that direction; with
+// nic.lookup.outstanding_misses > 1 the stage holds that many packets, and a
+// packet whose key is here moves on past those still waiting for theirs
+// (docs/cic.md).
 //
 // With a prefetch buffer, the card also prefetches (§3.3): it takes the
 // process that last handed it a message to be the one on the CPU, and when a
@@ -64,7 +67,11 @@ struct CicParams {
   SkcAccessOrigin skc_access_origin;
   CactiChoice cacti;
   Tick key_memory_access = 2500 * kTicksPerNs;
+  uint32_t key_memory_requests_in_flight = 1;  // 1: the paper's single FIFO port
+  uint32_t lookup_outstanding_misses = 1;      // 1: a miss blocks its direction's look-up stage
   GcmTiming gcm;
+  std::optional<Clock> gcm_clock;  // none: the card clock
+  uint32_t gcm_engines = 1;        // per direction
   bool gcm_pipelined = false;
   uint32_t mtu_bytes = 256;      // payload per packet
   uint32_t header_bytes = 26;    // LRH 8 + BTH 12 + ICRC 4 + VCRC 2
@@ -106,6 +113,27 @@ struct CicStats : StatGroupOf<CicStats> {
   Counter out_of_order{
       *this, {"out_of_order_packets", "packets", "deliveries whose session sequence number was not the next one"}};
   Counter max_send_backlog{*this, {"max_send_backlog", "packets", "longest send queue at any card", Merge::kMax}};
+  // What held up a direction while packets waited to enter its look-up stage
+  // (docs/cic.md, "What limits a card"); each in ps, one reason at a time.
+  Counter send_stalled_lookup{
+      *this, {"send_stalled_lookup", "ps", "send: look-up port busy (SKC access)", Merge::kSum, Shown::kInternal}};
+  Counter send_stalled_key_memory{
+      *this, {"send_stalled_key_memory", "ps", "send: look-up stage full of misses", Merge::kSum, Shown::kInternal}};
+  Counter send_stalled_gcm{*this,
+                           {"send_stalled_gcm", "ps", "send: packets with their keys waiting for a GCM engine",
+                            Merge::kSum, Shown::kInternal}};
+  Counter send_stalled_link{
+      *this,
+      {"send_stalled_link", "ps", "send: encrypted packets waiting for the link", Merge::kSum, Shown::kInternal}};
+  Counter receive_stalled_lookup{
+      *this,
+      {"receive_stalled_lookup", "ps", "receive: look-up port busy (SKC access)", Merge::kSum, Shown::kInternal}};
+  Counter receive_stalled_key_memory{
+      *this,
+      {"receive_stalled_key_memory", "ps", "receive: look-up stage full of misses", Merge::kSum, Shown::kInternal}};
+  Counter receive_stalled_gcm{*this,
+                              {"receive_stalled_gcm", "ps", "receive: packets with their keys waiting for a GCM engine",
+                               Merge::kSum, Shown::kInternal}};
 
   static const std::vector<DerivedStatistic>& derived();
 };
@@ -149,15 +177,34 @@ class Cic final : public EventDrivenModule, public network::PacketReceiver, publ
     network::PacketHandle packet;
     Tick done;
   };
+  struct InLookup {
+    network::PacketHandle packet;
+    Tick key_ready;
+    bool from_memory;  // a miss: the key comes from the key memory
+  };
+  // Why a direction's waiting packets cannot enter its look-up stage.
+  enum Bottleneck : uint8_t { kNoStall, kLookupPort, kKeyMemory, kGcmEngines, kLink, kBottlenecks };
+  // The reason from `since` on: `first` until `first_until`, then `then`.
+  struct Stall {
+    Tick since = 0;
+    Bottleneck first = kNoStall;
+    Tick first_until = kNever;
+    Bottleneck then = kNoStall;
+  };
   struct Pipeline {
-    explicit Pipeline(const CicParams& params) : gcm(params.gcm, params.clock, params.gcm_pipelined) {}
+    Pipeline(const CicParams& params, std::array<Counter*, kBottlenecks> stalled)
+        : gcm(params.gcm, params.gcm_clock.value_or(params.clock), params.gcm_pipelined, params.gcm_engines),
+          stalled(stalled) {}
     std::deque<network::PacketHandle> waiting;
-    std::optional<network::PacketHandle> in_lookup;
-    Tick key_ready = 0;
-    Tick lookup_free_at = 0;  // the packet in look-up moves on into the GCM unit
+    std::deque<InLookup> in_lookup;  // in entry order, at most nic.lookup.outstanding_misses
+    Tick lookup_free_at = 0;         // the look-up stage takes its next packet
+    Tick last_key_ready = 0;         // blocking stage: when the last packet's key came
+    bool last_from_memory = false;   // ... and whether it came from the key memory
     std::deque<InGcm> in_gcm;
     GcmUnit gcm;
     Tick wake_at = kNever;  // earliest advance already queued
+    Stall stall;
+    std::array<Counter*, kBottlenecks> stalled;  // where each reason's time is counted (null: not counted)
   };
   struct PendingKey {
     SessionKeyId key;
@@ -168,11 +215,21 @@ class Cic final : public EventDrivenModule, public network::PacketReceiver, publ
 
   void advance(Pipeline& pipe, EventKind kind, Tick now);
   bool step(Pipeline& pipe, EventKind kind, Tick now);
+  bool step_blocking(Pipeline& pipe, Tick now);
+  bool step_overlapped(Pipeline& pipe, Tick now);
+  void enter_lookup(Pipeline& pipe, EventKind kind, Tick now);
+  void enter_gcm(Pipeline& pipe, network::PacketHandle handle, Tick start);
+  void count_stall(Pipeline& pipe, Tick now);
+  [[nodiscard]] Stall stall_reason(const Pipeline& pipe, EventKind kind, Tick now) const;
   bool emit(Pipeline& pipe, EventKind kind, Tick now);
   void wake_later(Pipeline& pipe, EventKind kind, Tick at);
   [[nodiscard]] Tick next_progress(const Pipeline& pipe, EventKind kind, Tick now) const;
 
-  Tick key_ready_at(SessionKeyId key, Tick now);
+  struct KeyArrival {
+    Tick ready;
+    bool from_memory;  // the key comes from (or is on its way from) the key memory
+  };
+  KeyArrival key_ready_at(SessionKeyId key, Tick now);
   void record_eviction(SessionKeyId key);
   void on_arrival(const network::Packet& packet, Tick now);
   void pump_prefetches(Tick now);
@@ -186,6 +243,7 @@ class Cic final : public EventDrivenModule, public network::PacketReceiver, publ
   uint64_t& next_packet_id_;
   NodeId node_;
   CicParams params_;
+  Tick lookup_issue_interval_;  // a non-blocking look-up stage starts one look-up per interval
   std::optional<KeyLookup> lookup_;
   KeyMemory memory_;
   std::vector<PendingKey> pending_keys_;

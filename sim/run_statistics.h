@@ -33,6 +33,7 @@ class RunStatistics final : public hosts::DeliverySink {
   void log_to(PacketLog* log) { log_ = log; }
 
   [[nodiscard]] const LatencyHistogram& latency() const { return latency_; }
+  [[nodiscard]] const LatencyHistogram& packet_latency() const { return packet_latency_; }
   [[nodiscard]] const Throughput& throughput() const { return throughput_; }
   [[nodiscard]] uint64_t packets_handed_over() const { return packets_handed_over_; }
   [[nodiscard]] uint64_t packets_delivered() const { return packets_delivered_; }
@@ -51,6 +52,7 @@ class RunStatistics final : public hosts::DeliverySink {
 
   PacketLog* log_ = nullptr;
   LatencyHistogram latency_;
+  LatencyHistogram packet_latency_;  // from the sending card's look-up stage on
   Throughput throughput_;
   uint64_t packets_handed_over_ = 0;
   uint64_t packets_delivered_ = 0;

@@ -121,7 +121,7 @@ TEST(LatencyHistogram, SmallValuesAreExact) {
 }
 
 TEST(KeyMemory, MissesQueueFirstComeFirstServed) {
-  nic::KeyMemory memory(2500);
+  nic::KeyMemory memory(2500, 1);
   EXPECT_EQ(memory.access(0), 2500U);
   EXPECT_EQ(memory.access(100), 5000U);  // waits 2400
   EXPECT_EQ(memory.access(200), 7500U);  // waits 4800
