@@ -125,11 +125,58 @@ def expected_path(case: Case, output: str) -> Path:
     return EXPECTED / case.name / (output.replace("/", "__") + ("" if "." in output else ".json"))
 
 
+def json_differences(expected, produced, path: str = "") -> dict[str, list[str]]:
+    """Where two JSON documents differ: keys added, keys removed, values changed (dotted paths)."""
+    found: dict[str, list[str]] = {"added": [], "removed": [], "changed": []}
+    if isinstance(expected, dict) and isinstance(produced, dict):
+        for key in sorted(expected.keys() | produced.keys()):
+            where = f"{path}.{key}" if path else key
+            if key not in produced:
+                found["removed"].append(where)
+            elif key not in expected:
+                found["added"].append(where)
+            else:
+                for kind, paths in json_differences(expected[key], produced[key], where).items():
+                    found[kind] += paths
+    elif expected != produced:
+        found["changed"].append(path or "<document>")
+    return found
+
+
+def csv_differences(expected: bytes, produced: bytes) -> str:
+    """Columns added or removed, and the shared columns whose values changed."""
+    old = list(csv.DictReader(io.StringIO(expected.decode())))
+    new = list(csv.DictReader(io.StringIO(produced.decode())))
+    old_columns = set(old[0]) if old else set()
+    new_columns = set(new[0]) if new else set()
+    changed = sorted(c for c in old_columns & new_columns
+                     if len(old) != len(new) or any(a[c] != b[c] for a, b in zip(old, new, strict=True)))
+    parts = [f"{kind}: {', '.join(cols[:6])}{' ...' if len(cols) > 6 else ''} ({len(cols)})"
+             for kind, cols in (("added columns", sorted(new_columns - old_columns)),
+                                ("removed columns", sorted(old_columns - new_columns)),
+                                ("changed columns", changed)) if cols]
+    return "; ".join(parts) or "row order"
+
+
+def describe(case: Case, name: str, data: bytes) -> str:
+    """What differs in one output, for the person reading the check."""
+    expected = expected_path(case, name).read_bytes()
+    if name.endswith(".csv"):
+        return f"{name} differs in " + csv_differences(expected, data)
+    if name == "stdout" and not expected.lstrip().startswith(b"{"):
+        return f"{name} differs"
+    found = json_differences(json.loads(expected), json.loads(data))
+    parts = [f"{kind}: {', '.join(paths[:6])}{' ...' if len(paths) > 6 else ''} ({len(paths)})"
+             for kind, paths in found.items() if paths]
+    return f"{name} differs in " + "; ".join(parts)
+
+
 def check(case: Case, engine: str) -> list[str]:
-    """The outputs of `case` that differ from the expected ones (empty: all match)."""
+    """What differs between the outputs of `case` and the expected ones (empty: all match)."""
     with tempfile.TemporaryDirectory(prefix=f"golden-{case.name}-") as tmp:
         produced = run_case(case, engine, Path(tmp))
-    return [name for name, data in produced.items() if expected_path(case, name).read_bytes() != data]
+    return [describe(case, name, data) for name, data in produced.items()
+            if expected_path(case, name).read_bytes() != data]
 
 
 def update(case: Case, engine: str) -> None:
@@ -158,7 +205,7 @@ def main() -> int:
             continue
         differing = check(case, engine)
         failed += bool(differing)
-        print(f"{case.name}: {'differs in ' + ', '.join(differing) if differing else 'same'}")
+        print(f"{case.name}: {'; '.join(differing) if differing else 'same'}")
     if args.update:
         shutil.rmtree(HERE / "__pycache__", ignore_errors=True)
     return 1 if failed else 0
