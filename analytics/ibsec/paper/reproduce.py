@@ -61,7 +61,7 @@ class Context:
 
 def steps(ctx: Context) -> list[tuple[str, Callable[[], object]]]:
     """(title, action) in the order they run: cheap analytic figures first."""
-    from . import figures, workload_study
+    from . import card_design, figures, workload_study
 
     cache_options = {"accesses": ctx.plan.accesses, "jobs": ctx.jobs, "quiet": ctx.quiet}
     todo = [
@@ -75,6 +75,10 @@ def steps(ctx: Context) -> list[tuple[str, Callable[[], object]]]:
         ("Fig. 5(a-c) and Table 1 (workload replays)",
          lambda: workload_study.fig5(ctx.out, ctx.traces, jobs=ctx.jobs, quiet=ctx.quiet)),
         ("Fig. 5(d) (packet size)", lambda: workload_study.fig5d(ctx.out, ctx.traces, jobs=ctx.jobs, quiet=ctx.quiet)),
+        ("Card design: NoSKC with overlapping key reads",
+         lambda: card_design.noskc_overlap(ctx.out, ctx.traces, jobs=ctx.jobs, quiet=ctx.quiet)),
+        ("Card design: the paper-mode card",
+         lambda: card_design.paper_mode(ctx.out, ctx.traces, jobs=ctx.jobs, quiet=ctx.quiet)),
     ]
     for mix in ctx.plan.mixes:
         todo.append((f"Fig. 6 ({mix}, coschedulers)", lambda mix=mix: _fig6(ctx, mix)))
