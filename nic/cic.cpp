@@ -186,10 +186,10 @@ void Cic::wake_later(Pipeline& pipe, EventKind kind, Tick at) {
 
 void Cic::advance(Pipeline& pipe, EventKind kind, Tick now) {
   if (pipe.wake_at <= now) pipe.wake_at = kNever;
-  count_stall(pipe, now);
+  if (pipe.stall.first != kNoStall) count_stall(pipe, now);
   while (step(pipe, kind, now)) {
   }
-  pipe.stall = stall_reason(pipe, kind, now);
+  pipe.stall = pipe.waiting.empty() ? Stall{} : stall_reason(pipe, kind, now);
   const Tick next = next_progress(pipe, kind, now);
   if (next != kNever) wake_later(pipe, kind, params_.clock.next_edge(next));
 }
@@ -197,7 +197,7 @@ void Cic::advance(Pipeline& pipe, EventKind kind, Tick now) {
 // Adds the time since the last advance to the reason found then.
 void Cic::count_stall(Pipeline& pipe, Tick now) {
   const Stall& stall = pipe.stall;
-  if (stall.first == kNoStall || now <= stall.since) return;
+  if (now <= stall.since) return;
   const Tick split = std::clamp(stall.first_until, stall.since, now);
   if (Counter* first = pipe.stalled[stall.first]) *first += split - stall.since;
   if (Counter* then = pipe.stalled[stall.then]) *then += now - split;
@@ -207,7 +207,6 @@ void Cic::count_stall(Pipeline& pipe, Tick now) {
 // until when that holds as far as is known (a blocking stage: its packet waits
 // for its key, then for an engine).
 Cic::Stall Cic::stall_reason(const Pipeline& pipe, EventKind kind, Tick now) const {
-  if (pipe.waiting.empty()) return {};
   const bool stage_full = pipe.in_lookup.size() >= params_.lookup_outstanding_misses;
   if (!stage_full) {
     if (pipe.lookup_free_at <= now) return {};

@@ -27,6 +27,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include <boost/circular_buffer.hpp>
+
 #include "core/event_module.h"
 #include "core/parameters.h"
 #include "core/statistics.h"
@@ -193,13 +195,14 @@ class Cic final : public EventDrivenModule, public network::PacketReceiver, publ
   };
   struct Pipeline {
     Pipeline(const CicParams& params, std::array<Counter*, kBottlenecks> stalled)
-        : gcm(params.gcm, params.gcm_clock.value_or(params.clock), params.gcm_pipelined, params.gcm_engines),
+        : in_lookup(params.lookup_outstanding_misses),
+          gcm(params.gcm, params.gcm_clock.value_or(params.clock), params.gcm_pipelined, params.gcm_engines),
           stalled(stalled) {}
     std::deque<network::PacketHandle> waiting;
-    std::deque<InLookup> in_lookup;  // in entry order, at most nic.lookup.outstanding_misses
-    Tick lookup_free_at = 0;         // the look-up stage takes its next packet
-    Tick last_key_ready = 0;         // blocking stage: when the last packet's key came
-    bool last_from_memory = false;   // ... and whether it came from the key memory
+    boost::circular_buffer<InLookup> in_lookup;  // in entry order, at most nic.lookup.outstanding_misses
+    Tick lookup_free_at = 0;                     // the look-up stage takes its next packet
+    Tick last_key_ready = 0;                     // blocking stage: when the last packet's key came
+    bool last_from_memory = false;               // ... and whether it came from the key memory
     std::deque<InGcm> in_gcm;
     GcmUnit gcm;
     Tick wake_at = kNever;  // earliest advance already queued

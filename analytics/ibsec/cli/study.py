@@ -9,6 +9,9 @@ from .options import output_folder
 
 
 def execute(args) -> None:
+    if args.what == "line-rate":
+        line_rate(args)
+        return
     from ..paper.figures import fig3
     from ..paper.workload_study import fig5, fig5d, summary_tables
     from ..runs.store import default_jobs
@@ -44,6 +47,31 @@ def execute(args) -> None:
         print(f"wrote {out / 'fig5d_packet_size.csv'} and {out / 'fig5d_packet_size.png'}")
 
 
+def line_rate(args) -> None:
+    """What a card needs at each link generation (docs/cic.md, "A card for today's links")."""
+    import pandas as pd
+
+    from ..paper import line_rate as study
+    from ..paper.workload_study import default_traces
+    from ..runs.store import default_jobs
+
+    out = Path(args.out)
+    trace = None if args.skip_real else default_traces(Path(args.traces), args.quiet)["CG"]
+    grid = study.QUICK if args.quick else study.Grid()
+    jobs = default_jobs() if args.jobs is None else args.jobs
+    _, cheapest = study.study(out, trace, grid, jobs=jobs, quiet=args.quiet)
+    print(f"Cheapest {study.SECURE_CARD} card per link generation (4x): fewest GCM engines per direction, then "
+          f"fewest overlapped key reads, with throughput within {100 - 100 * study.MIN_THROUGHPUT_SHARE:.0f} % of "
+          f"NoSecurity; its latency over NoSecurity (target {study.MAX_LATENCY_OVERHEAD_PERCENT:.0f} %)\n")
+    cheapest = cheapest.assign(card=[
+        "none in the grid" if pd.isna(r.engines_needed) else
+        f"{r.engines_needed:.0f} engines, {r.overlap_needed:.0f} reads: +{r.latency_overhead_percent:.0f} %"
+        for r in cheapest.itertuples()])
+    table = cheapest.pivot(index=["workload", "mtu_bytes"], columns="generation", values="card")
+    print(table[[g for g in study.GENERATIONS if g in table.columns]].to_string())
+    print(f"\nwrote {out / 'line_rate.csv'}, {out / 'line_rate.png'} and {out / 'line_rate_runs.csv'}")
+
+
 def real_study(out: Path, traces: Path, classes: tuple[str, ...], jobs: int, quiet: bool) -> None:
     """Real NPB traces (captured) beside the generators' (synthetic) for the same benchmark and class."""
     from ..paper.real_workloads import comparison_tables, real_vs_synthetic
@@ -65,6 +93,11 @@ def add_parser(commands) -> None:
                     "and completion time per benchmark (Fig. 5, Table 1), the shipped real NPB traces beside the "
                     "generators' traces of the same benchmark and class, and CG by packet size (Fig. 5d). "
                     "Missing traces are generated first; finished replays are kept and reused.")
+    study.add_argument("what", nargs="?", choices=("main", "line-rate"), default="main",
+                       help="main (default): the paper's study; line-rate: the GCM engines and overlapped key reads "
+                            "a card needs at each InfiniBand generation, and what the SKC size buys there")
+    study.add_argument("--quick", action="store_true",
+                       help="line-rate: a small grid (SDR and QDR, 256 B, up to 4 engines), for a first look")
     study.add_argument("--out", type=output_folder, default="results", help="output folder (default: %(default)s)")
     study.add_argument("--traces", default="workloads",
                        help="folder of the workload traces, generated there if missing (default: %(default)s)")
@@ -73,6 +106,7 @@ def add_parser(commands) -> None:
     study.add_argument("--real-class", action="append", choices=("S", "W", "A"), default=None,
                        help="NPB class of the shipped real traces to replay beside their synthetic twins; "
                             "repeat for several (default: S)")
-    study.add_argument("--skip-real", action="store_true", help="leave out the real NPB traces")
+    study.add_argument("--skip-real", action="store_true",
+                       help="leave out the real NPB traces (line-rate: leave out the CG replay, uniform traffic only)")
     study.add_argument("-q", "--quiet", action="store_true", help="no progress bars")
     study.set_defaults(func=execute)
