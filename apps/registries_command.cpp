@@ -1,6 +1,6 @@
 // `ibsec-engine registries`: every name a configuration can choose from —
 // replacement policies, node schedulers, topologies (with their own
-// parameters), card configurations, link rates, trace operations and the
+// parameters), card configurations, link generations and widths, trace operations and the
 // replay's collective algorithms — with what each is. The Python `ibsec` command reads the JSON form instead of
 // keeping lists of its own.
 #include <cstdio>
@@ -75,9 +75,21 @@ json registries() {
     out["security_modes"].push_back({{"name", form.name}, {"description", form.description}});
   }
   out["link_rates"] = json::array();
-  for (const auto& rate : network::link_rates()) {
-    out["link_rates"].push_back(
-        {{"name", rate.name}, {"signal_gbps", rate.signal_gbps}, {"data_gbps", rate.data_gbps}});
+  for (const auto& generation : network::link_generations()) {
+    const network::LinkRate one_lane = network::link_rate(generation.name, "1x");
+    std::string description = generation.encoding;
+    description += ", switch silicon ";
+    description += generation.switch_silicon;
+    out["link_rates"].push_back({{"name", generation.name},
+                                 {"description", description},
+                                 {"lane_signal_gbps", one_lane.signal_gbps()},
+                                 {"lane_data_gbps", one_lane.data_gbps()},
+                                 {"fec_latency_ns", ns_from_ticks(generation.fec_latency)},
+                                 {"switch_latency_ns", ns_from_ticks(generation.switch_latency)}});
+  }
+  out["link_widths"] = json::array();
+  for (const auto& width : network::link_widths()) {
+    out["link_widths"].push_back({{"name", width.name}, {"lanes", width.lanes}});
   }
   out["trace_ops"] = traces::trace_ops_json();
   out["collective_algorithms"] =
@@ -101,11 +113,15 @@ void print_text(const json& all) {
         for (const auto& argument : entry["arguments"])
           about += (about.empty() ? "" : " ") + argument.get<std::string>();
       }
-      if (entry.contains("data_gbps")) {
-        char rate[64];
-        std::snprintf(rate, sizeof rate, "4x: %g Gb/s signalling, %g Gb/s data", entry["signal_gbps"].get<double>(),
-                      entry["data_gbps"].get<double>());
+      if (entry.contains("lane_data_gbps")) {
+        char rate[160];
+        std::snprintf(rate, sizeof rate, "per lane: %g Gb/s signalling, %g Gb/s data; %s",
+                      entry["lane_signal_gbps"].get<double>(), entry["lane_data_gbps"].get<double>(), about.c_str());
         about = rate;
+      }
+      if (entry.contains("lanes")) {
+        about = std::to_string(entry["lanes"].get<uint32_t>());
+        about += entry["lanes"].get<uint32_t>() == 1 ? " lane" : " lanes";
       }
       std::printf("  %-22s %s\n", name.c_str(), about.c_str());
     }
@@ -119,7 +135,7 @@ void add_registries_command(CLI::App& app) {
   CLI::App* cmd =
       app.add_subcommand("registries",
                          "List the names a configuration can choose from: policies, schedulers, topologies, card "
-                         "configurations, link rates, trace operations, collective algorithms");
+                         "configurations, link generations and widths, trace operations, collective algorithms");
   cmd->add_flag("--json", *as_json, "Print as JSON");
   cmd->callback([as_json] {
     const json all = registries();

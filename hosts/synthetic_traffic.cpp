@@ -158,7 +158,7 @@ void validate(const TrafficParams& params, uint32_t nodes) {
 }
 
 SyntheticTraffic::SyntheticTraffic(const sc_core::sc_module_name& name, KernelCounters& counters,
-                                   const TrafficParams& params, std::vector<nic::Cic*> cards, Tick ticks_per_byte,
+                                   const TrafficParams& params, std::vector<nic::Cic*> cards, double ps_per_byte,
                                    uint32_t mtu_bytes, uint64_t seed, DeliverySink& sink)
     : HostModel(name, counters),
       params_(params),
@@ -176,7 +176,7 @@ SyntheticTraffic::SyntheticTraffic(const sc_core::sc_module_name& name, KernelCo
     size_cdf_.push_back(cumulative);
     mean_size += params_.size_weights[i] / total_weight * params_.sizes_bytes[i];
   }
-  slot_ticks_ = mean_size * static_cast<double>(ticks_per_byte);
+  slot_ticks_ = mean_size * ps_per_byte;
 
   const auto nodes = static_cast<uint32_t>(cards_.size());
   fixed_sessions_.resize(nodes);

@@ -54,7 +54,7 @@ class DeliverySink {
 class SyntheticTraffic final : public HostModel {
  public:
   SyntheticTraffic(const sc_core::sc_module_name& name, KernelCounters& counters, const TrafficParams& params,
-                   std::vector<nic::Cic*> cards, Tick ticks_per_byte, uint32_t mtu_bytes, uint64_t seed,
+                   std::vector<nic::Cic*> cards, double ps_per_byte, uint32_t mtu_bytes, uint64_t seed,
                    DeliverySink& sink);
 
   void on_packet_delivered(const network::Packet& packet, Tick now) override { sink_.on_delivered(packet, now); }

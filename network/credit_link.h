@@ -13,6 +13,7 @@
 #include "core/statistics.h"
 #include "core/time.h"
 #include "core/types.h"
+#include "network/link_rate.h"
 #include "network/packet.h"
 
 namespace ibsec::network {
@@ -34,8 +35,8 @@ class LinkSender {
 };
 
 struct LinkParams {
-  Tick ticks_per_byte = 1000;
-  Tick propagation = 0;
+  SerializationRate serialization{1000, 1};  // 4x SDR: 1 ns per byte
+  Tick propagation = 0;                      // cable, plus FEC where the generation has it
   uint32_t lanes = 1;
   uint32_t credits_per_lane = 64;  // receiver buffer per lane, in 64-byte credits
 };
@@ -67,7 +68,7 @@ class CreditLink {
   CreditLink(const LinkParams& params, LinkSender& sender, PortId sender_port, PacketReceiver& receiver,
              PortId receiver_port);
 
-  [[nodiscard]] Tick serialization(uint32_t wire_bytes) const { return wire_bytes * params_.ticks_per_byte; }
+  [[nodiscard]] Tick serialization(uint32_t wire_bytes) const { return params_.serialization.ticks(wire_bytes); }
   [[nodiscard]] Tick busy_until() const { return busy_until_; }
 
   // True if the link is idle and the receiver has room for the whole packet

@@ -14,7 +14,23 @@ void read_topology(const ParameterValues& v, const std::string& key, NetworkPara
 
 void read_link_rate(const ParameterValues& v, const std::string& key, NetworkParams& net) {
   net.link_rate = v.text(key);
-  link_rate(net.link_rate);  // rejects unknown names
+  link_generation(net.link_rate);  // rejects unknown names
+}
+
+void read_link_width(const ParameterValues& v, const std::string& key, NetworkParams& net) {
+  net.link_width = v.text(key);
+  link_width(net.link_width);  // rejects unknown names
+}
+
+// A duration in ns, or this word for the link generation's own figure.
+constexpr const char* kFromGeneration = "generation";
+
+std::optional<Tick> duration_or_generation(const ParameterValues& v, const std::string& key) {
+  const nlohmann::json& value = v.at(key);
+  if (!value.is_string()) return v.duration(key, 1.0, /*positive=*/false);
+  if (value.get<std::string>() == kFromGeneration) return std::nullopt;
+  throw ConfigError(key, std::string("a duration in ns, or \"") + kFromGeneration +
+                             "\" for the link generation's own figure (docs/network.md), got " + value.dump());
 }
 
 void check_lanes(const ParameterValues&, NetworkParams& net) {
@@ -35,12 +51,28 @@ ParameterSet<NetworkParams> declare() {
       .count(
           "network.switch_ports", [](NetworkParams & n) -> auto& { return n.topology.switch_ports; }, "ports",
           "switch radix; 0 = smallest that fits the topology", 0, UINT16_MAX)
-      .custom("network.link_rate", d.link_rate, "", "InfiniBand 4x rate: SDR (8 Gb/s data), DDR (16), QDR (32)",
+      .custom("network.link_rate", d.link_rate, "",
+              "InfiniBand generation: SDR, DDR, QDR, FDR, EDR, HDR, NDR or XDR (signalling, encoding and "
+              "delays per lane: docs/network.md)",
               read_link_rate)
+      .custom("network.link_width", d.link_width, "lanes",
+              "InfiniBand link width: 1x, 2x, 4x, 8x or 12x; the data rate is the generation's per lane times the "
+              "lanes",
+              read_link_width)
       .duration("network.link_delay_ns", &NetworkParams::link_delay, TimeUnit::kNs,
                 "propagation delay of every cable (2 m of copper at ~5 ns/m)")
-      .duration("network.switch_latency_ns", &NetworkParams::switch_latency, TimeUnit::kNs,
-                "switch traversal, head in to head out (Mellanox InfiniScale III: < 200 ns port to port)")
+      .custom("network.switch_latency_ns", kFromGeneration, "ns",
+              "switch traversal, head in to head out; \"generation\" = the figure of the link generation's switch "
+              "silicon (SDR/DDR/QDR: InfiniScale III, 200 ns; docs/network.md)",
+              [](const ParameterValues& v, const std::string& key, NetworkParams& n) {
+                n.switch_latency_given = duration_or_generation(v, key);
+              })
+      .custom("network.fec_latency_ns", kFromGeneration, "ns",
+              "what forward error correction adds to every link, in both directions; \"generation\" = 0 for "
+              "8b/10b and 64b/66b, about 100 ns for RS(544,514) (HDR, NDR, XDR; docs/network.md)",
+              [](const ParameterValues& v, const std::string& key, NetworkParams& n) {
+                n.fec_latency_given = duration_or_generation(v, key);
+              })
       .count("network.virtual_lanes", &NetworkParams::virtual_lanes, "lanes",
              "data virtual lanes per port (1..15); a session uses lane key mod lanes")
       .count("network.vl_buffer_bytes", &NetworkParams::vl_buffer_bytes, "bytes",
@@ -51,11 +83,19 @@ ParameterSet<NetworkParams> declare() {
 
 }  // namespace
 
-LinkParams NetworkParams::link() const {
-  return {network::link_rate(link_rate).ticks_per_byte, link_delay, virtual_lanes, credits_per_lane()};
+Tick NetworkParams::switch_latency() const {
+  return switch_latency_given.value_or(link_generation(link_rate).switch_latency);
 }
 
-SwitchParams NetworkParams::switches() const { return {switch_latency, virtual_lanes, credits_per_lane()}; }
+Tick NetworkParams::fec_latency() const { return fec_latency_given.value_or(link_generation(link_rate).fec_latency); }
+
+// The FEC encoder and decoder sit at the two ends of every cable, so their
+// delay adds to the cable's: for packets and for the credits coming back.
+LinkParams NetworkParams::link() const {
+  return {rate().serialization, link_delay + fec_latency(), virtual_lanes, credits_per_lane()};
+}
+
+SwitchParams NetworkParams::switches() const { return {switch_latency(), virtual_lanes, credits_per_lane()}; }
 
 const ParameterSet<NetworkParams>& network_parameters() {
   static const ParameterSet<NetworkParams> set = declare();

@@ -146,7 +146,7 @@ void Cic::submit(const MessageRequest& message, Tick now) {
 }
 
 void Cic::on_packet_head(PortId /*port*/, network::PacketHandle packet, Tick head_at) {
-  const Tick tail = head_at + pool_[packet].wire_bytes * params_.rx_ticks_per_byte;
+  const Tick tail = head_at + params_.rx_serialization.ticks(pool_[packet].wire_bytes);
   schedule(params_.clock.next_edge(tail), kTailArrived, packet.value());
 }
 

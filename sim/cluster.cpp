@@ -57,7 +57,7 @@ Cluster::Cluster(const SimConfig& config) : config_(config), topology_(topology_
     check_memory_for(processes, largest_size(config_.traffic.sizes_bytes));
     build_cards(static_cast<uint32_t>(processes));
     host_ = std::make_unique<hosts::SyntheticTraffic>("traffic", kernel_, config_.traffic, card_pointers(),
-                                                      network::link_rate(config_.network.link_rate).ticks_per_byte,
+                                                      config_.network.rate().serialization.ps_per_byte(),
                                                       config_.nic.mtu_bytes, config_.seed, statistics_);
   } else {
     std::vector<std::unique_ptr<traces::TraceReader>> jobs;

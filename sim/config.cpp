@@ -144,6 +144,11 @@ void check_together(SimConfig& config) {
   const uint32_t nodes = config.topology->nodes;
   hosts::validate(config.traffic, nodes);
   check_attack(config, nodes);
+  if (config.nic.mtu_bytes > network::kMaxMtuBytes) {
+    throw ConfigError("nic.mtu_bytes", "InfiniBand carries at most " + std::to_string(network::kMaxMtuBytes) +
+                                           " bytes of payload per packet (IBA vol. 1, PortInfo MTUCap), got " +
+                                           std::to_string(config.nic.mtu_bytes));
+  }
   const uint32_t mtu_wire = config.nic.mtu_bytes + config.nic.header_bytes + config.nic.security_bytes;
   // Buffers count whole 64-byte credits: what is left over holds no packet.
   if (config.network.credits_per_lane() < network::credits_for(mtu_wire)) {
@@ -162,7 +167,7 @@ void derive_across(SimConfig& config) {
   config.nic.skc.seed = config.seed;
   config.nic.key_seed = config.seed;
   config.nic.lanes = config.network.virtual_lanes;
-  config.nic.rx_ticks_per_byte = network::link_rate(config.network.link_rate).ticks_per_byte;
+  config.nic.rx_serialization = config.network.rate().serialization;
   config.scheduling.seed = config.seed;
   if (config.attack) config.attack->seed = attack::attacker_seed(config.seed);
 }

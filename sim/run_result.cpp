@@ -54,9 +54,9 @@ std::vector<Statistic> Cluster::component_statistics(Tick elapsed) const {
 
 nlohmann::ordered_json Cluster::result(const RunOutcome& outcome) const {
   const double delivered = static_cast<double>(statistics_.packets_delivered());
-  const Tick ticks_per_byte = network::link_rate(config_.network.link_rate).ticks_per_byte;
+  const double ps_per_byte = config_.network.rate().serialization.ps_per_byte();
   std::vector<Statistic> stats =
-      statistics_.report(topology_->nodes, ticks_per_byte, outcome.packets_stuck, outcome.drained);
+      statistics_.report(topology_->nodes, ps_per_byte, outcome.packets_stuck, outcome.drained);
   for (Statistic& s : component_statistics(outcome.end)) stats.push_back(std::move(s));
   const std::vector<Statistic> run_tail{
       {"simulated_time_us", "us", "simulated time at the last delivery",

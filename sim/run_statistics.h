@@ -44,7 +44,7 @@ class RunStatistics final : public hosts::DeliverySink {
   // The run-level lines of the result: hand-overs and deliveries, latency,
   // throughput per node as a fraction of the link data rate. `stuck` packets
   // were still inside at the end; `drained`: every packet was delivered.
-  [[nodiscard]] std::vector<Statistic> report(uint32_t nodes, Tick ticks_per_byte, uint64_t stuck, bool drained) const;
+  [[nodiscard]] std::vector<Statistic> report(uint32_t nodes, double ps_per_byte, uint64_t stuck, bool drained) const;
 
  private:
   void open_window(Tick now);

@@ -13,6 +13,7 @@ def test_item02_a_clock_whose_period_is_not_a_whole_tick_is_refused(value):
 
 
 @pytest.mark.parametrize("setting", ["nic.key_memory_ns=1e300", "network.link_delay_ns=1e20",
+                                     "network.switch_latency_ns=1e20", "network.fec_latency_ns=1e300",
                                      "scheduler.context_switch_us=1e300", "attack.replay_delay_us=1e15",
                                      "nic.skc.access_ns=1e300", "sim.drain_timeout_us=1e300"])
 def test_item09_a_time_beyond_the_models_clock_is_refused(setting):

@@ -15,14 +15,38 @@ def registries(engine):
 
 def test_lists_every_registry_with_descriptions(engine):
     r = registries(engine)
-    assert set(r) == {"replacement_policies", "schedulers", "topologies", "security_modes", "link_rates", "trace_ops",
-                      "collective_algorithms", "collective_ops"}
+    assert set(r) == {"replacement_policies", "schedulers", "topologies", "security_modes", "link_rates", "link_widths",
+                      "trace_ops", "collective_algorithms", "collective_ops"}
     assert {p["name"] for p in r["replacement_policies"]} >= {"lru", "fifo", "random", "lfu", "opt"}
     assert [p["cycle_model"] for p in r["replacement_policies"] if p["name"] == "opt"] == [False]
     assert {s["name"] for s in r["schedulers"]} == {"batch", "local", "sb", "dcs-sb", "pb", "gang"}
     assert all(entry["description"] for key in ("replacement_policies", "schedulers", "topologies", "security_modes")
                for entry in r[key])
-    assert [rate["name"] for rate in r["link_rates"]] == ["SDR", "DDR", "QDR"]
+    # The generations the engine lists are the ones it runs: slowest first, the default among them.
+    rates = r["link_rates"]
+    assert "SDR" in [rate["name"] for rate in rates]
+    assert [rate["lane_data_gbps"] for rate in rates] == sorted(rate["lane_data_gbps"] for rate in rates)
+    assert all(rate["lane_data_gbps"] < rate["lane_signal_gbps"] for rate in rates)  # every encoding costs something
+    assert [w["lanes"] for w in r["link_widths"]] == sorted(w["lanes"] for w in r["link_widths"])
+
+
+def test_every_listed_generation_and_width_is_accepted_and_others_are_not(engine, tmp_path):
+    r = registries(engine)
+
+    def check(*settings):
+        out = tmp_path / f"{len(list(tmp_path.iterdir()))}.json"
+        command = [engine, "run", "--quiet", "--out", str(out), "--set", "traffic.messages=20",
+                   "--set", "traffic.warmup_messages=0"] + [a for s in settings for a in ("--set", s)]
+        return subprocess.run(command, capture_output=True, text=True, check=False)
+
+    for rate in r["link_rates"]:
+        assert check(f"network.link_rate={rate['name']}").returncode == 0, rate
+    for width in r["link_widths"]:
+        assert check(f"network.link_width={width['name']}").returncode == 0, width
+    refused = check("network.link_rate=GDR")
+    assert refused.returncode != 0 and "network.link_rate" in refused.stderr
+    refused = check("network.link_width=3x")
+    assert refused.returncode != 0 and "network.link_width" in refused.stderr
 
 
 def test_collective_algorithms_name_their_op_and_can_be_forced(engine):

@@ -39,6 +39,29 @@ TEST(SimConfig, DefaultsAreThePapers) {
   EXPECT_EQ(c.resolved["network"]["link_rate"], "SDR");
 }
 
+TEST(SimConfig, SwitchAndFecLatencyFollowTheGenerationUnlessGiven) {
+  const sim::SimConfig sdr = sim::load_config(nlohmann::json(), {});
+  EXPECT_EQ(sdr.network.switch_latency(), 200'000U);  // InfiniScale III, as before link generations
+  EXPECT_EQ(sdr.network.fec_latency(), 0U);
+  EXPECT_EQ(sdr.network.link().propagation, 10'000U);
+  EXPECT_EQ(sdr.nic.rx_serialization, network::SerializationRate(1000, 1));
+  EXPECT_EQ(sdr.resolved["network"]["switch_latency_ns"], "generation");
+
+  const sim::SimConfig hdr = sim::load_config(nlohmann::json(), {"network.link_rate=HDR", "network.link_width=2x"});
+  EXPECT_EQ(hdr.network.switch_latency(), 130'000U);  // Quantum
+  EXPECT_EQ(hdr.network.fec_latency(), 100'000U);     // RS(544,514)
+  EXPECT_EQ(hdr.network.link().propagation, 110'000U);
+  EXPECT_EQ(hdr.network.switches().traversal_latency, 130'000U);
+  EXPECT_EQ(hdr.nic.rx_serialization, network::SerializationRate(80, 1));  // 100 Gb/s
+
+  const sim::SimConfig given = sim::load_config(
+      nlohmann::json(), {"network.link_rate=HDR", "network.switch_latency_ns=55.5", "network.fec_latency_ns=0"});
+  EXPECT_EQ(given.network.switch_latency(), 55'500U);
+  EXPECT_EQ(given.network.fec_latency(), 0U);
+  const sim::SimConfig named = sim::load_config(nlohmann::json(), {"network.switch_latency_ns=generation"});
+  EXPECT_EQ(named.network.switch_latency(), 200'000U);
+}
+
 TEST(SimConfig, FileThenOverridesWin) {
   const nlohmann::json file = {{"nic", {{"security", "NoSKC"}}}, {"traffic", {{"load", 0.3}}}};
   const sim::SimConfig c = sim::load_config(file, {"traffic.load=0.5", "traffic.sizes_bytes=[64,2048]"});
@@ -52,7 +75,11 @@ TEST(SimConfig, FileThenOverridesWin) {
 TEST(SimConfig, BadValuesNameTheirKey) {
   EXPECT_EQ(failing_key({"nic.securty=SKC-6"}), "nic.securty");
   EXPECT_EQ(failing_key({"network.topology=torus"}), "network.topology");
-  EXPECT_EQ(failing_key({"network.link_rate=EDR"}), "network.link_rate");
+  EXPECT_EQ(failing_key({"network.link_rate=GDR"}), "network.link_rate");
+  EXPECT_EQ(failing_key({"network.link_width=3x"}), "network.link_width");
+  EXPECT_EQ(failing_key({"network.switch_latency_ns=fast"}), "network.switch_latency_ns");
+  EXPECT_EQ(failing_key({"network.fec_latency_ns=-1"}), "network.fec_latency_ns");
+  EXPECT_EQ(failing_key({"network.fec_latency_ns=true"}), "network.fec_latency_ns");
   EXPECT_EQ(failing_key({"network.link_delay_ns=-1"}), "network.link_delay_ns");
   EXPECT_EQ(failing_key({"network.switch_latency_ns=-5"}), "network.switch_latency_ns");
   EXPECT_EQ(failing_key({"nic.clock_mhz=0"}), "nic.clock_mhz");
@@ -64,6 +91,10 @@ TEST(SimConfig, BadValuesNameTheirKey) {
   EXPECT_EQ(failing_key({"network.vl_buffer_bytes=128"}), "network.vl_buffer_bytes");
   EXPECT_EQ(failing_key({"traffic.load=0"}), "traffic.load");
   EXPECT_EQ(failing_key({"nic.mtu_bytes=0"}), "nic.mtu_bytes");
+  EXPECT_EQ(failing_key({"nic.mtu_bytes=4097", "network.vl_buffer_bytes=8192"}), "nic.mtu_bytes");
+  // A 4 096-byte MTU is 4 146 bytes on the wire with security: 65 credits.
+  EXPECT_EQ(failing_key({"nic.mtu_bytes=4096"}), "network.vl_buffer_bytes");
+  EXPECT_EQ(failing_key({"nic.mtu_bytes=4096", "network.vl_buffer_bytes=4160"}), "(accepted)");
   EXPECT_EQ(failing_key({"seed=-1"}), "seed");
   EXPECT_EQ(failing_key({"no-equals-sign"}), "--set");
 }
@@ -141,7 +172,8 @@ struct FakeEnds : network::PacketReceiver, network::LinkSender {
 
 TEST(CreditLink, SerializesDelaysAndCountsCreditsIn64ByteUnits) {
   FakeEnds ends;
-  network::CreditLink link(network::LinkParams{1000, 10'000, 1, 10}, ends, PortId(0), ends, PortId(3));
+  network::CreditLink link(network::LinkParams{network::SerializationRate(1000, 1), 10'000, 1, 10}, ends, PortId(0),
+                           ends, PortId(3));
   network::Packet p;
   p.wire_bytes = 306;  // 5 credits
   ASSERT_TRUE(link.can_send(VirtualLane(0), p.wire_bytes, 0));

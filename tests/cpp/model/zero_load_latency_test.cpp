@@ -15,13 +15,14 @@ using testing::config_with;
 using testing::message_at;
 using namespace testing;  // the closed form
 
-// Sends two messages on one session, the second long after the first, and
-// returns both packets' latencies.
-std::pair<Tick, Tick> two_packets(const std::vector<std::string>& overrides, uint32_t source, uint32_t destination) {
+// Sends two messages of `bytes` bytes on one session, the second long after
+// the first, and returns both packets' latencies.
+std::pair<Tick, Tick> two_packets(const std::vector<std::string>& overrides, uint32_t source, uint32_t destination,
+                                  uint32_t bytes = 256) {
   const sim::SimConfig config = config_with(overrides);
   const Tick later = 10'000 * kPeriod;
-  sim::Cluster cluster(config,
-                       {message_at(0, source, destination, 256, 0), message_at(later, source, destination, 256, 1)});
+  sim::Cluster cluster(
+      config, {message_at(0, source, destination, bytes, 0), message_at(later, source, destination, bytes, 1)});
   const sim::RunOutcome outcome = cluster.run();
   EXPECT_TRUE(outcome.drained);
   const auto& delivered = cluster.scripted()->delivered();
@@ -114,6 +115,107 @@ TEST(ZeroLoadLatency, FourAryThreeTreeWorstCaseCrossesFiveSwitches) {
   EXPECT_EQ(first, qdr(Lookup::kSkcMiss, 0));
   EXPECT_EQ(second, qdr(Lookup::kSkcHit, 10'000 * kPeriod));
 }
+
+// Every link generation and width, as docs/network.md tabulates them: the
+// time of a byte per lane as an exact fraction of a picosecond (8 bits / the
+// published data rate per lane), what FEC adds to each cable, and the
+// generation's switch traversal.
+struct Generation {
+  const char* name;
+  uint64_t lane_ps_numerator;
+  uint64_t lane_ps_denominator;
+  Tick fec;
+  Tick switch_latency;
+};
+const Generation kGenerations[] = {
+    {"SDR", 4000, 1, 0, 200'000},     {"DDR", 2000, 1, 0, 200'000},     {"QDR", 1000, 1, 0, 200'000},
+    {"FDR", 1760, 3, 0, 200'000},     {"EDR", 320, 1, 0, 200'000},      {"HDR", 160, 1, 100'000, 130'000},
+    {"NDR", 80, 1, 100'000, 130'000}, {"XDR", 40, 1, 100'000, 100'000},
+};
+const std::pair<const char*, uint32_t> kWidths[] = {{"1x", 1}, {"2x", 2}, {"4x", 4}, {"8x", 8}, {"12x", 12}};
+
+void PrintTo(const Generation& g, std::ostream* os) { *os << g.name; }
+
+Fabric fabric_of(const Generation& g, uint32_t lanes) {
+  return Fabric{g.lane_ps_numerator, g.lane_ps_denominator * lanes, kWire, g.fec, g.switch_latency};
+}
+
+struct GenerationAndWidth {
+  Generation generation;
+  std::pair<const char*, uint32_t> width;
+};
+
+std::vector<GenerationAndWidth> every_generation_and_width() {
+  std::vector<GenerationAndWidth> all;
+  for (const Generation& g : kGenerations) {
+    for (const auto& w : kWidths) all.push_back({g, w});
+  }
+  return all;
+}
+
+void PrintTo(const GenerationAndWidth& link, std::ostream* os) {
+  *os << link.generation.name << " " << link.width.first;
+}
+
+class EveryLink : public ::testing::TestWithParam<GenerationAndWidth> {};
+
+TEST_P(EveryLink, OnePacketAcrossTheSingleSwitchMatchesTheClosedForm) {
+  const auto [generation, width] = GetParam();
+  const auto [first, second] = two_packets({"nic.security=SKC-6", std::string("network.link_rate=") + generation.name,
+                                            std::string("network.link_width=") + width.first},
+                                           2, 5);
+  const Fabric fabric = fabric_of(generation, width.second);
+  EXPECT_EQ(first, closed_form(Lookup::kSkcMiss, 1, 0, 256, fabric));
+  EXPECT_EQ(second, closed_form(Lookup::kSkcHit, 1, 10'000 * kPeriod, 256, fabric));
+}
+
+INSTANTIATE_TEST_SUITE_P(ZeroLoadLatency, EveryLink, ::testing::ValuesIn(every_generation_and_width()),
+                         [](const auto& info) {
+                           return std::string(info.param.generation.name) + "_" + info.param.width.first;
+                         });
+
+TEST(ZeroLoadLatency, FourLaneSdrIsTheFabricOfThePaper) {
+  const Fabric sdr = fabric_of(kGenerations[0], 4);
+  EXPECT_EQ(closed_form(Lookup::kSkcMiss, 1, 0, 256, sdr), closed_form(Lookup::kSkcMiss, 1, 0));
+  EXPECT_EQ(sdr.serialization(306), 306 * kPsPerByte);
+}
+
+TEST(ZeroLoadLatency, GivenSwitchAndFecLatencyReplaceTheGenerations) {
+  const auto [first, second] = two_packets({"nic.security=NoSecurity", "network.link_rate=NDR", "network.link_width=1x",
+                                            "network.switch_latency_ns=42.5", "network.fec_latency_ns=7"},
+                                           0, 1);
+  const Fabric fabric{80, 1, kWire, 7'000, 42'500};
+  EXPECT_EQ(first, closed_form(Lookup::kNone, 1, 0, 256, fabric));
+  EXPECT_EQ(second, closed_form(Lookup::kNone, 1, 10'000 * kPeriod, 256, fabric));
+  // Hand-computed: 282 B at 80 ps/B, two cables of 10 + 7 ns, one 42.5 ns switch, on card clock edges.
+  EXPECT_EQ(first, edge(282 * 80 + 2 * 17'000 + 42'500));
+}
+
+TEST(ZeroLoadLatency, FecIsAddedOncePerCableAcrossFiveSwitches) {
+  // 4-ary 3-tree, nodes 0 and 63: six cables and five switches at 4x HDR.
+  const auto [first, second] = two_packets(
+      {"nic.security=SKC-6", "network.topology=fat-tree", "network.fat_tree.n=3", "network.link_rate=HDR"}, 0, 63);
+  const Fabric hdr = fabric_of(kGenerations[5], 4);
+  EXPECT_EQ(first, closed_form(Lookup::kSkcMiss, 5, 0, 256, hdr));
+  EXPECT_EQ(second, closed_form(Lookup::kSkcHit, 5, 10'000 * kPeriod, 256, hdr));
+}
+
+// The largest InfiniBand MTU end to end: one 4 096-byte packet (4 146 bytes on
+// the wire, 65 credits) through the single switch.
+class LargestMtu : public ::testing::TestWithParam<Generation> {};
+
+TEST_P(LargestMtu, OnePacketOfFourKilobytesMatchesTheClosedForm) {
+  const Generation generation = GetParam();
+  const auto [first, second] = two_packets({"nic.security=SKC-6", "nic.mtu_bytes=4096", "network.vl_buffer_bytes=4160",
+                                            std::string("network.link_rate=") + generation.name},
+                                           1, 7, 4096);
+  const Fabric fabric = fabric_of(generation, 4);
+  EXPECT_EQ(first, closed_form(Lookup::kSkcMiss, 1, 0, 4096, fabric));
+  EXPECT_EQ(second, closed_form(Lookup::kSkcHit, 1, 10'000 * kPeriod, 4096, fabric));
+}
+
+INSTANTIATE_TEST_SUITE_P(ZeroLoadLatency, LargestMtu, ::testing::ValuesIn(kGenerations),
+                         [](const auto& info) { return std::string(info.param.name); });
 
 }  // namespace
 }  // namespace ibsec

@@ -54,14 +54,35 @@ constexpr Tick injected_at(Lookup lookup, Tick t0, uint32_t payload = 256) {
   return edge(key_ready(lookup, t0)) + (lookup != Lookup::kNone ? gcm_time(payload) : 0);
 }
 
+// The fabric's part of the closed form (docs/network.md): a byte takes
+// ps_numerator / ps_denominator ps and a packet's time is rounded up to a
+// whole ps; every cable adds its delay and, on a link generation with
+// forward error correction, the FEC's; every switch its traversal. The
+// defaults are 4x SDR on InfiniScale III switches.
+struct Fabric {
+  uint64_t ps_numerator = kPsPerByte;
+  uint64_t ps_denominator = 1;
+  Tick cable = kWire;
+  Tick fec = 0;
+  Tick switch_latency = kSwitch;
+
+  [[nodiscard]] constexpr Tick serialization(uint32_t bytes) const {
+    return (bytes * ps_numerator + ps_denominator - 1) / ps_denominator;
+  }
+  [[nodiscard]] constexpr Tick network(uint32_t wire_bytes, uint32_t switches) const {
+    return serialization(wire_bytes) + (switches + 1) * (cable + fec) + switches * switch_latency;
+  }
+};
+
 // Latency of one packet of `payload` bytes (256 unless said) handed over at
-// edge t0 and crossing `switches` switches.
-inline Tick closed_form(Lookup lookup, uint32_t switches, Tick t0, uint32_t payload = 256) {
+// edge t0 and crossing `switches` switches of `fabric` (4x SDR unless said).
+inline Tick closed_form(Lookup lookup, uint32_t switches, Tick t0, uint32_t payload = 256,
+                        const Fabric& fabric = Fabric{}) {
   const bool secure = lookup != Lookup::kNone;
   const Tick gcm = secure ? gcm_time(payload) : 0;
   const Tick injected = injected_at(lookup, t0, payload);
   const uint32_t wire_bytes = payload + kHeaders + (secure ? kSecurityBytes : 0);
-  const Tick tail = injected + wire_bytes * kPsPerByte + (switches + 1) * kWire + switches * kSwitch;
+  const Tick tail = injected + fabric.network(wire_bytes, switches);
   const Tick rx_start = edge(tail);
   return edge(key_ready(lookup, rx_start)) + gcm - t0;
 }
