@@ -214,6 +214,7 @@ def test_latencies_are_ordered_and_security_costs_what_it_should(tmp_path, engin
 @pytest.mark.model
 def test_every_shipped_config_runs(tmp_path, engine):
     expected = {"paper-16.json": (16, "SKC-6"), "nosecurity-16.json": (16, "NoSecurity"),
+                "paper-card-16.json": (16, "SKC-6"),
                 "fat-tree-1024-4ary5.json": (1024, "SKC-6"), "fat-tree-1024-32ary2.json": (1024, "SKC-6")}
     assert sorted(p.name for p in CONFIGS.glob("*.json")) == sorted(expected)
     for name, (nodes, security) in expected.items():

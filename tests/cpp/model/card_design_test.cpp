@@ -148,8 +148,6 @@ struct SaturationCase {
   double miss_rate;
 };
 
-nic::CicParams card_of(const std::vector<std::string>& overrides) { return config_with(overrides).nic; }
-
 void PrintTo(const SaturationCase& c, std::ostream* out) { *out << c.name; }
 
 class CardSaturation : public ::testing::TestWithParam<SaturationCase> {};
@@ -163,7 +161,7 @@ TEST_P(CardSaturation, AcceptedRateMatchesTheClosedForm) {
   const sim::SimConfig config = config_with(overrides);
   nic::CardLoad load;
   load.payload_bytes = 256;
-  load.link_ps_per_packet = static_cast<double>((256 + kHeaders + kSecurityBytes) * config.nic.rx_ticks_per_byte);
+  load.link_ps_per_packet = static_cast<double>(config.nic.rx_serialization.ticks(256 + kHeaders + kSecurityBytes));
   load.miss_rate = c.miss_rate;
   const nic::CardRateBounds bounds = nic::card_rate_bounds(config.nic, load);
   const double predicted_gbps = bounds.sustainable() * 256 * 8 / 1e9;
