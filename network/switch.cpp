@@ -1,5 +1,6 @@
 #include "network/switch.h"
 
+#include <algorithm>
 #include <cassert>
 
 namespace ibsec::network {
@@ -38,6 +39,15 @@ void Switch::push(uint32_t queue, const Queued& entry) {
   assert(ring.size < params_.credits_per_lane && "input buffer overrun: credit accounting is broken");
   slots_[queue * params_.credits_per_lane + (ring.head + ring.size) % params_.credits_per_lane] = entry;
   ++ring.size;
+  ring.high_water = std::max(ring.high_water, ring.size);
+}
+
+uint32_t Switch::input_high_water(PortId port) const {
+  uint32_t high = 0;
+  for (uint32_t lane = 0; lane < params_.lanes; ++lane) {
+    high = std::max(high, rings_[queue_index(port.value(), lane)].high_water);
+  }
+  return high;
 }
 
 void Switch::pop(uint32_t queue) {

@@ -28,7 +28,9 @@ struct SwitchParams {
 };
 
 struct SwitchStats : StatGroupOf<SwitchStats> {
-  Counter packets_forwarded{*this, {"switch_hops_total", "packets", "packets forwarded by all switches"}};
+  Counter packets_forwarded{
+      *this,
+      {"switch_hops_total", "packets", "packets forwarded by switches (each switch a packet crosses counts it)"}};
 };
 
 class Switch final : public EventDrivenModule, public PacketReceiver, public LinkSender {
@@ -44,6 +46,8 @@ class Switch final : public EventDrivenModule, public PacketReceiver, public Lin
   void on_credits_returned(PortId port, Tick at) override;
 
   [[nodiscard]] const SwitchStats& stats() const { return stats_; }
+  // The most packets an input port's buffer held at once, in any one of its virtual lanes.
+  [[nodiscard]] uint32_t input_high_water(PortId port) const;
 
  private:
   enum EventKind : uint32_t { kRouted, kRetry };
@@ -58,6 +62,7 @@ class Switch final : public EventDrivenModule, public PacketReceiver, public Lin
   struct Ring {
     uint32_t head = 0;
     uint32_t size = 0;
+    uint32_t high_water = 0;  // the largest size it reached
   };
   struct Request {
     uint16_t input;
