@@ -62,7 +62,6 @@ class Switch final : public EventDrivenModule, public PacketReceiver, public Lin
   struct Ring {
     uint32_t head = 0;
     uint32_t size = 0;
-    uint32_t high_water = 0;  // the largest size it reached
   };
   struct Request {
     uint16_t input;
@@ -97,6 +96,7 @@ class Switch final : public EventDrivenModule, public PacketReceiver, public Lin
   // in one block so that a switch's state stays in few cache lines.
   std::vector<Queued> slots_;
   std::vector<Ring> rings_;
+  std::vector<uint32_t> high_water_;  // per ring, the largest size it reached (kept apart: rings stay 8 bytes)
   std::vector<Tick> input_busy_until_;
   std::vector<CreditLink*> upstream_;
   std::vector<Output> outputs_;
