@@ -7,7 +7,7 @@ Instructions are counted by valgrind's callgrind (exact and repeatable: the
 figure to compare); wall time is the engine's own --perf-json figure
 (simulation only), the median of --repeat runs.
 
-Run: .venv/bin/python bench/bench_detail_cost.py [--baseline OTHER/ibsec-engine] [--messages 20000]
+Run: .venv/bin/python bench/bench_detail_cost.py [--baseline OTHER/ibsec-engine] [--messages 20000] [--set KEY=VALUE]
 """
 
 import argparse
@@ -40,9 +40,12 @@ def main():
     parser.add_argument("--baseline", help="an engine without the per-component counters, to compare with")
     parser.add_argument("--config", default="configs/paper-16.json")
     parser.add_argument("--messages", type=int, help="traffic.messages (default: the config's)")
+    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="override (repeatable)")
     parser.add_argument("--repeat", type=int, default=5, help="wall-time runs per case, median (default: %(default)s)")
     args = parser.parse_args()
     overrides = [] if args.messages is None else ["--set", f"traffic.messages={args.messages}"]
+    for item in args.set:
+        overrides += ["--set", item]
     cases = [("this engine, sim.detail=none", args.engine, []),
              ("this engine, sim.detail=all", args.engine, ["--set", "sim.detail=all"])]
     if args.baseline:
