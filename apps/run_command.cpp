@@ -3,6 +3,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 #include <optional>
 #include <string>
@@ -65,6 +66,19 @@ void print_attack_summary(const nlohmann::ordered_json& attack) {
                n(attack["snooped_plaintext"]));
 }
 
+// The per-component tables (sim.detail) beside the result, each listed in
+// the result's "detail" section by its file name (relative to the result).
+void write_detail_tables(const sim::Cluster& cluster, const sim::RunOutcome& outcome, const std::string& out,
+                         nlohmann::ordered_json& result) {
+  for (const sim::DetailTable& table : cluster.detail_tables(outcome)) {
+    const std::string path = sim::detail_table_path(out, table.name());
+    AtomicFile file(path, "sim.detail");
+    table.write_csv(file.stream());
+    file.commit();
+    result["detail"][table.name()] = table.describe(std::filesystem::path(path).filename().string());
+  }
+}
+
 int run(const RunOptions& o) {
   sc_core::sc_set_time_resolution(1, sc_core::SC_PS);
   std::vector<std::string> overrides = o.overrides;
@@ -82,12 +96,14 @@ int run(const RunOptions& o) {
   // Every output is checked before the run, so that none is found unwritable after it.
   check_output_path(o.out, "--out");
   if (o.perf_out) check_output_path(*o.perf_out, "--perf-json");
+  sim::check_detail_outputs(config.output.detail, o.out);
   const auto wall_start = std::chrono::steady_clock::now();
   sim::Cluster cluster(config);
   const sim::RunOutcome outcome = cluster.run(o.quiet ? nullptr : report_progress);
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
 
-  const nlohmann::ordered_json result = cluster.result(outcome);
+  nlohmann::ordered_json result = cluster.result(outcome);
+  write_detail_tables(cluster, outcome, o.out, result);
   const std::string text = result.dump(2) + "\n";
   write_atomically(o.out, "--out", text);
   const double delivered = static_cast<double>(cluster.statistics().packets_delivered());

@@ -223,14 +223,9 @@ class StatTotals {
   }
 
   // The reported counters, combined as each declares.
-  [[nodiscard]] std::vector<Statistic> reported() const {
-    std::vector<Statistic> out;
-    for (const Total& t : totals_) {
-      if (t.info.shown == Shown::kInternal) continue;
-      out.push_back({t.info.name, t.info.unit, t.info.description, t.info.merge == Merge::kMax ? t.max : t.sum});
-    }
-    return out;
-  }
+  [[nodiscard]] std::vector<Statistic> reported() const { return counters(false); }
+  // Every counter, internal ones too (the per-component tables list them all).
+  [[nodiscard]] std::vector<Statistic> all_counters() const { return counters(true); }
 
  private:
   struct Total {
@@ -238,6 +233,14 @@ class StatTotals {
     uint64_t sum;
     uint64_t max;
   };
+  [[nodiscard]] std::vector<Statistic> counters(bool with_internal) const {
+    std::vector<Statistic> out;
+    for (const Total& t : totals_) {
+      if (!with_internal && t.info.shown == Shown::kInternal) continue;
+      out.push_back({t.info.name, t.info.unit, t.info.description, t.info.merge == Merge::kMax ? t.max : t.sum});
+    }
+    return out;
+  }
   [[nodiscard]] const Total& find(std::string_view counter) const {
     for (const Total& t : totals_) {
       if (counter == t.info.name) return t;

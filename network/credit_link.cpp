@@ -1,5 +1,6 @@
 #include "network/credit_link.h"
 
+#include <algorithm>
 #include <cassert>
 
 namespace ibsec::network {
@@ -35,6 +36,7 @@ bool CreditLink::can_send(VirtualLane lane, uint32_t wire_bytes, Tick now) {
   absorb_returns(now);
   if (credits_[lane.value()] >= credits_for(wire_bytes)) return true;
   ++stats_.credit_stalls;
+  stalled_since_ = std::min(stalled_since_, now);
   sender_waiting_ = true;
   // Credits already on their way: wake the sender when the first lands.
   if (!in_flight_.empty()) {
@@ -60,6 +62,10 @@ Tick CreditLink::send(PacketHandle handle, const Packet& packet, Tick now) {
   ++stats_.packets;
   stats_.bytes += packet.wire_bytes;
   stats_.busy += duration;
+  if (stalled_since_ != kNotStalled) {
+    stats_.credit_stall_time += now - stalled_since_;
+    stalled_since_ = kNotStalled;
+  }
   receiver_.on_packet_head(receiver_port_, handle, now + params_.propagation);
   return busy_until_;
 }

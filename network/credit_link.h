@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <limits>
 #include <vector>
 
 #include "core/statistics.h"
@@ -47,6 +48,11 @@ struct LinkStats : StatGroupOf<LinkStats> {
   Counter busy{*this, {"link_busy", "ps", "serialization time of a link", Merge::kSum, Shown::kInternal}};
   Counter credit_stalls{
       *this, {"credit_stalls", "packets", "times a sender waited for credits", Merge::kSum, Shown::kInternal}};
+  Counter credit_stall_time{*this,
+                            {"credit_stall_time", "ps",
+                             "time from a sender's first refusal for want of credits until the link next started a "
+                             "packet, summed",
+                             Merge::kSum, Shown::kInternal}};
   Gauge credits_missing{
       *this, {"credits_missing_at_end", "credits", "64-byte credits not back at their sender after the run"}};
 
@@ -110,6 +116,8 @@ class CreditLink {
   std::vector<uint32_t> credits_;  // per lane, available at the sender
   std::deque<CreditReturn> in_flight_;
   Tick busy_until_ = 0;
+  static constexpr Tick kNotStalled = std::numeric_limits<Tick>::max();
+  Tick stalled_since_ = kNotStalled;  // the first refusal for want of credits since the last packet started
   bool sender_waiting_ = false;
   LinkStats stats_;
 };

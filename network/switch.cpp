@@ -1,5 +1,6 @@
 #include "network/switch.h"
 
+#include <algorithm>
 #include <cassert>
 
 namespace ibsec::network {
@@ -20,6 +21,7 @@ Switch::Switch(const sc_core::sc_module_name& name, KernelCounters& counters, Pa
       params_(params),
       slots_(static_cast<size_t>(ports) * params.lanes * params.credits_per_lane),
       rings_(static_cast<size_t>(ports) * params.lanes),
+      high_water_(rings_.size(), 0),
       input_busy_until_(ports, 0),
       upstream_(ports, nullptr),
       outputs_(ports) {
@@ -38,6 +40,15 @@ void Switch::push(uint32_t queue, const Queued& entry) {
   assert(ring.size < params_.credits_per_lane && "input buffer overrun: credit accounting is broken");
   slots_[queue * params_.credits_per_lane + (ring.head + ring.size) % params_.credits_per_lane] = entry;
   ++ring.size;
+  high_water_[queue] = std::max(high_water_[queue], ring.size);
+}
+
+uint32_t Switch::input_high_water(PortId port) const {
+  uint32_t high = 0;
+  for (uint32_t lane = 0; lane < params_.lanes; ++lane) {
+    high = std::max(high, high_water_[queue_index(port.value(), lane)]);
+  }
+  return high;
 }
 
 void Switch::pop(uint32_t queue) {

@@ -28,7 +28,9 @@ struct SwitchParams {
 };
 
 struct SwitchStats : StatGroupOf<SwitchStats> {
-  Counter packets_forwarded{*this, {"switch_hops_total", "packets", "packets forwarded by all switches"}};
+  Counter packets_forwarded{
+      *this,
+      {"switch_hops_total", "packets", "packets forwarded by switches (each switch a packet crosses counts it)"}};
 };
 
 class Switch final : public EventDrivenModule, public PacketReceiver, public LinkSender {
@@ -44,6 +46,8 @@ class Switch final : public EventDrivenModule, public PacketReceiver, public Lin
   void on_credits_returned(PortId port, Tick at) override;
 
   [[nodiscard]] const SwitchStats& stats() const { return stats_; }
+  // The most packets an input port's buffer held at once, in any one of its virtual lanes.
+  [[nodiscard]] uint32_t input_high_water(PortId port) const;
 
  private:
   enum EventKind : uint32_t { kRouted, kRetry };
@@ -92,6 +96,7 @@ class Switch final : public EventDrivenModule, public PacketReceiver, public Lin
   // in one block so that a switch's state stays in few cache lines.
   std::vector<Queued> slots_;
   std::vector<Ring> rings_;
+  std::vector<uint32_t> high_water_;  // per ring, the largest size it reached (kept apart: rings stay 8 bytes)
   std::vector<Tick> input_busy_until_;
   std::vector<CreditLink*> upstream_;
   std::vector<Output> outputs_;

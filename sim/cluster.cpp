@@ -44,6 +44,18 @@ std::shared_ptr<const network::Topology> topology_of(const SimConfig& config) {
                          : std::make_shared<const network::Topology>(network::build_topology(config.network.topology));
 }
 
+// An end of a link as docs/topology.md names it: "node 3", "switch 0 port 3".
+std::string endpoint_name(const network::Endpoint& end) {
+  if (end.kind == network::Endpoint::Kind::kNode) return "node " + std::to_string(end.index);
+  return "switch " + std::to_string(end.index) + " port " + std::to_string(end.port.value());
+}
+
+// The same as one word, for a VCD signal name: "node3", "switch0_port3".
+std::string vcd_word(const network::Endpoint& end) {
+  if (end.kind == network::Endpoint::Kind::kNode) return "node" + std::to_string(end.index);
+  return "switch" + std::to_string(end.index) + "_port" + std::to_string(end.port.value());
+}
+
 }  // namespace
 
 Cluster::Cluster(const SimConfig& config) : config_(config), topology_(topology_of(config)) {
@@ -171,6 +183,7 @@ void Cluster::wire() {
     const network::Endpoint& at = topology_->node_link[n];
     network::CreditLink& link =
         add_link_via(attacked(Site::kNodeOut, n), params, *cards_[n], PortId(0), *switches_[at.index], at.port);
+    link_ends_.push_back({{network::Endpoint::Kind::kNode, n, PortId(0)}, at});
     switches_[at.index]->attach_input(at.port, &link);
     card_out[n] = &link;
   }
@@ -182,6 +195,7 @@ void Cluster::wire() {
       const bool tapped = attacked(Site::kSwitchPort, s, p) ||
                           (peer.kind == network::Endpoint::Kind::kNode && attacked(Site::kNodeIn, peer.index));
       network::CreditLink& link = add_link_via(tapped, params, *switches_[s], PortId(p), receiver_at(peer), peer.port);
+      link_ends_.push_back({{network::Endpoint::Kind::kSwitch, s, PortId(p)}, peer});
       switches_[s]->attach_output(PortId(p), &link);
       if (peer.kind == network::Endpoint::Kind::kNode) {
         card_in[peer.index] = &link;
@@ -213,6 +227,22 @@ void Cluster::trace_cards(sc_core::sc_trace_file* file) const {
   }
 }
 
+// Every link's packets and bytes sent so far, named by its ends
+// ("node3_to_switch0_port3.link_bytes"); sampled in place like the cards'
+// counters, so the model pays nothing when the trace is off.
+void Cluster::trace_links(sc_core::sc_trace_file* file) const {
+  for (size_t i = 0; i < links_.size(); ++i) {
+    const std::string prefix = vcd_word(link_ends_[i].from) + "_to_" + vcd_word(link_ends_[i].to);
+    const network::LinkStats& stats = links_[i].stats();
+    sc_core::sc_trace(file, stats.packets.sampled(), prefix + ".link_packets");
+    sc_core::sc_trace(file, stats.bytes.sampled(), prefix + ".link_bytes");
+  }
+}
+
+std::string Cluster::link_name(size_t link) const {
+  return endpoint_name(link_ends_[link].from) + " -> " + endpoint_name(link_ends_[link].to);
+}
+
 RunOutcome Cluster::run(void (*progress)(const Cluster&, Tick now)) {
   using WallClock = std::chrono::steady_clock;
   if (!config_.output.event_log.empty()) {
@@ -228,6 +258,7 @@ RunOutcome Cluster::run(void (*progress)(const Cluster&, Tick now)) {
     vcd = sc_core::sc_create_vcd_trace_file(base.c_str());
     vcd->set_time_unit(1, sc_core::SC_PS);  // the model's resolution
     trace_cards(vcd);
+    trace_links(vcd);
   }
   auto last_report = WallClock::now();
   RunOutcome outcome;

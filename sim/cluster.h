@@ -28,6 +28,12 @@
 
 namespace ibsec::sim {
 
+// The two ends of a link: what sends into it and what it delivers to.
+struct LinkEnds {
+  network::Endpoint from;
+  network::Endpoint to;
+};
+
 struct RunOutcome {
   bool drained = true;         // everything handed over was delivered
   uint64_t packets_stuck = 0;  // still inside the network when the run stopped
@@ -58,6 +64,11 @@ class Cluster {
   [[nodiscard]] const KernelCounters& kernel() const { return kernel_; }
   [[nodiscard]] const std::vector<std::unique_ptr<nic::Cic>>& cards() const { return cards_; }
   [[nodiscard]] const std::deque<network::CreditLink>& links() const { return links_; }
+  // The ends of links()[i], and its name as docs/topology.md names them ("node 3 -> switch 0 port 3").
+  [[nodiscard]] const LinkEnds& link_ends(size_t link) const { return link_ends_[link]; }
+  [[nodiscard]] std::string link_name(size_t link) const;
+  // The per-component tables config.output.detail asks for (sim.detail), over `outcome.end`.
+  [[nodiscard]] std::vector<DetailTable> detail_tables(const RunOutcome& outcome) const;
   [[nodiscard]] uint64_t credits_missing() const;  // credits not back at their sender
   [[nodiscard]] size_t packets_inside() const;
   [[nodiscard]] const hosts::HostModel& host() const { return *host_; }
@@ -74,6 +85,14 @@ class Cluster {
   void build_cards(uint32_t total_processes);  // session keys are per pair of processes
   void wire();
   void trace_cards(sc_core::sc_trace_file* file) const;
+  void trace_links(sc_core::sc_trace_file* file) const;
+  [[nodiscard]] DetailTable link_table(Tick elapsed) const;
+  [[nodiscard]] DetailTable switch_table(Tick elapsed) const;
+  [[nodiscard]] DetailTable card_table(Tick elapsed) const;
+  // The link whose serialization time is the longest (the first of equals).
+  [[nodiscard]] size_t busiest_link() const;
+  // Adds its name after link_utilization_max.
+  void name_busiest_link(std::vector<Statistic>& stats) const;
   [[nodiscard]] std::vector<nic::Cic*> card_pointers() const;
   network::CreditLink& add_link(const network::LinkParams& params, network::LinkSender& from, PortId from_port,
                                 network::PacketReceiver& to, PortId to_port);
@@ -95,6 +114,7 @@ class Cluster {
   std::vector<std::unique_ptr<nic::Cic>> cards_;
   std::vector<std::unique_ptr<network::Switch>> switches_;
   std::deque<network::CreditLink> links_;
+  std::vector<LinkEnds> link_ends_;  // beside links_, index for index
   RunStatistics statistics_;
   std::unique_ptr<PacketLog> packet_log_;
   std::unique_ptr<hosts::HostModel> host_;

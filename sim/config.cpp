@@ -32,7 +32,14 @@ ParameterSet<SimConfig> run_parameters() {
           "per-packet CSV log (off when empty)")
       .file(
           "sim.vcd", [](SimConfig & c) -> auto& { return c.output.vcd; }, FileRole::kOutput,
-          "SystemC VCD trace of card counters (off when empty)");
+          "SystemC VCD trace (off when empty): every card's counters and every link's packets and bytes sent, "
+          "cumulative, as they change (docs/running.md)")
+      .custom("sim.detail", d.output.detail.name(), "",
+              "per-component tables written as CSV beside the result (RESULT.links.csv, .switches.csv, "
+              ".cards.csv): none, links, switches, cards or all (docs/running.md)",
+              [](const ParameterValues& v, const std::string& key, SimConfig& c) {
+                c.output.detail = DetailLevel::parse(v.text(key), key);
+              });
   return set;
 }
 

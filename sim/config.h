@@ -25,12 +25,14 @@
 #include "network/topology.h"
 #include "nic/cic.h"
 #include "schedulers/scheduler.h"
+#include "sim/detail_tables.h"
 
 namespace ibsec::sim {
 
 struct OutputConfig {
   std::string event_log;  // per-packet CSV, empty = off
   std::string vcd;        // SystemC VCD trace, empty = off
+  DetailLevel detail;     // per-component tables beside the result
 };
 
 struct TraceConfig {

@@ -10,6 +10,7 @@
 
 #include "core/statistics.h"
 #include "network/link_rate.h"
+#include "nic/card_crypto_stats.h"
 #include "sim/cluster.h"
 
 namespace ibsec::sim {
@@ -31,7 +32,123 @@ auto groups_of(const Items& items, Get get) {
   return groups;
 }
 
+const char* endpoint_kind(const network::Endpoint& end) {
+  return end.kind == network::Endpoint::Kind::kNode ? "node" : "switch";
+}
+
+// The columns that say which link a row is about.
+std::vector<Statistic> link_identity(size_t index, const std::string& name, const LinkEnds& ends) {
+  return {
+      {"link", "", "the link's index in the run (card outputs by node, then switch outputs by switch and port)", index},
+      {"name", "", "the link by its ends, as docs/topology.md names them", name},
+      {"from_kind", "", "what sends into the link: node (its card) or switch", endpoint_kind(ends.from)},
+      {"from_id", "", "node id or switch index of the sending end", ends.from.index},
+      {"from_port", "", "port at the sending end (0 at a card)", ends.from.port.value()},
+      {"to_kind", "", "what the link delivers to: node (its card) or switch", endpoint_kind(ends.to)},
+      {"to_id", "", "node id or switch index of the receiving end", ends.to.index},
+      {"to_port", "", "port at the receiving end (0 at a card)", ends.to.port.value()},
+  };
+}
+
+double share_of_run(uint64_t ticks, Tick elapsed) {
+  return ratio(static_cast<double>(ticks), static_cast<double>(std::max<Tick>(elapsed, 1)));
+}
+
 }  // namespace
+
+size_t Cluster::busiest_link() const {
+  size_t busiest = 0;
+  for (size_t i = 1; i < links_.size(); ++i) {
+    if (links_[i].stats().busy > links_[busiest].stats().busy) busiest = i;
+  }
+  return busiest;
+}
+
+// link_utilization_max says how busy the busiest link was; this says which one it was.
+void Cluster::name_busiest_link(std::vector<Statistic>& stats) const {
+  if (links_.empty()) return;
+  const auto max = std::ranges::find(stats, std::string("link_utilization_max"), &Statistic::name);
+  stats.insert(max == stats.end() ? max : max + 1,
+               {"link_utilization_max_link", "", "the link of link_utilization_max, named as docs/topology.md does",
+                link_name(busiest_link())});
+}
+
+DetailTable Cluster::link_table(Tick elapsed) const {
+  DetailTable table("links");
+  for (size_t i = 0; i < links_.size(); ++i) {
+    const LinkEnds& ends = link_ends_[i];
+    const network::LinkStats& stats = links_[i].stats();
+    std::vector<Statistic> row = link_identity(i, link_name(i), ends);
+    append_group<network::LinkStats>(row, {&stats}, elapsed, "", false);
+    const bool into_switch = ends.to.kind == network::Endpoint::Kind::kSwitch;
+    row.push_back(
+        {"utilization", "fraction", "serialization time / simulated time", share_of_run(stats.busy, elapsed)});
+    row.push_back({"credit_stall_fraction", "fraction", "credit_stall_time / simulated time",
+                   share_of_run(stats.credit_stall_time, elapsed)});
+    row.push_back(
+        {"receiver_queue_high_water", "packets",
+         "most packets the receiving switch port held in one virtual lane's input buffer; empty when a card "
+         "receives",
+         into_switch ? nlohmann::json(switches_[ends.to.index]->input_high_water(ends.to.port)) : nlohmann::json()});
+    table.add_row(row);
+  }
+  return table;
+}
+
+DetailTable Cluster::switch_table(Tick elapsed) const {
+  std::vector<std::vector<const network::LinkStats*>> outputs(switches_.size());
+  for (size_t i = 0; i < links_.size(); ++i) {
+    if (link_ends_[i].from.kind == network::Endpoint::Kind::kSwitch) {
+      outputs[link_ends_[i].from.index].push_back(&links_[i].stats());
+    }
+  }
+  DetailTable table("switches");
+  for (size_t s = 0; s < switches_.size(); ++s) {
+    const network::SwitchSpec& spec = topology_->switches[s];
+    uint32_t high_water = 0;
+    for (uint16_t p = 0; p < spec.ports; ++p)
+      high_water = std::max(high_water, switches_[s]->input_high_water(PortId(p)));
+    std::vector<Statistic> row{
+        {"switch", "", "the switch's index (docs/topology.md)", s},
+        {"level", "", "its level in the tree, 0 at the leaves (attached to nodes)", spec.level},
+        {"ports_connected", "ports", "ports with a cable", outputs[s].size()},
+    };
+    append_group<network::SwitchStats>(row, {&switches_[s]->stats()}, elapsed);
+    // The switch's output links: what it sent, and how busy they were (mean and busiest).
+    append_group<network::LinkStats>(row, outputs[s], elapsed, "output_");
+    row.push_back({"input_queue_high_water", "packets", "most packets any input port held in one virtual lane's buffer",
+                   high_water});
+    table.add_row(row);
+  }
+  return table;
+}
+
+DetailTable Cluster::card_table(Tick elapsed) const {
+  DetailTable table("cards");
+  for (size_t n = 0; n < cards_.size(); ++n) {
+    const nic::Cic& card = *cards_[n];
+    std::vector<Statistic> row{{"node", "", "the node id of the card", n}};
+    append_group<nic::CicStats>(row, {&card.stats()}, elapsed);
+    append_group<nic::KeyMemoryStats>(row, {&card.key_memory_stats()}, elapsed, "key_memory_");
+    const auto units = card.gcm_stats();
+    append_group<nic::GcmUnitStats>(row, std::vector<const nic::GcmUnitStats*>(units.begin(), units.end()), elapsed);
+    if (const nic::PrefetchBufferStats* buffer = card.prefetch_stats()) {
+      append_group<nic::PrefetchBufferStats>(row, {buffer}, elapsed);
+    }
+    if (config_.nic.functional_crypto) append_group<nic::CardCryptoStats>(row, {card.crypto_stats()}, elapsed);
+    table.add_row(row);
+  }
+  return table;
+}
+
+std::vector<DetailTable> Cluster::detail_tables(const RunOutcome& outcome) const {
+  const DetailLevel& level = config_.output.detail;
+  std::vector<DetailTable> tables;
+  if (level.links) tables.push_back(link_table(outcome.end));
+  if (level.switches) tables.push_back(switch_table(outcome.end));
+  if (level.cards) tables.push_back(card_table(outcome.end));
+  return tables;
+}
 
 std::vector<Statistic> Cluster::component_statistics(Tick elapsed) const {
   std::vector<Statistic> stats;
@@ -44,6 +161,7 @@ std::vector<Statistic> Cluster::component_statistics(Tick elapsed) const {
   }
   append(stats, gcm, elapsed);
   append(stats, groups_of(links_, [](const auto& link) { return &link.stats(); }), elapsed);
+  name_busiest_link(stats);
   append(stats, groups_of(switches_, [](const auto& sw) { return &sw->stats(); }), elapsed);
   append(stats, groups_of(std::vector{host_.get()}, [](const auto* host) { return host->scheduler_stats(); }), elapsed);
   if (config_.nic.functional_crypto) {

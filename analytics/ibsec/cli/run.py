@@ -1,8 +1,9 @@
 """`ibsec run`: one cycle-level simulation through ibsec-engine, or a sweep of offered load.
 
 A single run forwards to `ibsec-engine run` (the engine writes its result
-file atomically and prints its own progress and errors); a load sweep is
-runs/load_sweep.py.
+file atomically and prints its own progress and errors; with sim.detail also
+its per-component tables as CSV, which this command writes again as Parquet);
+a load sweep is runs/load_sweep.py.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from .options import output_file
 def run_once(config: str | None, overrides: list[str], out: str | None, quiet: bool, perf_json: str | None,
              attack: str | None = None) -> int:
     """One simulation with the engine's own progress and messages; returns its exit code."""
-    from ..engine.binary import run_arguments, run_simulation_streaming
+    from ..engine.binary import EXIT_NOT_DRAINED, EXIT_OK, run_arguments, run_simulation_streaming
     from ..engine.config import check_config_file, parse_override
     from ..output.files import check_output_file
 
@@ -32,8 +33,13 @@ def run_once(config: str | None, overrides: list[str], out: str | None, quiet: b
         if path is not None:
             check_output_file(path, option)
             Path(path).parent.mkdir(parents=True, exist_ok=True)  # the engine writes into an existing folder
-    return run_simulation_streaming(run_arguments(config, overrides, out=out, quiet=quiet, perf_json=perf_json,
+    code = run_simulation_streaming(run_arguments(config, overrides, out=out, quiet=quiet, perf_json=perf_json,
                                                   attack=attack))
+    if code in (EXIT_OK, EXIT_NOT_DRAINED) and out is not None and Path(out).is_file():
+        from ..output.detail_tables import write_detail_parquet
+
+        write_detail_parquet(out)  # the per-component tables (sim.detail) as Parquet beside the engine's CSV
+    return code
 
 
 def execute(args) -> int:
