@@ -65,6 +65,58 @@ void print_attack_summary(const nlohmann::ordered_json& attack) {
                n(attack["snooped_plaintext"]));
 }
 
+// "812 ns", "6.75 µs", "3.71 s": a time in nanoseconds in the unit that suits it.
+std::string human_time(double ns) {
+  static constexpr struct {
+    double ns;
+    const char* name;
+  } kUnits[] = {{1e9, "s"}, {1e6, "ms"}, {1e3, "µs"}, {1.0, "ns"}};
+  char text[48];
+  for (const auto& unit : kUnits) {
+    if (ns >= unit.ns || unit.ns == 1.0) {
+      std::snprintf(text, sizeof text, "%.3g %s", ns / unit.ns, unit.name);
+      break;
+    }
+  }
+  return text;
+}
+
+// A latency statistic ("-" when the run measured no packet: the result holds null).
+std::string latency_text(const nlohmann::ordered_json& statistics, const std::string& name) {
+  const auto it = statistics.find(name);
+  return it == statistics.end() || it->is_null() ? "-" : human_time(it->get<double>());
+}
+
+// The run in three lines on standard error: deliveries and throughput, latency (network latency, and the
+// per-packet latency when the card reports it), hit rate and whether the network drained; then the warnings.
+void print_run_summary(const nlohmann::ordered_json& result) {
+  const auto& s = result["statistics"];
+  const auto count = [&](const char* name) { return static_cast<unsigned long long>(s[name].get<uint64_t>()); };
+  std::fprintf(stderr,
+               "  delivered %llu messages (%llu packets); accepted throughput %.3g of %.3g offered (%.3g Gb/s "
+               "per node)\n",
+               count("messages_delivered"), count("packets_delivered"), s["accepted_throughput"].get<double>(),
+               s["offered_throughput"].get<double>(), s["accepted_gbps_per_node"].get<double>());
+  std::fprintf(stderr, "  latency mean %s, p99 %s over %llu measured packets",
+               latency_text(s, "latency_mean_ns").c_str(), latency_text(s, "latency_p99_ns").c_str(),
+               count("packets_measured"));
+  if (s.contains("packet_latency_mean_ns")) {
+    std::fprintf(stderr, "; per-packet latency mean %s, p99 %s", latency_text(s, "packet_latency_mean_ns").c_str(),
+                 latency_text(s, "packet_latency_p99_ns").c_str());
+  }
+  std::fprintf(stderr, "\n");
+  const auto& hit_rate = s["skc_hit_rate"];
+  char hit_text[32] = "- (no key look-ups)";
+  if (!hit_rate.is_null()) std::snprintf(hit_text, sizeof hit_text, "%.3f", hit_rate.get<double>());
+  std::fprintf(stderr, "  SKC hit rate %s; %s\n", hit_text, s["drained"].get<bool>() ? "drained" : "did not drain");
+  for (const auto& warning : result["warnings"]) {
+    // Not draining is reported as the run's error below.
+    if (warning["kind"] != "not_drained") {
+      std::fprintf(stderr, "ibsec-engine: warning: %s\n", warning["message"].get<std::string>().c_str());
+    }
+  }
+}
+
 int run(const RunOptions& o) {
   sc_core::sc_set_time_resolution(1, sc_core::SC_PS);
   std::vector<std::string> overrides = o.overrides;
@@ -103,6 +155,7 @@ int run(const RunOptions& o) {
                  static_cast<unsigned long long>(cluster.statistics().packets_delivered()), wall, delivered / wall,
                  static_cast<double>(peak_rss_kib()) / 1024.0, o.out == "-" ? "" : (", result in " + o.out).c_str());
   }
+  if (!o.quiet) print_run_summary(result);
   if (!o.quiet && result.contains("attack")) print_attack_summary(result["attack"]);
   if (!outcome.drained) {
     const std::string stalled = cluster.host().stall_report();
@@ -130,7 +183,7 @@ void add_run_command(CLI::App& app) {
   cmd->add_option("--attack", options->attack,
                   "Attack file (JSON): an attacker on one cable, its actions and rates (docs/attacks.md)");
   cmd->add_option("--perf-json", options->perf_out, "Also write wall time, packets/s and peak memory here");
-  cmd->add_flag("--quiet,-q", options->quiet, "No progress or summary on standard error");
+  cmd->add_flag("--quiet,-q", options->quiet, "No progress, summary or warnings on standard error");
   cmd->add_flag("--force", options->force,
                 "Run even if the estimated memory exceeds the machine's (the estimate is refused otherwise)");
   cmd->callback([options] {

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 from ..errors import ConfigError
@@ -23,6 +24,7 @@ def out_folder(out: str | None) -> Path:
 
 
 def execute(args: argparse.Namespace) -> int:
+    from ..engine.point import warnings_summary
     from ..runs.cluster import job_script
     from ..runs.spec import load_spec
     from ..runs.spec_sweep import (
@@ -49,10 +51,15 @@ def execute(args: argparse.Namespace) -> int:
     with store_locked(out / STORE):  # before anything is written or a cluster started: one sweep per folder
         write_echo(spec, points, out, args.argv)
         rows, errors, computed = execute_points(spec, points, out, options, args.quiet)
-        write_table(sweep_table(spec, points, rows, errors), out)
+        table = sweep_table(spec, points, rows, errors)
+        write_table(table, out)
     if not args.quiet:
         print(f"{len(points)} points: {len(points) - len(errors)} done ({computed - len(errors)} computed now), "
               f"{len(errors)} failed; wrote {out / 'sweep.csv'} and {out / 'sweep.parquet'}")
+        if "warnings" in table:
+            summary = warnings_summary(table["warnings"])
+            if summary is not None:
+                print(f"ibsec: warning: {summary}", file=sys.stderr)
     if errors:
         first = min(errors)
         raise SweepFailed(f"{len(errors)} of {len(points)} points failed; first ({describe(points[first])}): "

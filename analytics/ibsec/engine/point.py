@@ -171,10 +171,29 @@ class EngineRun:
                 if not isinstance(value, (list, dict)):
                     row[f"{section}_{name}"] = value
         row.update(attack_columns(self.result))
+        row["warnings"] = warning_kinds(self.result)
         row.update({"exit_code": self.exit_code, "result_file": str(self.result_file),
                     "ibsec_version": self.result.get("ibsec_version"),
                     "systemc_version": self.result.get("systemc_version")})
         return row
+
+
+def warning_kinds(result: dict) -> str:
+    """'saturated;few_packets': the kinds of the result's warnings (docs/running.md), '' when none."""
+    return ";".join(warning["kind"] for warning in result.get("warnings", []))
+
+
+def warnings_summary(column) -> str | None:
+    """'3 of 8 points saturated, 1 few_packets': what a table's `warnings` column holds, None when nothing."""
+    counts: dict[str, int] = {}
+    cells = [cell for cell in column if isinstance(cell, str)]
+    for cell in cells:
+        for kind in filter(None, cell.split(";")):
+            counts[kind] = counts.get(kind, 0) + 1
+    if not counts:
+        return None
+    described = ", ".join(f"{count} {kind}" for kind, count in counts.items())
+    return f"points with warnings (column `warnings`; docs/running.md) of {len(cells)}: {described}"
 
 
 def attack_columns(result: dict) -> dict:
