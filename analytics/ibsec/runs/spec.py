@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import itertools
 import json
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from .. import user_json
+from ..compat import tomllib
 from ..errors import ConfigError
 from ..numeric import UINT64_MAX
 from .ranges import check_point_count
