@@ -37,6 +37,10 @@ def run_once(config: str | None, overrides: list[str], out: str | None, quiet: b
 
 
 def execute(args) -> int:
+    from ..shipped import resolve
+
+    args.config = resolve("config", args.config, "CONFIG")
+    args.attack = resolve("attack", args.attack, "--attack")
     if args.trace is not None:
         if args.sweep_load is not None:
             raise ConfigError("--trace", "a replay has no offered load to sweep: drop --sweep-load")
@@ -67,7 +71,9 @@ def add_parser(commands) -> None:
                     "or, with --sweep-load, one simulation per offered load plus a CSV table and a plot. "
                     "`ibsec params` lists every configuration key. Exit codes: 0 ok, 2 bad configuration, "
                     "3 the network did not drain (the result is still written), 1 other failures.")
-    run.add_argument("config", nargs="?", help="JSON configuration file (omit for the defaults; configs/ has examples)")
+    run.add_argument("config", nargs="?", help="configuration file, or the name of a shipped one (paper-16, "
+                                               "nosecurity-16, fat-tree-1024-4ary5, ...: configs/README.md); "
+                                               "omit for the defaults")
     run.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                      help="override one parameter, e.g. --set nic.security=SKC-16 (repeatable; later wins; "
                           "VALUE is JSON if it parses, else a string)")
@@ -81,8 +87,9 @@ def add_parser(commands) -> None:
                           "the result gains a `replay` section (docs/replay.md)")
     run.add_argument("--attack", metavar="FILE",
                      help="an attacker on one cable (JSON: attack.link, rates of snoop, tamper, inject, replay, "
-                          "spoof; configs/attacks/ has examples, docs/attacks.md explains); the result gains an "
-                          "`attack` section and the summary a table of attacked, detected and delivered packets")
+                          "spoof; a file, or a shipped one by name: all-kinds, snoop, replay-flood; "
+                          "docs/attacks.md); the result gains an `attack` section and the summary a table of "
+                          "attacked, detected and delivered packets")
     run.add_argument("--jobs", type=count_option, help="load points run at once (default: CPUs, at most 8)")
     run.add_argument("--perf-json", type=output_file,
                      help="also write wall time, packets/s and peak memory here (single run)")

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..numeric import count_option
+from ..output.files import DEFAULT_OUTPUT
 from .options import output_folder
 
 
@@ -65,7 +66,7 @@ def add_parser(commands) -> None:
                     "and completion time per benchmark (Fig. 5, Table 1), the shipped real NPB traces beside the "
                     "generators' traces of the same benchmark and class, and CG by packet size (Fig. 5d). "
                     "Missing traces are generated first; finished replays are kept and reused.")
-    study.add_argument("--out", type=output_folder, default="results", help="output folder (default: %(default)s)")
+    study.add_argument("--out", type=output_folder, default=DEFAULT_OUTPUT, help="output folder (default: %(default)s)")
     study.add_argument("--traces", default="workloads",
                        help="folder of the workload traces, generated there if missing (default: %(default)s)")
     study.add_argument("--jobs", type=count_option, help="replays run at once (default: CPUs, at most 8)")

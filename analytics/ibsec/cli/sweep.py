@@ -38,9 +38,10 @@ def execute(args: argparse.Namespace) -> int:
         write_table,
     )
     from ..runs.store import store_locked
+    from ..shipped import resolve
 
     options = cluster_options(args)
-    spec = load_spec(args.spec) if args.spec is not None else None
+    spec = load_spec(resolve("spec", args.spec, "SPEC")) if args.spec is not None else None
     if args.print_job_script:
         print(job_script(options), end="")
         return 0
@@ -76,7 +77,8 @@ def add_parser(commands) -> None:
                     "DIR/points.jsonl and not run again; the table is DIR/sweep.csv and DIR/sweep.parquet. "
                     "Exit codes: 0 every point done, 1 some points failed (the others are in the table), "
                     "2 a bad spec or option.")
-    sweep.add_argument("spec", nargs="?", metavar="SPEC", help="sweep spec, .toml or .json (configs/sweeps/ has one)")
+    sweep.add_argument("spec", nargs="?", metavar="SPEC",
+                       help="sweep spec, .toml or .json, or the name of a shipped one (skc-ways: configs/sweeps/)")
     sweep.add_argument("-o", "--out", metavar="DIR", help="output folder: sweep.csv, sweep.parquet, spec.json, "
                                                           "points.jsonl (the resumable store), runs/")
     sweep.add_argument("-q", "--quiet", action="store_true", help="no progress bar or summary")
