@@ -1,5 +1,6 @@
 // `ibsec-engine run`: one cycle-level simulation of the cluster.
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <cstdio>
@@ -37,10 +38,60 @@ void write_atomically(const std::string& path, const std::string& field, const s
   file.commit();
 }
 
+// "812 ns", "6.75 µs", "3.71 s": a time in nanoseconds in the unit that suits it.
+std::string human_time(double ns) {
+  static constexpr struct {
+    double ns;
+    const char* name;
+  } kUnits[] = {{1e9, "s"}, {1e6, "ms"}, {1e3, "µs"}, {1.0, "ns"}};
+  char text[48];
+  for (const auto& unit : kUnits) {
+    if (ns >= unit.ns || unit.ns == 1.0) {
+      std::snprintf(text, sizeof text, "%.3g %s", ns / unit.ns, unit.name);
+      break;
+    }
+  }
+  return text;
+}
+
+// Progress on standard error, about once a second: on a terminal one line rewritten in place; into a file or
+// pipe (a batch job's log) a new line every kProgressLinePeriod, never a carriage return. With synthetic
+// traffic the work is known (warm-up + measured messages, each to be delivered), so the line gives the share
+// delivered and an ETA.
+constexpr std::chrono::seconds kProgressLinePeriod{10};
+
+struct ProgressState {
+  bool terminal = false;
+  uint64_t messages_total = 0;  // 0: not known (a replay)
+  std::chrono::steady_clock::time_point start;
+  std::chrono::steady_clock::time_point last_line;
+};
+ProgressState progress_state;
+
+void start_progress(const sim::SimConfig& config) {
+  progress_state.terminal = isatty(STDERR_FILENO) != 0;
+  progress_state.messages_total = config.trace.replays() ? 0 : config.traffic.warmup_messages + config.traffic.messages;
+  progress_state.start = progress_state.last_line = std::chrono::steady_clock::now();
+}
+
 void report_progress(const sim::Cluster& cluster, Tick now) {
+  const auto wall_now = std::chrono::steady_clock::now();
+  if (!progress_state.terminal && wall_now - progress_state.last_line < kProgressLinePeriod) return;
+  progress_state.last_line = wall_now;
   const auto& s = cluster.statistics();
-  std::fprintf(stderr, "\r  simulated %.1f us, %llu packets delivered", ns_from_ticks(now) / 1000.0,
-               static_cast<unsigned long long>(s.packets_delivered()));
+  std::string share;
+  if (progress_state.messages_total > 0) {
+    const double done =
+        std::min(1.0, static_cast<double>(s.messages_delivered()) / static_cast<double>(progress_state.messages_total));
+    const double elapsed = std::chrono::duration<double>(wall_now - progress_state.start).count();
+    char text[96];
+    std::snprintf(text, sizeof text, ", %.0f %% of the messages delivered", 100.0 * done);
+    share = text;
+    if (done > 0.0) share += ", ETA " + human_time(1e9 * elapsed * (1.0 - done) / done);
+  }
+  std::fprintf(stderr, "%s  simulated %s, %llu packets delivered%s%s", progress_state.terminal ? "\r" : "",
+               human_time(ns_from_ticks(now)).c_str(), static_cast<unsigned long long>(s.packets_delivered()),
+               share.c_str(), progress_state.terminal ? "\x1b[K" : "\n");
   std::fflush(stderr);
 }
 
@@ -63,22 +114,6 @@ void print_attack_summary(const nlohmann::ordered_json& attack) {
   std::fprintf(stderr, "    delivered despite attack %llu, false drops %llu, snooped %llu (%llu plaintext)\n",
                n(attack["delivered_despite_attack"]), n(attack["false_drops"]), n(attack["snooped"]),
                n(attack["snooped_plaintext"]));
-}
-
-// "812 ns", "6.75 µs", "3.71 s": a time in nanoseconds in the unit that suits it.
-std::string human_time(double ns) {
-  static constexpr struct {
-    double ns;
-    const char* name;
-  } kUnits[] = {{1e9, "s"}, {1e6, "ms"}, {1e3, "µs"}, {1.0, "ns"}};
-  char text[48];
-  for (const auto& unit : kUnits) {
-    if (ns >= unit.ns || unit.ns == 1.0) {
-      std::snprintf(text, sizeof text, "%.3g %s", ns / unit.ns, unit.name);
-      break;
-    }
-  }
-  return text;
 }
 
 // A latency statistic ("-" when the run measured no packet: the result holds null).
@@ -136,6 +171,7 @@ int run(const RunOptions& o) {
   if (o.perf_out) check_output_path(*o.perf_out, "--perf-json");
   const auto wall_start = std::chrono::steady_clock::now();
   sim::Cluster cluster(config);
+  start_progress(config);
   const sim::RunOutcome outcome = cluster.run(o.quiet ? nullptr : report_progress);
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
 
@@ -151,7 +187,8 @@ int run(const RunOptions& o) {
       {"peak_rss_mib", static_cast<double>(peak_rss_kib()) / 1024.0}};
   if (o.perf_out) write_atomically(*o.perf_out, "--perf-json", perf.dump(2) + "\n");
   if (!o.quiet) {
-    std::fprintf(stderr, "\r  %llu packets in %.2f s wall (%.0f packets/s), peak memory %.0f MiB%s\n",
+    std::fprintf(stderr, "%s  %llu packets in %.2f s wall (%.0f packets/s), peak memory %.0f MiB%s\n",
+                 progress_state.terminal ? "\r\x1b[K" : "",
                  static_cast<unsigned long long>(cluster.statistics().packets_delivered()), wall, delivered / wall,
                  static_cast<double>(peak_rss_kib()) / 1024.0, o.out == "-" ? "" : (", result in " + o.out).c_str());
   }

@@ -36,6 +36,7 @@ class RunStatistics final : public hosts::DeliverySink {
   [[nodiscard]] const Throughput& throughput() const { return throughput_; }
   [[nodiscard]] uint64_t packets_handed_over() const { return packets_handed_over_; }
   [[nodiscard]] uint64_t packets_delivered() const { return packets_delivered_; }
+  [[nodiscard]] uint64_t messages_handed_over() const { return messages_handed_over_; }
   [[nodiscard]] uint64_t messages_delivered() const { return messages_delivered_; }
   [[nodiscard]] uint64_t measured_packets_handed_over() const { return measured_handed_over_; }
   [[nodiscard]] uint64_t offers_refused() const { return offers_refused_; }

@@ -27,6 +27,7 @@ def test_the_shipped_1024_node_config_warns_that_it_saturated(tmp_path, engine):
     statistics = result["statistics"]
     assert statistics["accepted_throughput"] < 0.95 * statistics["offered_throughput"]
     assert [w["kind"] for w in result["warnings"]] == ["saturated"]
+    assert "\r" not in done.stderr  # standard error is a pipe here: plain lines, no in-place updates
     lines = warning_lines(done.stderr)
     assert len(lines) == 1 and "saturated: accepted throughput" in lines[0], done.stderr
     # The summary: deliveries, throughput, latency in a readable unit, hit rate, drained.

@@ -18,8 +18,10 @@ from .options import output_file
 def run_once(config: str | None, overrides: list[str], out: str | None, quiet: bool, perf_json: str | None,
              attack: str | None = None) -> int:
     """One simulation with the engine's own progress and messages; returns its exit code."""
+    import tempfile
+
     from ..engine.binary import run_arguments, run_simulation_streaming
-    from ..engine.config import check_config_file, parse_override
+    from ..engine.config import check_config_file, engine_config, parse_override
     from ..output.files import check_output_file
 
     if config is not None:
@@ -32,8 +34,9 @@ def run_once(config: str | None, overrides: list[str], out: str | None, quiet: b
         if path is not None:
             check_output_file(path, option)
             Path(path).parent.mkdir(parents=True, exist_ok=True)  # the engine writes into an existing folder
-    return run_simulation_streaming(run_arguments(config, overrides, out=out, quiet=quiet, perf_json=perf_json,
-                                                  attack=attack))
+    with tempfile.TemporaryDirectory(prefix="ibsec-config-") as folder:  # a TOML or YAML config's JSON twin
+        return run_simulation_streaming(run_arguments(engine_config(config, folder), overrides, out=out, quiet=quiet,
+                                                      perf_json=perf_json, attack=attack))
 
 
 def execute(args) -> int:
@@ -71,9 +74,9 @@ def add_parser(commands) -> None:
                     "or, with --sweep-load, one simulation per offered load plus a CSV table and a plot. "
                     "`ibsec params` lists every configuration key. Exit codes: 0 ok, 2 bad configuration, "
                     "3 the network did not drain (the result is still written), 1 other failures.")
-    run.add_argument("config", nargs="?", help="configuration file, or the name of a shipped one (paper-16, "
-                                               "nosecurity-16, fat-tree-1024-4ary5, ...: configs/README.md); "
-                                               "omit for the defaults")
+    run.add_argument("config", nargs="?",
+                     help="configuration file (JSON, TOML or YAML), or the name of a shipped one (paper-16, "
+                          "nosecurity-16, fat-tree-1024-4ary5, ...: configs/README.md); omit for the defaults")
     run.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                      help="override one parameter, e.g. --set nic.security=SKC-16 (repeatable; later wins; "
                           "VALUE is JSON if it parses, else a string)")

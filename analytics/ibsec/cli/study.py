@@ -6,6 +6,7 @@ from pathlib import Path
 
 from ..numeric import count_option
 from ..output.files import DEFAULT_OUTPUT
+from ..units import table_text
 from .options import output_folder
 
 
@@ -29,8 +30,9 @@ def execute(args) -> None:
     print(f"Workloads: synthetic NAS/SPECjbb-style traces in {traces}/ (docs/workloads.md)\n")
     table = fig5(out, traces, jobs=jobs, quiet=args.quiet)
     for title, wide in summary_tables(table).items():
+        title, text = table_text(wide, title)
         print(f"{title}:")
-        print(wide.to_string(float_format=lambda v: f"{v:.3g}"), "\n")
+        print(text, "\n")
     overhead = table.groupby("configuration", sort=False)["latency_overhead_percent"].mean()
     print("latency overhead over NoSecurity, mean of the workloads (%): "
           + ", ".join(f"{c} {v:.0f}" for c, v in overhead.items() if c != "NoSecurity"))
@@ -53,8 +55,9 @@ def real_study(out: Path, traces: Path, classes: tuple[str, ...], jobs: int, qui
     print(f"synthetic traces of the same benchmark and class (in {traces}/), class {', '.join(classes)}\n")
     df = real_vs_synthetic(out, traces, classes, jobs=jobs, quiet=quiet)
     for title, table in comparison_tables(df).items():
+        title, text = table_text(table, title)
         print(f"{title}:")
-        print(table.to_string(float_format=lambda v: f"{v:.3g}"), "\n")
+        print(text, "\n")
     print(f"wrote {out / 'real_workloads.csv'} and {out / 'real_workloads.png'}")
 
 

@@ -26,7 +26,7 @@ from functools import cached_property
 from pathlib import Path
 
 from . import binary
-from .config import config_value, parse_override, read_config
+from .config import config_value, engine_config, parse_override, read_config
 from .digests import file_digest, text_digest
 
 # Statistics that mean nothing when no measured packet arrived (the engine writes null; an older one wrote 0).
@@ -73,8 +73,10 @@ class EnginePoint:
             object.__setattr__(self, "attack", str(self.attack))
 
     def arguments(self, out: Path) -> list[str]:
-        """`ibsec-engine run ...` (without the binary), writing the result to `out`."""
-        return binary.run_arguments(self.config, list(self.overrides), out=out, quiet=True, attack=self.attack)
+        """`ibsec-engine run ...` (without the binary), writing the result to `out`; a TOML or YAML config is given
+        as its JSON twin beside `out`."""
+        config = engine_config(self.config, Path(out).parent)
+        return binary.run_arguments(config, list(self.overrides), out=out, quiet=True, attack=self.attack)
 
     @cached_property
     def identity(self) -> dict:

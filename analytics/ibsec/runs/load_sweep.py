@@ -17,6 +17,7 @@ from ..engine.binary import EngineError
 from ..engine.config import effective_value, parse_override, read_config
 from ..engine.point import EnginePoint, point_identity, run_to_row, warnings_summary
 from ..errors import ConfigError
+from ..units import table_text
 from .ranges import parse_sweep
 from .store import PointsFailed, run_points
 
@@ -125,7 +126,7 @@ def sweep_load(config: str | None, overrides: list[str], spec: str, out: str, jo
     if not quiet:
         shown = [c for c in ["offered_load", "accepted_throughput", "latency_mean_ns", "latency_p99_ns", "drained",
                              "warnings", "error"] if c in table]
-        print(table[shown].to_string(index=False, float_format=lambda v: f"{v:.4g}"))
+        print(table_text(table[shown], index=False)[1])
         print(f"wrote {prefix}.csv, {prefix}.png and {prefix}.meta.json (engine results in {runs}/)")
         summary = warnings_summary(table["warnings"])
         if summary is not None:
