@@ -90,3 +90,23 @@ def test_a_load_sweep_takes_a_yaml_config(tmp_path, engine):
     assert done.returncode == 0, done.stderr
     twins = list((tmp_path / "load.runs").glob("p.yaml.*.json"))
     assert len(twins) == 1 and json.loads(twins[0].read_text()) == PAPER16
+
+
+@pytest.mark.unit
+def test_a_sweep_spec_with_a_mistyped_parameter_gets_a_suggestion(tmp_path, engine):
+    spec = written(tmp_path, "s.toml", 'kind = "run"\n[grid]\n"nic.secruity" = ["SKC-2", "SKC-4"]\n')
+    done = run_ibsec("sweep", str(spec), "--out", str(tmp_path / "out"))
+    assert done.returncode == 2
+    assert "'grid.nic.secruity': not an ibsec-engine run parameter; did you mean 'nic.security'?" in done.stderr
+
+
+@pytest.mark.unit
+def test_trace_convert_says_what_it_wrote(tmp_path, engine):
+    source = REPO / "analytics" / "ibsec" / "data" / "npb" / "cg.S.16.trace.zst"
+    target = tmp_path / "cg.ibtb.gz"
+    done = run_ibsec("trace", "convert", str(source), str(target))
+    assert done.returncode == 0, done.stderr
+    size = target.stat().st_size
+    assert done.stdout.startswith(f"{target}: wrote ") and "events of 16 processes as binary, gzip-compressed (" \
+        in done.stdout and f"from {source}" in done.stdout
+    assert size > 1024 and ("KiB" in done.stdout or "MiB" in done.stdout)
