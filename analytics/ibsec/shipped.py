@@ -45,4 +45,5 @@ def resolve(kind: str, given: str | None, field: str) -> str | None:
     names = shipped_names(kind)
     close = difflib.get_close_matches(Path(given).stem, names, n=1)
     hint = f"did you mean {close[0]!r}? " if close else ""
-    raise ConfigError(field, f"{given!r} is neither a file nor a shipped {kind} ({hint}shipped: {', '.join(names)})")
+    raise ConfigError(field, f"{given!r} does not exist, and no shipped {kind} has that name ({hint}shipped: "
+                             f"{', '.join(names)})")

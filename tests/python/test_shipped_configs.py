@@ -46,7 +46,7 @@ def test_an_unknown_name_suggests_the_closest_and_lists_them(tmp_path, monkeypat
     monkeypatch.chdir(tmp_path)
     with pytest.raises(ConfigError, match=r"did you mean 'paper-16'\? shipped: fat-tree-1024-32ary2, .*paper-16"):
         resolve("config", "paper16", "CONFIG")
-    with pytest.raises(ConfigError, match="'zzz' is neither a file nor a shipped attack"):
+    with pytest.raises(ConfigError, match="'zzz' does not exist, and no shipped attack has that name"):
         resolve("attack", "zzz", "--attack")
     with pytest.raises(ConfigError):
         resolve("config", "sub/paper-16", "CONFIG")  # a path is a path: never looked up among the shipped
