@@ -1,5 +1,6 @@
 // `ibsec-engine run`: one cycle-level simulation of the cluster.
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <cstdio>
@@ -38,10 +39,60 @@ void write_atomically(const std::string& path, const std::string& field, const s
   file.commit();
 }
 
+// "812 ns", "6.75 µs", "3.71 s": a time in nanoseconds in the unit that suits it.
+std::string human_time(double ns) {
+  static constexpr struct {
+    double ns;
+    const char* name;
+  } kUnits[] = {{1e9, "s"}, {1e6, "ms"}, {1e3, "µs"}, {1.0, "ns"}};
+  char text[48];
+  for (const auto& unit : kUnits) {
+    if (ns >= unit.ns || unit.ns == 1.0) {
+      std::snprintf(text, sizeof text, "%.3g %s", ns / unit.ns, unit.name);
+      break;
+    }
+  }
+  return text;
+}
+
+// Progress on standard error, about once a second: on a terminal one line rewritten in place; into a file or
+// pipe (a batch job's log) a new line every kProgressLinePeriod, never a carriage return. With synthetic
+// traffic the work is known (warm-up + measured messages, each to be delivered), so the line gives the share
+// delivered and an ETA.
+constexpr std::chrono::seconds kProgressLinePeriod{10};
+
+struct ProgressState {
+  bool terminal = false;
+  uint64_t messages_total = 0;  // 0: not known (a replay)
+  std::chrono::steady_clock::time_point start;
+  std::chrono::steady_clock::time_point last_line;
+};
+ProgressState progress_state;
+
+void start_progress(const sim::SimConfig& config) {
+  progress_state.terminal = isatty(STDERR_FILENO) != 0;
+  progress_state.messages_total = config.trace.replays() ? 0 : config.traffic.warmup_messages + config.traffic.messages;
+  progress_state.start = progress_state.last_line = std::chrono::steady_clock::now();
+}
+
 void report_progress(const sim::Cluster& cluster, Tick now) {
+  const auto wall_now = std::chrono::steady_clock::now();
+  if (!progress_state.terminal && wall_now - progress_state.last_line < kProgressLinePeriod) return;
+  progress_state.last_line = wall_now;
   const auto& s = cluster.statistics();
-  std::fprintf(stderr, "\r  simulated %.1f us, %llu packets delivered", ns_from_ticks(now) / 1000.0,
-               static_cast<unsigned long long>(s.packets_delivered()));
+  std::string share;
+  if (progress_state.messages_total > 0) {
+    const double done =
+        std::min(1.0, static_cast<double>(s.messages_delivered()) / static_cast<double>(progress_state.messages_total));
+    const double elapsed = std::chrono::duration<double>(wall_now - progress_state.start).count();
+    char text[96];
+    std::snprintf(text, sizeof text, ", %.0f %% of the messages delivered", 100.0 * done);
+    share = text;
+    if (done > 0.0) share += ", ETA " + human_time(1e9 * elapsed * (1.0 - done) / done);
+  }
+  std::fprintf(stderr, "%s  simulated %s, %llu packets delivered%s%s", progress_state.terminal ? "\r" : "",
+               human_time(ns_from_ticks(now)).c_str(), static_cast<unsigned long long>(s.packets_delivered()),
+               share.c_str(), progress_state.terminal ? "\x1b[K" : "\n");
   std::fflush(stderr);
 }
 
@@ -79,6 +130,42 @@ void write_detail_tables(const sim::Cluster& cluster, const sim::RunOutcome& out
   }
 }
 
+// A latency statistic ("-" when the run measured no packet: the result holds null).
+std::string latency_text(const nlohmann::ordered_json& statistics, const std::string& name) {
+  const auto it = statistics.find(name);
+  return it == statistics.end() || it->is_null() ? "-" : human_time(it->get<double>());
+}
+
+// The run in three lines on standard error: deliveries and throughput, latency (network latency, and the
+// per-packet latency when the card reports it), hit rate and whether the network drained; then the warnings.
+void print_run_summary(const nlohmann::ordered_json& result) {
+  const auto& s = result["statistics"];
+  const auto count = [&](const char* name) { return static_cast<unsigned long long>(s[name].get<uint64_t>()); };
+  std::fprintf(stderr,
+               "  delivered %llu messages (%llu packets); accepted throughput %.3g of %.3g offered (%.3g Gb/s "
+               "per node)\n",
+               count("messages_delivered"), count("packets_delivered"), s["accepted_throughput"].get<double>(),
+               s["offered_throughput"].get<double>(), s["accepted_gbps_per_node"].get<double>());
+  std::fprintf(stderr, "  latency mean %s, p99 %s over %llu measured packets",
+               latency_text(s, "latency_mean_ns").c_str(), latency_text(s, "latency_p99_ns").c_str(),
+               count("packets_measured"));
+  if (s.contains("packet_latency_mean_ns")) {
+    std::fprintf(stderr, "; per-packet latency mean %s, p99 %s", latency_text(s, "packet_latency_mean_ns").c_str(),
+                 latency_text(s, "packet_latency_p99_ns").c_str());
+  }
+  std::fprintf(stderr, "\n");
+  const auto& hit_rate = s["skc_hit_rate"];
+  char hit_text[32] = "- (no key look-ups)";
+  if (!hit_rate.is_null()) std::snprintf(hit_text, sizeof hit_text, "%.3f", hit_rate.get<double>());
+  std::fprintf(stderr, "  SKC hit rate %s; %s\n", hit_text, s["drained"].get<bool>() ? "drained" : "did not drain");
+  for (const auto& warning : result["warnings"]) {
+    // Not draining is reported as the run's error below.
+    if (warning["kind"] != "not_drained") {
+      std::fprintf(stderr, "ibsec-engine: warning: %s\n", warning["message"].get<std::string>().c_str());
+    }
+  }
+}
+
 int run(const RunOptions& o) {
   sc_core::sc_set_time_resolution(1, sc_core::SC_PS);
   std::vector<std::string> overrides = o.overrides;
@@ -99,6 +186,7 @@ int run(const RunOptions& o) {
   sim::check_detail_outputs(config.output.detail, o.out);
   const auto wall_start = std::chrono::steady_clock::now();
   sim::Cluster cluster(config);
+  start_progress(config);
   const sim::RunOutcome outcome = cluster.run(o.quiet ? nullptr : report_progress);
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
 
@@ -115,10 +203,12 @@ int run(const RunOptions& o) {
       {"peak_rss_mib", static_cast<double>(peak_rss_kib()) / 1024.0}};
   if (o.perf_out) write_atomically(*o.perf_out, "--perf-json", perf.dump(2) + "\n");
   if (!o.quiet) {
-    std::fprintf(stderr, "\r  %llu packets in %.2f s wall (%.0f packets/s), peak memory %.0f MiB%s\n",
+    std::fprintf(stderr, "%s  %llu packets in %.2f s wall (%.0f packets/s), peak memory %.0f MiB%s\n",
+                 progress_state.terminal ? "\r\x1b[K" : "",
                  static_cast<unsigned long long>(cluster.statistics().packets_delivered()), wall, delivered / wall,
                  static_cast<double>(peak_rss_kib()) / 1024.0, o.out == "-" ? "" : (", result in " + o.out).c_str());
   }
+  if (!o.quiet) print_run_summary(result);
   if (!o.quiet && result.contains("attack")) print_attack_summary(result["attack"]);
   if (!outcome.drained) {
     const std::string stalled = cluster.host().stall_report();
@@ -146,7 +236,7 @@ void add_run_command(CLI::App& app) {
   cmd->add_option("--attack", options->attack,
                   "Attack file (JSON): an attacker on one cable, its actions and rates (docs/attacks.md)");
   cmd->add_option("--perf-json", options->perf_out, "Also write wall time, packets/s and peak memory here");
-  cmd->add_flag("--quiet,-q", options->quiet, "No progress or summary on standard error");
+  cmd->add_flag("--quiet,-q", options->quiet, "No progress, summary or warnings on standard error");
   cmd->add_flag("--force", options->force,
                 "Run even if the estimated memory exceeds the machine's (the estimate is refused otherwise)");
   cmd->callback([options] {

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 #include <map>
 #include <memory>
@@ -132,6 +133,34 @@ void add_validate(CLI::App& trace) {
   });
 }
 
+// What a trace file's name makes of it (traces/trace_reader.h): binary or text, compressed or not.
+std::string trace_form(const std::string& path) {
+  const std::string encoding = traces::encoding_for_path(path) == traces::TraceEncoding::kBinary ? "binary" : "text";
+  switch (traces::compression_for_path(path)) {
+    case traces::TraceCompression::kGzip:
+      return encoding + ", gzip-compressed";
+    case traces::TraceCompression::kZstd:
+      return encoding + ", zstd-compressed";
+    case traces::TraceCompression::kNone:
+      break;
+  }
+  return encoding;
+}
+
+// "1.23 MiB": a file size in the binary unit that suits it.
+std::string human_bytes(uintmax_t bytes) {
+  static constexpr const char* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  double value = static_cast<double>(bytes);
+  size_t unit = 0;
+  while (value >= 1024.0 && unit + 1 < std::size(kUnits)) {
+    value /= 1024.0;
+    ++unit;
+  }
+  char text[32];
+  std::snprintf(text, sizeof text, unit == 0 ? "%.0f %s" : "%.3g %s", value, kUnits[unit]);
+  return text;
+}
+
 void add_convert(CLI::App& trace) {
   auto in = std::make_shared<std::string>();
   auto out = std::make_shared<std::string>();
@@ -144,6 +173,9 @@ void add_convert(CLI::App& trace) {
     traces::TraceWriter writer(*out, reader.header(), "out");
     read_checked(reader, [&](const traces::TraceEvent& e) { writer.write(e); });
     writer.finish();
+    std::printf("%s: wrote %llu events of %u processes as %s (%s), from %s\n", out->c_str(),
+                static_cast<unsigned long long>(reader.events_read()), reader.header().processes,
+                trace_form(*out).c_str(), human_bytes(std::filesystem::file_size(*out)).c_str(), in->c_str());
   });
 }
 

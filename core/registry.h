@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/errors.h"
+#include "core/spelling.h"
 
 namespace ibsec {
 
@@ -22,14 +23,14 @@ class Registry {
     return true;
   }
 
-  // Throws ConfigError(field, "unknown <what> 'name'; known: a, b, ...").
+  // Throws ConfigError(field, "unknown <what> 'name'; did you mean 'x'? known: a, b, ...").
   static const Entry& get(const std::string& name, const std::string& field, const std::string& what) {
     for (const auto& entry : entries()) {
       if (entry.name == name) return entry;
     }
     std::string known;
     for (const auto& n : names()) known += (known.empty() ? "" : ", ") + n;
-    throw ConfigError(field, "unknown " + what + " '" + name + "'; known: " + known);
+    throw ConfigError(field, "unknown " + what + " '" + name + "'; " + did_you_mean(name, names()) + "known: " + known);
   }
 
   // Every entry, sorted by name (registration order depends on link order).

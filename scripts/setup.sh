@@ -1,43 +1,70 @@
 #!/usr/bin/env bash
-# Sets ibsec up on a Debian machine (as root, or with sudo) and runs the main
-# job: installs the system packages, builds the C++ engine in build/,
-# installs the Python package into .venv, then installs the engine and links
-# `ibsec` onto the PATH.
-#   ./scripts/setup.sh               set up, then run the main job
-#   ./scripts/setup.sh --no-run      set up only
-#   ./scripts/setup.sh --no-install  leave /usr/local alone: everything stays in
-#                                    this checkout (build/, .venv/), as CI runs
+# Sets ibsec up inside this checkout and runs the main job: checks the Debian
+# packages it needs (installing them when run as root), builds the C++ engine
+# in build/, installs the Python package into .venv/ (it runs build/ibsec-engine
+# from wherever it is started), then runs `ibsec study` into out/ (ignored by
+# git: setup never changes a tracked file). Nothing is written outside the
+# checkout unless --prefix is given.
+#   ./scripts/setup.sh                  set up, then run the main job
+#   ./scripts/setup.sh --no-run         set up only
+#   ./scripts/setup.sh --packages-only  (as root) only install the Debian packages, e.g. for users who then
+#                                       run ./scripts/setup.sh as themselves
+#   ./scripts/setup.sh --prefix DIR     also install ibsec-engine into DIR/bin (and the capture library into
+#                                       DIR/lib) and link DIR/bin/ibsec to .venv/bin/ibsec, e.g. --prefix ~/.local
+# Without root, the system packages must be there already; if some are not, setup prints the apt-get command
+# that installs them (for root to run) and stops.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
 run_main_job=1
-install_system_wide=1
-for option in "$@"; do
-  case "$option" in
+packages_only=0
+prefix=
+while (($#)); do
+  case "$1" in
     --no-run) run_main_job=0 ;;
-    --no-install) install_system_wide=0 ;;
-    *) echo "setup: unknown option $option (known: --no-run, --no-install)" >&2; exit 2 ;;
+    --packages-only) packages_only=1 ;;
+    --prefix)
+      [[ $# -ge 2 && -n $2 ]] || { echo "setup: --prefix needs a folder, e.g. --prefix ~/.local" >&2; exit 2; }
+      prefix=$2
+      shift
+      ;;
+    --prefix=*) prefix=${1#--prefix=} ;;
+    --no-install) echo "setup: --no-install is the default now (nothing outside the checkout without --prefix)" >&2 ;;
+    *) echo "setup: unknown option $1 (known: --no-run, --packages-only, --prefix DIR)" >&2; exit 2 ;;
   esac
+  shift
 done
-
-as_root() { if [[ $(id -u) -eq 0 ]]; then "$@"; else sudo "$@"; fi; }
 
 echo "== system packages"
 # Open MPI, gfortran and make also build and run the MPI programs the tests capture: tests/capture and the NAS
-# Parallel Benchmarks (tests/python/test_npb.py, docs/real-traces.md).
-apt_packages=(build-essential make cmake ninja-build pkg-config python3 python3-venv python3-pip
-              libsystemc-dev libgtest-dev libgmock-dev libbenchmark-dev libcli11-dev
+# Parallel Benchmarks (tests/python/test_npb.py, docs/real-traces.md). ccache makes a second build of the same
+# sources (another checkout, CI's non-root setup) nearly free.
+apt_packages=(build-essential make cmake ninja-build pkg-config ccache python3 python3-venv
+              libsystemc-dev libgtest-dev libbenchmark-dev libcli11-dev
               nlohmann-json3-dev libboost-iostreams-dev libzstd-dev libssl-dev
               libopenmpi-dev openmpi-bin gfortran)
 missing=()
 for p in "${apt_packages[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
 if ((${#missing[@]})); then
-  as_root apt-get update -qq
-  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+  install=(apt-get install -y "${missing[@]}")
+  if [[ $(id -u) -ne 0 ]]; then
+    echo "setup: these Debian packages are missing: ${missing[*]}" >&2
+    echo "setup: as root (e.g. with sudo), run:" >&2
+    echo "  apt-get update && ${install[*]}" >&2
+    echo "setup: then run ./scripts/setup.sh again (as yourself: no root needed once they are there)" >&2
+    exit 1
+  fi
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive "${install[@]}" -qq >/dev/null
 fi
+((packages_only)) && exit 0
 
 echo "== C++ engine (build/)"
-cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
+# Paths relative to the checkout in ccache's keys: another checkout of the same sources hits the same cache.
+export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$root}"
+launcher=()
+if command -v ccache >/dev/null; then launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache); fi
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release "${launcher[@]}" >/dev/null
 cmake --build build
 
 echo "== Python package (.venv/)"
@@ -46,19 +73,21 @@ pip_log=.venv/pip-install.log
 if ! { .venv/bin/python -m pip install --upgrade pip && .venv/bin/python -m pip install -e "analytics[test]"; } >"$pip_log" 2>&1; then
   tail -30 "$pip_log"; echo "setup: pip install failed (full log: $pip_log)" >&2; exit 1
 fi
+ibsec="$root/.venv/bin/ibsec"
 
-if ((install_system_wide)); then
-  echo "== install: ibsec-engine and ibsec in /usr/local/bin"
-  as_root cmake --install build --prefix /usr/local >/dev/null
-  as_root ln -sf "$root/.venv/bin/ibsec" /usr/local/bin/ibsec
-  ibsec=ibsec
-else
-  export IBSEC_ENGINE="$root/build/ibsec-engine"
-  ibsec="$root/.venv/bin/ibsec"
+if [[ -n $prefix ]]; then
+  echo "== install: ibsec-engine and ibsec into $prefix/bin"
+  mkdir -p "$prefix/bin"
+  cmake --install build --prefix "$prefix" >/dev/null
+  ln -sf "$ibsec" "$prefix/bin/ibsec"
 fi
 
 echo "== ready: $("$ibsec" --version | tr '\n' ' ')"
+if [[ -z $prefix ]]; then
+  echo "   ibsec is $ibsec: put $root/.venv/bin on your PATH (or 'source .venv/bin/activate'),"
+  echo "   or link it into a folder on your PATH with ./scripts/setup.sh --no-run --prefix ~/.local"
+fi
 if ((run_main_job)); then
-  echo "== main job: ibsec study"
-  "$ibsec" study --out results
+  echo "== main job: ibsec study (into out/)"
+  "$ibsec" study --out out
 fi

@@ -5,6 +5,7 @@
 #include "core/atomic_file.h"
 #include "core/errors.h"
 #include "core/json_input.h"
+#include "core/spelling.h"
 #include "network/link_rate.h"
 
 namespace ibsec::sim {
@@ -86,6 +87,12 @@ void flatten(const json& node, const std::string& prefix, Table& out, const std:
   }
 }
 
+std::vector<std::string> parameter_keys() {
+  std::vector<std::string> keys;
+  for (const auto& p : parameters()) keys.push_back(p.key);
+  return keys;
+}
+
 bool known(const std::string& key) {
   for (const auto& p : parameters()) {
     if (p.key == key) return true;
@@ -95,7 +102,10 @@ bool known(const std::string& key) {
 
 void merge(Table& table, const Table& layer, const std::string& origin) {
   for (const auto& [key, value] : layer) {
-    if (!known(key)) throw ConfigError(key, "unknown parameter (in " + origin + "); `ibsec-engine params` lists them");
+    if (!known(key)) {
+      throw ConfigError(key, "unknown parameter (in " + origin + "); " + did_you_mean(key, parameter_keys()) +
+                                 "`ibsec-engine params` lists them");
+    }
     table[key] = value;
   }
 }

@@ -12,6 +12,7 @@
 #include "network/link_rate.h"
 #include "nic/card_crypto_stats.h"
 #include "sim/cluster.h"
+#include "sim/run_warnings.h"
 
 namespace ibsec::sim {
 namespace {
@@ -203,6 +204,12 @@ nlohmann::ordered_json Cluster::result(const RunOutcome& outcome) const {
   nlohmann::ordered_json statistics = nlohmann::ordered_json::object();
   write_statistics(statistics, stats);
   doc["statistics"] = statistics;
+  doc["warnings"] = warnings_json(run_warnings({.offered_throughput = statistics["offered_throughput"].get<double>(),
+                                                .accepted_throughput = statistics["accepted_throughput"].get<double>(),
+                                                .offers_refused = statistics_.offers_refused(),
+                                                .drained = outcome.drained,
+                                                .packets_stuck = outcome.packets_stuck,
+                                                .packets_measured = statistics_.latency().count()}));
   if (attacker_) {
     nic::AttackOutcomes outcomes;
     for (const auto& card : cards_) outcomes += card->attack_outcomes();

@@ -31,8 +31,11 @@ def pytest_collection_modifyitems(config, items):
 
 @pytest.fixture(scope="session")
 def engine() -> str:
-    """The engine under test ($IBSEC_ENGINE, else ibsec-engine on PATH, else build/), exported for ibsec."""
-    path = os.environ.get("IBSEC_ENGINE") or shutil.which("ibsec-engine") or str(REPO / "build" / "ibsec-engine")
+    """The engine under test ($IBSEC_ENGINE, else build/, else ibsec-engine on PATH: ibsec's own order), exported
+    for ibsec."""
+    built = REPO / "build" / "ibsec-engine"
+    path = os.environ.get("IBSEC_ENGINE") or (str(built) if built.is_file() else shutil.which("ibsec-engine")) \
+        or str(built)
     if not Path(path).is_file():
         pytest.fail(f"ibsec-engine not built (looked for {path}); run scripts/test.sh")
     os.environ["IBSEC_ENGINE"] = path

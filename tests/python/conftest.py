@@ -1,5 +1,4 @@
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -31,7 +30,14 @@ def pytest_collection_modifyitems(config, items):
 
 
 def real_engine() -> str:
-    path = os.environ.get("IBSEC_ENGINE") or shutil.which("ibsec-engine") or str(REPO / "build" / "ibsec-engine")
+    """The engine ibsec itself would run ($IBSEC_ENGINE, else build/, else PATH: engine/binary.py)."""
+    from ibsec.engine.binary import engine_path
+    from ibsec.errors import IbsecError
+
+    try:
+        path = engine_path()
+    except IbsecError:
+        path = str(REPO / "build" / "ibsec-engine")
     if not Path(path).is_file():
         pytest.fail(f"ibsec-engine not built (looked for {path}); run scripts/test.sh")
     return path

@@ -114,7 +114,7 @@ def test_cachesim_policies_are_the_engines(engine):
     assert "lru" in policies
     bad = run_ibsec("cachesim", "--policy", "mru", "--accesses", "1000", "--json")
     assert bad.returncode == 2
-    assert f"invalid '--policy': unknown 'mru' (known: {', '.join(policies)})" in bad.stderr
+    assert f"invalid '--policy': unknown 'mru'; did you mean 'lru'? (known: {', '.join(policies)})" in bad.stderr
     swept = run_ibsec("cachesim", "--sweep", "policy=lru,mru", "--out", "never.csv")
     assert swept.returncode == 2 and "invalid '--sweep': unknown 'mru'" in swept.stderr
     assert ", ".join(policies) in " ".join(run_ibsec("cachesim", "--help").stdout.split())

@@ -223,7 +223,7 @@ def wait_for_partial_store(store: Path, total: int, sweep: subprocess.Popen) -> 
 @pytest.mark.model
 def test_killed_sweep_resumes_and_matches_a_direct_run(tmp_path, engine):
     spec, out = run_spec(tmp_path, KILL_MESSAGES), tmp_path / "out"
-    command = ibsec_command("sweep", str(spec), "--out", str(out), "--workers", "1", "--quiet")
+    command = ibsec_command("sweep", str(spec), "--out", str(out), "--jobs", "1", "--quiet")
     sweep = subprocess.Popen(command, start_new_session=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     finished = wait_for_partial_store(out / "points.jsonl", 8, sweep)
     os.killpg(sweep.pid, signal.SIGKILL)  # the sweep, its Dask workers and their engines
@@ -265,7 +265,7 @@ def test_failed_point_is_recorded_and_retried_alone(tmp_path, engine):
     spec = write_spec(tmp_path, {**base, "points": [{"nic.security": "SKC-2"}, {"nic.security": "SKC-many"},
                                                     {"nic.security": "NoSKC"}]})
     out, store = tmp_path / "out", tmp_path / "out" / "points.jsonl"
-    first = run_ibsec("sweep", str(spec), "--out", str(out), "--workers", "2", "--quiet")
+    first = run_ibsec("sweep", str(spec), "--out", str(out), "--jobs", "2", "--quiet")
     assert first.returncode == 1
     assert first.stderr.startswith('ibsec: error: 1 of 3 points failed; first (traffic.messages=1000, '
                                    'nic.security="SKC-many", seed=1): invalid \'nic.security\'')
@@ -293,7 +293,7 @@ def test_failed_point_is_recorded_and_retried_alone(tmp_path, engine):
 def test_cachesim_and_analytic_sweeps_write_their_rows(tmp_path, engine):
     cachesim = write_spec(tmp_path, {"kind": "cachesim", "set": {"entries": 16, "preset": "FT", "accesses": 20000},
                                      "grid": {"keys": [20, 200]}, "seeds": [1, 2]}, "cachesim.json")
-    done = run_ibsec("sweep", str(cachesim), "--out", str(tmp_path / "cs"), "--workers", "2", "--quiet")
+    done = run_ibsec("sweep", str(cachesim), "--out", str(tmp_path / "cs"), "--jobs", "2", "--quiet")
     assert done.returncode == 0, done.stderr
     table = pd.read_parquet(tmp_path / "cs" / "sweep.parquet")
     assert table[["keys", "seed"]].values.tolist() == [[20, 1], [20, 2], [200, 1], [200, 2]]
@@ -315,7 +315,7 @@ def test_a_sweep_over_attacks_has_one_column_per_attack_count(tmp_path, engine):
                                  "set": {"nic.crypto.mode": "functional", "attack.link": "node 3 in",
                                          "traffic.messages": 4000, "traffic.warmup_messages": 400},
                                  "grid": {"nic.security": ["SKC-6", "NoSecurity"], "attack.inject": [0.1, 0.5]}})
-    done = run_ibsec("sweep", str(spec), "--out", str(tmp_path / "attacks"), "--workers", "2", "--quiet")
+    done = run_ibsec("sweep", str(spec), "--out", str(tmp_path / "attacks"), "--jobs", "2", "--quiet")
     assert done.returncode == 0, done.stderr
     table = pd.read_csv(tmp_path / "attacks" / "sweep.csv")
     assert (table["attack_link"] == "node 3 in").all()
@@ -343,6 +343,27 @@ def test_print_job_script_shows_the_batch_job_without_submitting(engine, system,
         assert line in lines
     assert f"export IBSEC_ENGINE={engine}" in lines  # the workers run the engine the store is keyed on
     assert any("distributed.cli.dask_worker" in line and "--nthreads 4" in line for line in lines)
+
+
+@pytest.mark.unit
+def test_jobs_means_points_at_once_and_batch_jobs_has_its_own_name(capsys):
+    from ibsec.cli.main import build_parser
+    from ibsec.cli.options import cluster_options
+
+    def options(*arguments):
+        return cluster_options(build_parser().parse_args(["sweep", "s.toml", *arguments]))
+
+    assert options("--jobs", "3").workers == 3
+    batch = options("--cluster", "slurm", "--batch-jobs", "4", "--cores", "2", "--memory", "1GiB")
+    assert (batch.batch_jobs, batch.workers) == (4, None)
+    assert capsys.readouterr().err == ""
+    old = options("--cluster", "pbs", "--jobs", "5")  # the old meaning under a batch cluster, with a warning
+    assert (old.batch_jobs, old.workers) == (5, None)
+    assert "--jobs with --cluster pbs (batch jobs) is deprecated: say --batch-jobs 5" in capsys.readouterr().err
+    assert options("--workers", "2").workers == 2
+    assert "--workers is deprecated: say --jobs" in capsys.readouterr().err
+    with pytest.raises(ConfigError, match="--batch-jobs"):
+        options("--batch-jobs", "2")  # a local cluster has no batch jobs
 
 
 @pytest.mark.unit

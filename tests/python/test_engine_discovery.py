@@ -1,4 +1,4 @@
-"""Which engine ibsec runs: $IBSEC_ENGINE, else PATH, else the checkout's build/; `ibsec --version` says which."""
+"""Which engine ibsec runs: $IBSEC_ENGINE, else the checkout's build/, else PATH; `ibsec --version` says which."""
 
 import os
 import stat
@@ -28,7 +28,6 @@ def installed_and_built(tmp_path, monkeypatch) -> tuple[Path, Path]:
     monkeypatch.delenv("IBSEC_ENGINE", raising=False)
     monkeypatch.setenv("PATH", str(installed.parent))
     monkeypatch.setattr(binary, "CHECKOUT", tmp_path / "checkout")
-    binary._warn_newer_build.cache_clear()
     return installed, built
 
 
@@ -46,27 +45,33 @@ def test_ibsec_engine_overrides_path_and_build(installed_and_built, tmp_path, mo
     assert binary.engine_path() == str(chosen)
 
 
-def test_a_newer_build_than_the_installed_engine_is_warned_about_once(installed_and_built, capsys):
+@pytest.mark.parametrize("installed_is_newer", [True, False])
+def test_the_checkout_build_wins_over_path_whatever_the_file_times(installed_and_built, capsys, installed_is_newer):
     installed, built = installed_and_built
-    os.utime(installed, (1_000_000, 1_000_000))
-    assert binary.engine_path() == str(installed)
-    assert binary.engine_path() == str(installed)
-    warning = capsys.readouterr().err
-    assert warning.count("warning") == 1
-    assert f"{built} is newer than {installed}" in warning and f"IBSEC_ENGINE={built}" in warning
-    assert "from PATH" in binary.describe_engine()
-
-
-def test_an_older_build_is_not_mentioned(installed_and_built, capsys):
-    installed, built = installed_and_built
-    os.utime(built, (1_000_000, 1_000_000))
-    assert binary.engine_path() == str(installed)
-    assert capsys.readouterr().err == ""
-
-
-def test_without_an_installed_engine_the_build_is_used(installed_and_built, tmp_path, monkeypatch, capsys):
-    _, built = installed_and_built
-    monkeypatch.setenv("PATH", str(tmp_path / "empty"))
+    os.utime(built if installed_is_newer else installed, (1_000_000, 1_000_000))
     assert binary.engine_path() == str(built)
     assert "from build" in binary.describe_engine()
     assert capsys.readouterr().err == ""
+
+
+def test_without_a_build_the_engine_on_path_is_used(installed_and_built, tmp_path, monkeypatch):
+    installed, built = installed_and_built
+    built.unlink()
+    assert binary.engine_path() == str(installed)
+    assert "from PATH" in binary.describe_engine()
+
+
+def test_without_any_engine_the_error_says_how_to_get_one(installed_and_built, tmp_path, monkeypatch):
+    installed, built = installed_and_built
+    built.unlink()
+    monkeypatch.setenv("PATH", str(tmp_path / "empty"))
+    with pytest.raises(binary.IbsecError, match="run ./scripts/setup.sh"):
+        binary.engine_path()
+
+
+def test_batch_job_scripts_export_the_engine_ibsec_runs(installed_and_built, monkeypatch):
+    """A batch worker runs the engine of the checkout (on the shared file system), never a node-local PATH one."""
+    from ibsec.runs.cluster import worker_prologue
+
+    _, built = installed_and_built
+    assert worker_prologue() == [f"export IBSEC_ENGINE={built}"]

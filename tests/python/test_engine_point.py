@@ -95,13 +95,15 @@ def result(**statistics) -> dict:
     return {"statistics": {"statistics_meta": {}, "packets_measured": 10, "latency_mean_ns": 5.0, **statistics},
             "topology": {"nodes": 16, "links": [1, 2]}, "replay": {"completed": True, "jobs": []},
             "attack": {"link": "node 0 out", "detected": 3, "kinds": {"tamper": {"attacked": 2}}},
+            "warnings": [{"kind": "saturated", "message": "..."}, {"kind": "few_packets", "message": "..."}],
             "ibsec_version": "0.1.0", "systemc_version": "2.3.4"}
 
 
 def test_the_row_of_a_result_has_every_flat_number():
     row = EngineRun(Path("r.json"), 0, result()).row()
     assert row == {"packets_measured": 10, "latency_mean_ns": 5.0, "topology_nodes": 16, "replay_completed": True,
-                   "attack_link": "node 0 out", "attack_detected": 3, "attack_tamper_attacked": 2, "exit_code": 0,
+                   "attack_link": "node 0 out", "attack_detected": 3, "attack_tamper_attacked": 2,
+                   "warnings": "saturated;few_packets", "exit_code": 0,
                    "result_file": "r.json", "ibsec_version": "0.1.0", "systemc_version": "2.3.4"}
     assert EngineRun(Path("r.json"), 3, result(packets_measured=0)).row()["latency_mean_ns"] is None
 

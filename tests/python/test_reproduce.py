@@ -153,8 +153,8 @@ def test_a_failing_step_stops_with_its_error_and_no_report(tmp_path, monkeypatch
 
 def test_zero_workers_is_refused_before_any_step(tmp_path, monkeypatch, capsys):
     recorder = Recorder(monkeypatch)
-    assert main(["reproduce", "--out", str(tmp_path), "--workers", "0"]) == 2
-    assert "argument --workers: must be at least 1" in capsys.readouterr().err and recorder.calls == []
+    assert main(["reproduce", "--out", str(tmp_path), "--jobs", "0"]) == 2
+    assert "argument --jobs: must be at least 1" in capsys.readouterr().err and recorder.calls == []
 
 
 def test_points_of_every_step_run_on_the_dask_cluster(tmp_path, monkeypatch):
@@ -171,7 +171,7 @@ def test_points_of_every_step_run_on_the_dask_cluster(tmp_path, monkeypatch):
         threads.extend(row["thread"] for row in rows)
 
     monkeypatch.setattr(figures, "fig3", fig3_on_points)
-    assert main(["reproduce", "--quick", "--out", str(tmp_path), "--quiet", "--workers", "2"]) == 0
+    assert main(["reproduce", "--quick", "--out", str(tmp_path), "--quiet", "--jobs", "2"]) == 0
     assert len(threads) == 2 and all("Dask" in name for name in threads), threads
     assert "hwcost" in [name for name, _ in recorder.calls]
 

@@ -272,7 +272,8 @@ def test_compare_schedulers_table_csv_and_prefetch_effect(tmp_path, mix_file, fa
     assert effect["hit_rate_change_points"].tolist() == pytest.approx([13.0, 13.0])
     printed = capsys.readouterr().out
     assert "local    latency -5.0 %, hit rate +13.0 percentage points" in printed
-    assert "mean_job_completion_s" in printed and "context_switches" in printed
+    assert "mean_job_completion" in printed and "context_switches" in printed
+    assert "10 µs" in printed and "3 s" in printed and "e+" not in printed  # times in the unit that suits them
 
 
 @pytest.mark.unit

@@ -99,7 +99,7 @@ def capture(npb: npb_source.NpbBuild, bench: str, cls: str, nprocs: int, out_dir
         if run.verification is None:
             raise IbsecError(f"NPB {bench}.{cls} on {nprocs} processes did not print 'Verification = SUCCESSFUL'; "
                              f"no trace written. Its output ends:\n" + "\n".join(run.stdout.splitlines()[-15:]))
-        notes = provenance(npb, bench, cls, nprocs, run, datetime.datetime.now(datetime.UTC))
+        notes = provenance(npb, bench, cls, nprocs, run, datetime.datetime.now(datetime.timezone.utc))
         annotated = Path(scratch) / "annotated.trace"
         add_notes(raw, notes, annotated)
         out_dir.mkdir(parents=True, exist_ok=True)

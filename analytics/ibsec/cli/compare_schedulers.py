@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ..numeric import count_option
+from ..units import table_text
 from .mixes import add_study_options, study_of, warn_unfinished
 from .options import RegistryHelpFormatter
 
@@ -26,7 +27,7 @@ def execute(args) -> None:
     df = compare_schedulers(study, schedulers, configs, skc, pb, argv=args.argv)
     print(f"\nMix {study.mix.name}: {len(study.mix.jobs)} jobs on 16 nodes; "
           + ", ".join(f"{c} = {security_mode(c, skc, pb)}" for c in configs))
-    print(summary_table(df).to_string(index=False, float_format=lambda v: f"{v:.4g}"))
+    print(table_text(summary_table(df), index=False)[1])
     effect = prefetch_effect(df)
     if len(effect):
         print(f"\nprefetch vs SKC (SKC-{skc}+Prefetch-{pb} against SKC-{skc}; the paper: about -5 % latency, "

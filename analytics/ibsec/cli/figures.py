@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..numeric import count_option
+from ..output.files import DEFAULT_OUTPUT
 from .options import output_folder
 
 FIGURE_NAMES = ["fig3", "fig8", "fig9", "xval", "security"]
@@ -23,7 +24,7 @@ def execute(args) -> None:
 def add_parser(commands) -> None:
     figs = commands.add_parser("figures", help="regenerate the paper's cache figures (CSV + PNG)")
     figs.add_argument("names", nargs="+", choices=[*FIGURE_NAMES, "all"], help="figures to make")
-    figs.add_argument("--out", type=output_folder, default="results", help="output folder (default: %(default)s)")
+    figs.add_argument("--out", type=output_folder, default=DEFAULT_OUTPUT, help="output folder (default: %(default)s)")
     figs.add_argument("--accesses", type=count_option, default=4_000_000,
                       help="look-ups per simulated point (default: %(default)s)")
     figs.add_argument("--jobs", type=count_option, default=2, help="points run at once (default: %(default)s)")

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from ..numeric import count_option
+from ..output.files import DEFAULT_OUTPUT
 from .options import output_folder
 
 
@@ -15,7 +16,7 @@ def add_study_options(parser: argparse.ArgumentParser, figure: str) -> None:
     parser.add_argument("--mix", default="nas15",
                         help="nas15 (CG, MG, LU, SP, BT x3), ft-jbb6 (FT, JBB x3) or a mix file: one job per line, "
                              "'TRACE [COUNT]', paths relative to the file (default: %(default)s)")
-    parser.add_argument("--out", type=output_folder, default="results/schedulers",
+    parser.add_argument("--out", type=output_folder, default=f"{DEFAULT_OUTPUT}/schedulers",
                         help=f"output folder: {figure}_<mix>.csv/.png/.meta.json and the resumable store "
                              "<mix>.runs/ (default: %(default)s)")
     parser.add_argument("--traces", default="workloads/mixes",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 
 from ..engine.registries import SECTIONS as REGISTRY_SECTIONS
 from ..engine.registries import listed
@@ -93,22 +94,30 @@ def on_off_from(args) -> tuple[float, float, str]:
 # ---- where the points run (Dask) ---------------------------------------------------
 
 def add_cluster_options(parser: argparse.ArgumentParser) -> None:
-    """The options of every command that runs its points on Dask."""
+    """The options of every command that runs its points on Dask. `--jobs` means what it means in every other
+    command, points run at once; batch jobs are `--batch-jobs`."""
     group = parser.add_argument_group("where the points run (Dask)")
     group.add_argument("--cluster", choices=["local", *BATCH_SYSTEMS],
                        help="local: a Dask LocalCluster on this machine (default); slurm or pbs: batch jobs "
                             "submitted through dask-jobqueue")
-    group.add_argument("--workers", type=count_option, help="local cluster: points run at once (default: the CPUs)")
+    group.add_argument("--jobs", type=count_option,
+                       help="local cluster: points run at once (default: the CPUs). With --cluster slurm|pbs the "
+                            "old meaning, batch jobs, is still taken, with a warning: say --batch-jobs")
+    group.add_argument("--workers", type=count_option, help="deprecated spelling of --jobs (local cluster)")
     group.add_argument("--scheduler", metavar="ADDRESS",
                        help="connect to a running Dask scheduler (e.g. tcp://host:8786) instead of starting one")
     group.add_argument("--queue", help="batch: queue (SLURM partition)")
     group.add_argument("--walltime", help="batch: wall time of each job, e.g. 02:00:00")
     group.add_argument("--memory", help="batch: memory of each job, e.g. 16GiB")
     group.add_argument("--cores", type=count_option, help="batch: cores of each job = engine runs at once in it")
-    group.add_argument("--jobs", type=count_option, help="batch: how many jobs to scale to (default 1)")
+    group.add_argument("--batch-jobs", type=count_option, help="batch: how many jobs to scale to (default 1)")
     group.add_argument("--print-job-script", action="store_true",
                        help="batch: print the job script dask-jobqueue would submit, and exit without submitting")
     group.add_argument("--verbose", action="store_true", help="show Dask's own log messages")
+
+
+def deprecated(old: str, new: str) -> None:
+    print(f"ibsec: warning: {old} is deprecated: say {new}", file=sys.stderr)
 
 
 def cluster_options(args: argparse.Namespace) -> ClusterOptions:
@@ -117,17 +126,22 @@ def cluster_options(args: argparse.Namespace) -> ClusterOptions:
         raise ConfigError("--scheduler", f"connects to a running scheduler; drop --cluster {args.cluster}")
     cluster = args.cluster or "local"
     remote = args.scheduler is not None
-    if args.workers is not None and (cluster != "local" or remote):
-        raise ConfigError("--workers", "only for the local cluster (a batch cluster has --jobs and --cores)")
+    workers, batch_jobs = args.jobs, args.batch_jobs
+    if args.workers is not None:
+        deprecated("--workers", "--jobs")
+        workers = args.workers if workers is None else workers
+    if args.jobs is not None and cluster in BATCH_SYSTEMS:
+        deprecated(f"--jobs with --cluster {cluster} (batch jobs)", f"--batch-jobs {args.jobs}")
+        workers, batch_jobs = None, args.jobs if batch_jobs is None else batch_jobs
+    if workers is not None and (cluster != "local" or remote):
+        raise ConfigError("--jobs", "only for the local cluster (a batch cluster has --batch-jobs and --cores)")
+    given = {"queue": args.queue, "walltime": args.walltime, "memory": args.memory, "cores": args.cores,
+             "batch_jobs": batch_jobs}
     for name in BATCH_OPTIONS:
-        if getattr(args, name) is not None and cluster not in BATCH_SYSTEMS:
-            raise ConfigError(f"--{name}", "only with --cluster slurm or --cluster pbs")
+        if given[name] is not None and cluster not in BATCH_SYSTEMS:
+            raise ConfigError(f"--{name.replace('_', '-')}", "only with --cluster slurm or --cluster pbs")
     if args.print_job_script and cluster not in BATCH_SYSTEMS:
         raise ConfigError("--print-job-script", "only with --cluster slurm or --cluster pbs")
-    for name in ("workers", "cores", "jobs"):
-        value = getattr(args, name)
-        if value is not None and value < 1:
-            raise ConfigError(f"--{name}", f"must be at least 1, got {value}")
-    return ClusterOptions(cluster=cluster, scheduler=args.scheduler, workers=args.workers, queue=args.queue,
-                          walltime=args.walltime, memory=args.memory, cores=args.cores, jobs=args.jobs,
+    return ClusterOptions(cluster=cluster, scheduler=args.scheduler, workers=workers, queue=args.queue,
+                          walltime=args.walltime, memory=args.memory, cores=args.cores, batch_jobs=batch_jobs,
                           verbose=args.verbose)

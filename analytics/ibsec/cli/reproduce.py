@@ -17,7 +17,7 @@ def execute(args) -> None:
         print(job_script(options), end="")
         return
     reproduce(Context(Path(args.out), Path(args.traces), Path(args.mix_traces), QUICK if args.quick else FULL,
-                      default_jobs(), args.quiet, args.argv, options))
+                      options.workers or default_jobs(), args.quiet, args.argv, options))
 
 
 def add_parser(commands) -> None:

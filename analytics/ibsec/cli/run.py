@@ -19,8 +19,10 @@ from .options import output_file
 def run_once(config: str | None, overrides: list[str], out: str | None, quiet: bool, perf_json: str | None,
              attack: str | None = None) -> int:
     """One simulation with the engine's own progress and messages; returns its exit code."""
+    import tempfile
+
     from ..engine.binary import EXIT_NOT_DRAINED, EXIT_OK, run_arguments, run_simulation_streaming
-    from ..engine.config import check_config_file, parse_override
+    from ..engine.config import check_config_file, engine_config, parse_override
     from ..output.files import check_output_file
 
     if config is not None:
@@ -33,8 +35,9 @@ def run_once(config: str | None, overrides: list[str], out: str | None, quiet: b
         if path is not None:
             check_output_file(path, option)
             Path(path).parent.mkdir(parents=True, exist_ok=True)  # the engine writes into an existing folder
-    code = run_simulation_streaming(run_arguments(config, overrides, out=out, quiet=quiet, perf_json=perf_json,
-                                                  attack=attack))
+    with tempfile.TemporaryDirectory(prefix="ibsec-config-") as folder:  # a TOML or YAML config's JSON twin
+        code = run_simulation_streaming(run_arguments(engine_config(config, folder), overrides, out=out, quiet=quiet,
+                                                      perf_json=perf_json, attack=attack))
     if code in (EXIT_OK, EXIT_NOT_DRAINED) and out is not None and Path(out).is_file():
         from ..output.detail_tables import write_detail_parquet
 
@@ -43,6 +46,10 @@ def run_once(config: str | None, overrides: list[str], out: str | None, quiet: b
 
 
 def execute(args) -> int:
+    from ..shipped import resolve
+
+    args.config = resolve("config", args.config, "CONFIG")
+    args.attack = resolve("attack", args.attack, "--attack")
     if args.trace is not None:
         if args.sweep_load is not None:
             raise ConfigError("--trace", "a replay has no offered load to sweep: drop --sweep-load")
@@ -73,7 +80,9 @@ def add_parser(commands) -> None:
                     "or, with --sweep-load, one simulation per offered load plus a CSV table and a plot. "
                     "`ibsec params` lists every configuration key. Exit codes: 0 ok, 2 bad configuration, "
                     "3 the network did not drain (the result is still written), 1 other failures.")
-    run.add_argument("config", nargs="?", help="JSON configuration file (omit for the defaults; configs/ has examples)")
+    run.add_argument("config", nargs="?",
+                     help="configuration file (JSON, TOML or YAML), or the name of a shipped one (paper-16, "
+                          "nosecurity-16, fat-tree-1024-4ary5, ...: configs/README.md); omit for the defaults")
     run.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                      help="override one parameter, e.g. --set nic.security=SKC-16 (repeatable; later wins; "
                           "VALUE is JSON if it parses, else a string)")
@@ -87,8 +96,9 @@ def add_parser(commands) -> None:
                           "the result gains a `replay` section (docs/replay.md)")
     run.add_argument("--attack", metavar="FILE",
                      help="an attacker on one cable (JSON: attack.link, rates of snoop, tamper, inject, replay, "
-                          "spoof; configs/attacks/ has examples, docs/attacks.md explains); the result gains an "
-                          "`attack` section and the summary a table of attacked, detected and delivered packets")
+                          "spoof; a file, or a shipped one by name: all-kinds, snoop, replay-flood; "
+                          "docs/attacks.md); the result gains an `attack` section and the summary a table of "
+                          "attacked, detected and delivered packets")
     run.add_argument("--jobs", type=count_option, help="load points run at once (default: CPUs, at most 8)")
     run.add_argument("--perf-json", type=output_file,
                      help="also write wall time, packets/s and peak memory here (single run)")

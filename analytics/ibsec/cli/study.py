@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..numeric import count_option
+from ..output.files import DEFAULT_OUTPUT
+from ..units import table_text
 from .options import output_folder
 
 
@@ -31,8 +33,9 @@ def execute(args) -> None:
     print(f"Workloads: synthetic NAS/SPECjbb-style traces in {traces}/ (docs/workloads.md)\n")
     table = fig5(out, traces, jobs=jobs, quiet=args.quiet)
     for title, wide in summary_tables(table).items():
+        title, text = table_text(wide, title)
         print(f"{title}:")
-        print(wide.to_string(float_format=lambda v: f"{v:.3g}"), "\n")
+        print(text, "\n")
     overhead = table.groupby("configuration", sort=False)["latency_overhead_percent"].mean()
     print("latency overhead over NoSecurity, mean of the workloads (%): "
           + ", ".join(f"{c} {v:.0f}" for c, v in overhead.items() if c != "NoSecurity"))
@@ -80,8 +83,9 @@ def real_study(out: Path, traces: Path, classes: tuple[str, ...], jobs: int, qui
     print(f"synthetic traces of the same benchmark and class (in {traces}/), class {', '.join(classes)}\n")
     df = real_vs_synthetic(out, traces, classes, jobs=jobs, quiet=quiet)
     for title, table in comparison_tables(df).items():
+        title, text = table_text(table, title)
         print(f"{title}:")
-        print(table.to_string(float_format=lambda v: f"{v:.3g}"), "\n")
+        print(text, "\n")
     print(f"wrote {out / 'real_workloads.csv'} and {out / 'real_workloads.png'}")
 
 
@@ -98,7 +102,7 @@ def add_parser(commands) -> None:
                             "a card needs at each InfiniBand generation, and what the SKC size buys there")
     study.add_argument("--quick", action="store_true",
                        help="line-rate: a small grid (SDR and QDR, 256 B, up to 4 engines), for a first look")
-    study.add_argument("--out", type=output_folder, default="results", help="output folder (default: %(default)s)")
+    study.add_argument("--out", type=output_folder, default=DEFAULT_OUTPUT, help="output folder (default: %(default)s)")
     study.add_argument("--traces", default="workloads",
                        help="folder of the workload traces, generated there if missing (default: %(default)s)")
     study.add_argument("--jobs", type=count_option, help="replays run at once (default: CPUs, at most 8)")

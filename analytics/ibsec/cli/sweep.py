@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 from ..errors import ConfigError
@@ -23,6 +24,7 @@ def out_folder(out: str | None) -> Path:
 
 
 def execute(args: argparse.Namespace) -> int:
+    from ..engine.point import warnings_summary
     from ..runs.cluster import job_script
     from ..runs.spec import load_spec
     from ..runs.spec_sweep import (
@@ -36,9 +38,10 @@ def execute(args: argparse.Namespace) -> int:
         write_table,
     )
     from ..runs.store import store_locked
+    from ..shipped import resolve
 
     options = cluster_options(args)
-    spec = load_spec(args.spec) if args.spec is not None else None
+    spec = load_spec(resolve("spec", args.spec, "SPEC")) if args.spec is not None else None
     if args.print_job_script:
         print(job_script(options), end="")
         return 0
@@ -49,10 +52,15 @@ def execute(args: argparse.Namespace) -> int:
     with store_locked(out / STORE):  # before anything is written or a cluster started: one sweep per folder
         write_echo(spec, points, out, args.argv)
         rows, errors, computed = execute_points(spec, points, out, options, args.quiet)
-        write_table(sweep_table(spec, points, rows, errors), out)
+        table = sweep_table(spec, points, rows, errors)
+        write_table(table, out)
     if not args.quiet:
         print(f"{len(points)} points: {len(points) - len(errors)} done ({computed - len(errors)} computed now), "
               f"{len(errors)} failed; wrote {out / 'sweep.csv'} and {out / 'sweep.parquet'}")
+        if "warnings" in table:
+            summary = warnings_summary(table["warnings"])
+            if summary is not None:
+                print(f"ibsec: warning: {summary}", file=sys.stderr)
     if errors:
         first = min(errors)
         raise SweepFailed(f"{len(errors)} of {len(points)} points failed; first ({describe(points[first])}): "
@@ -69,7 +77,8 @@ def add_parser(commands) -> None:
                     "DIR/points.jsonl and not run again; the table is DIR/sweep.csv and DIR/sweep.parquet. "
                     "Exit codes: 0 every point done, 1 some points failed (the others are in the table), "
                     "2 a bad spec or option.")
-    sweep.add_argument("spec", nargs="?", metavar="SPEC", help="sweep spec, .toml or .json (configs/sweeps/ has one)")
+    sweep.add_argument("spec", nargs="?", metavar="SPEC",
+                       help="sweep spec, .toml or .json, or the name of a shipped one (skc-ways: configs/sweeps/)")
     sweep.add_argument("-o", "--out", metavar="DIR", help="output folder: sweep.csv, sweep.parquet, spec.json, "
                                                           "points.jsonl (the resumable store), runs/")
     sweep.add_argument("-q", "--quiet", action="store_true", help="no progress bar or summary")

@@ -27,39 +27,34 @@ def checkout_engine() -> Path | None:
 
 
 def engine_path() -> str:
-    """$IBSEC_ENGINE, else ibsec-engine on PATH, else the build tree of a source checkout.
+    """$IBSEC_ENGINE, else the build tree of the source checkout this package runs from, else ibsec-engine on PATH.
 
-    A checkout's build/ibsec-engine newer than the one on PATH is not used, but never silently:
-    a warning (once per process) names both and how to choose (docs/running.md)."""
+    A package installed from a checkout (scripts/setup.sh: an editable install into the checkout's .venv) runs
+    the engine built beside it, wherever `ibsec` is started from and whatever PATH holds, so that the Python
+    code and the engine always come from the same checkout; PATH serves only a package installed on its own."""
     explicit = os.environ.get(ENGINE_ENV)
     if explicit:
         if not (os.path.isfile(explicit) and os.access(explicit, os.X_OK)):
             raise IbsecError(f"{ENGINE_ENV}={explicit} is not an executable file")
         return explicit
-    on_path = shutil.which(ENGINE_NAME)
     built = checkout_engine()
-    if on_path:
-        if built is not None and _newer(built, Path(on_path)):
-            _warn_newer_build(str(built), on_path)
-        return on_path
     if built is not None:
         return str(built)
+    on_path = shutil.which(ENGINE_NAME)
+    if on_path:
+        return on_path
     raise IbsecError(
-        f"{ENGINE_NAME} not found: run ./scripts/setup.sh (or build with CMake) or point "
+        f"{ENGINE_NAME} not found: run ./scripts/setup.sh (or build with CMake into {CHECKOUT / 'build'}) or point "
         f"{ENGINE_ENV} at the binary"
     )
 
 
-def _newer(built: Path, installed: Path) -> bool:
-    if built.resolve() == installed.resolve():
-        return False
-    return built.stat().st_mtime > installed.stat().st_mtime
-
-
-@functools.cache
-def _warn_newer_build(built: str, installed: str) -> None:
-    print(f"ibsec: warning: {built} is newer than {installed}, which is on PATH and is used; "
-          f"set {ENGINE_ENV}={built} to run the build, or install it", file=sys.stderr)
+def engine_source(path: str) -> str:
+    """Where `engine_path()` found `path`: $IBSEC_ENGINE, build (the checkout's) or PATH."""
+    if os.environ.get(ENGINE_ENV):
+        return f"${ENGINE_ENV}"
+    built = checkout_engine()
+    return "build" if built is not None and str(built) == path else "PATH"
 
 
 def describe_engine() -> str:
@@ -68,11 +63,7 @@ def describe_engine() -> str:
         path = engine_path()
     except IbsecError as error:
         return f"engine: none ({error})"
-    if os.environ.get(ENGINE_ENV):
-        source = f"${ENGINE_ENV}"
-    else:
-        source = "PATH" if path == shutil.which(ENGINE_NAME) else "build"
-    return f"engine: {path} (from {source}; digest {file_digest(path)})"
+    return f"engine: {path} (from {engine_source(path)}; digest {file_digest(path)})"
 
 
 def engine_json(arguments: list[str]):

@@ -26,7 +26,7 @@ from functools import cached_property
 from pathlib import Path
 
 from . import binary
-from .config import config_value, parse_override, read_config
+from .config import config_value, engine_config, parse_override, read_config
 from .digests import file_digest, text_digest
 
 # Statistics that mean nothing when no measured packet arrived (the engine writes null; an older one wrote 0).
@@ -73,8 +73,10 @@ class EnginePoint:
             object.__setattr__(self, "attack", str(self.attack))
 
     def arguments(self, out: Path) -> list[str]:
-        """`ibsec-engine run ...` (without the binary), writing the result to `out`."""
-        return binary.run_arguments(self.config, list(self.overrides), out=out, quiet=True, attack=self.attack)
+        """`ibsec-engine run ...` (without the binary), writing the result to `out`; a TOML or YAML config is given
+        as its JSON twin beside `out`."""
+        config = engine_config(self.config, Path(out).parent)
+        return binary.run_arguments(config, list(self.overrides), out=out, quiet=True, attack=self.attack)
 
     @cached_property
     def identity(self) -> dict:
@@ -171,10 +173,29 @@ class EngineRun:
                 if not isinstance(value, (list, dict)):
                     row[f"{section}_{name}"] = value
         row.update(attack_columns(self.result))
+        row["warnings"] = warning_kinds(self.result)
         row.update({"exit_code": self.exit_code, "result_file": str(self.result_file),
                     "ibsec_version": self.result.get("ibsec_version"),
                     "systemc_version": self.result.get("systemc_version")})
         return row
+
+
+def warning_kinds(result: dict) -> str:
+    """'saturated;few_packets': the kinds of the result's warnings (docs/running.md), '' when none."""
+    return ";".join(warning["kind"] for warning in result.get("warnings", []))
+
+
+def warnings_summary(column) -> str | None:
+    """'3 of 8 points saturated, 1 few_packets': what a table's `warnings` column holds, None when nothing."""
+    counts: dict[str, int] = {}
+    cells = [cell for cell in column if isinstance(cell, str)]
+    for cell in cells:
+        for kind in filter(None, cell.split(";")):
+            counts[kind] = counts.get(kind, 0) + 1
+    if not counts:
+        return None
+    described = ", ".join(f"{count} {kind}" for kind, count in counts.items())
+    return f"points with warnings (column `warnings`; docs/running.md) of {len(cells)}: {described}"
 
 
 def attack_columns(result: dict) -> dict:

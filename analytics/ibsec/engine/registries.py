@@ -73,7 +73,11 @@ def require_registered(section: str, given: list[str], field: str) -> list[str]:
     """`given`, if every name is registered; else ConfigError naming the unknown ones and listing the known."""
     unknown = [name for name in given if not is_registered(section, name)]
     if unknown:
-        raise ConfigError(field, f"unknown {', '.join(map(repr, unknown))} (known: {', '.join(names(section))})")
+        import difflib
+
+        close = difflib.get_close_matches(unknown[0], names(section), n=1)
+        hint = f"; did you mean '{close[0]}'?" if close else ""
+        raise ConfigError(field, f"unknown {', '.join(map(repr, unknown))}{hint} (known: {', '.join(names(section))})")
     return given
 
 

@@ -28,6 +28,9 @@ from pathlib import Path
 from ..errors import ConfigError
 
 STDOUT = "-"
+# Where commands write by default: an ignored folder, so that running them never changes a tracked file.
+# The committed results/ is written only by `ibsec reproduce` (its default; docs/reproducing.md).
+DEFAULT_OUTPUT = "out"
 
 
 def _default_file_mode() -> int:

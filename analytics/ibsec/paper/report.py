@@ -305,7 +305,7 @@ def comparisons(out: Path) -> list[Comparison]:
 
 def render(out: Path, command: str, mode: str, seconds: float, engine: str,
            now: datetime.datetime | None = None) -> str:
-    now = now or datetime.datetime.now(datetime.UTC)
+    now = now or datetime.datetime.now(datetime.timezone.utc)
     rows = comparisons(out)
     counts = {v: sum(r.verdict == v for r in rows) for v in ("agrees", "same trend", "differs")}
     lines = [

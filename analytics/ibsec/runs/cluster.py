@@ -8,8 +8,8 @@ that store.run_points accepts):
   point runs in its own engine process, so threads give full parallelism
   without spawning Python interpreters, and killing the sweep kills its
   workers with it;
-- a batch cluster (`--cluster slurm|pbs`): dask-jobqueue submits `--jobs`
-  batch jobs, each one Dask worker with `--cores` threads (one engine run
+- a batch cluster (`--cluster slurm|pbs`): dask-jobqueue submits
+  `--batch-jobs` batch jobs, each one Dask worker with `--cores` threads (one engine run
   per core); the workers use this process's Python and ibsec-engine, so both
   (and the sweep's folder and inputs) must be on a file system they see;
 - a running Dask scheduler (`--scheduler ADDRESS`), whatever its workers are.
@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from ..errors import ConfigError, IbsecError
 
 BATCH_SYSTEMS = {"slurm": "SLURMCluster", "pbs": "PBSCluster"}
-BATCH_OPTIONS = ("queue", "walltime", "memory", "cores", "jobs")
+BATCH_OPTIONS = ("queue", "walltime", "memory", "cores", "batch_jobs")
 DASK_LOGGERS = ("distributed", "dask", "dask_jobqueue", "tornado", "bokeh")
 # The local cluster shares the sweep's process: its stack sampling (for the dashboard's profile, which
 # a sweep does not show) and 50 Hz event-loop checks would cost 5-8 % of a core for nothing.
@@ -53,7 +53,7 @@ class ClusterOptions:
     walltime: str | None = None
     memory: str | None = None
     cores: int | None = None
-    jobs: int | None = None
+    batch_jobs: int | None = None
     verbose: bool = False
 
 
@@ -139,7 +139,7 @@ def dask_executor(options: ClusterOptions) -> Iterator[Executor]:
         else:
             if options.cluster in BATCH_SYSTEMS:
                 cluster = stack.enter_context(start_batch_cluster(options))
-                cluster.scale(jobs=options.jobs or 1)
+                cluster.scale(jobs=options.batch_jobs or 1)
             else:
                 import dask
 

@@ -10,12 +10,14 @@ from __future__ import annotations
 import functools
 import json
 import math
+import sys
 from pathlib import Path
 
 from ..engine.binary import EngineError
 from ..engine.config import effective_value, parse_override, read_config
-from ..engine.point import EnginePoint, point_identity, run_to_row
+from ..engine.point import EnginePoint, point_identity, run_to_row, warnings_summary
 from ..errors import ConfigError
+from ..units import table_text
 from .ranges import parse_sweep
 from .store import PointsFailed, run_points
 
@@ -35,6 +37,7 @@ SWEEP_COLUMNS = [
     "gcm_busy_fraction",
     "link_utilization_mean",
     "drained",
+    "warnings",
 ]
 # What a load sweep writes beside PREFIX.runs/.
 OUTPUT_SUFFIXES = (".csv", ".png", ".meta.json")
@@ -122,9 +125,12 @@ def sweep_load(config: str | None, overrides: list[str], spec: str, out: str, jo
     write_sweep_outputs(table, prefix, parameters_meta, argv)
     if not quiet:
         shown = [c for c in ["offered_load", "accepted_throughput", "latency_mean_ns", "latency_p99_ns", "drained",
-                             "error"] if c in table]
-        print(table[shown].to_string(index=False, float_format=lambda v: f"{v:.4g}"))
+                             "warnings", "error"] if c in table]
+        print(table_text(table[shown], index=False)[1])
         print(f"wrote {prefix}.csv, {prefix}.png and {prefix}.meta.json (engine results in {runs}/)")
+        summary = warnings_summary(table["warnings"])
+        if summary is not None:
+            print(f"ibsec: warning: {summary}", file=sys.stderr)
     if failure is not None:
         first = min(failure.errors)
         raise EngineError(f"{len(failure.errors)} of {len(loads)} load points failed "

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import itertools
 import json
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from .. import user_json
+from ..compat import tomllib
 from ..errors import ConfigError
 from ..numeric import UINT64_MAX
 from .ranges import check_point_count
@@ -291,7 +291,7 @@ def _check_parameters(spec: Spec) -> None:
             if name == "seed" and spec.kind != "analytic":
                 raise SpecError(spec.path, where, "give seeds in the 'seeds' list: the seed is part of every point")
             if name not in known:
-                raise SpecError(spec.path, where, unknown_parameter(spec.kind, known))
+                raise SpecError(spec.path, where, unknown_parameter(spec.kind, known, name))
             _check_json(spec.path, where, table[name])
             if spec.kind != "run":
                 _check_scalar(spec.path, where, table[name], place == "grid")
@@ -342,11 +342,15 @@ def known_parameters(kind: str) -> list[str]:
     return list(ANALYTIC_PARAMETERS)
 
 
-def unknown_parameter(kind: str, known: list[str]) -> str:
+def unknown_parameter(kind: str, known: list[str], given: str | None = None) -> str:
+    import difflib
+
+    close = difflib.get_close_matches(given, known, n=1) if given is not None else []
+    hint = f"; did you mean '{close[0]}'?" if close else ""
     if kind == "run":
-        return "not an ibsec-engine run parameter (`ibsec params` lists them)"
+        return f"not an ibsec-engine run parameter{hint} (`ibsec params` lists them)"
     shown = [name for name in known if name != "seed"]
-    return f"not a {kind} parameter (known: {', '.join(shown)})"
+    return f"not a {kind} parameter{hint} (known: {', '.join(shown)})"
 
 
 def _with_input_paths_resolved(spec: Spec) -> Spec:

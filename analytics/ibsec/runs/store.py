@@ -15,16 +15,14 @@ import contextvars
 import fcntl
 import json
 import os
-import sys
 from collections.abc import Callable
 from concurrent.futures import Executor, ThreadPoolExecutor, as_completed
 from pathlib import Path
 from typing import Any
 
-from tqdm import tqdm
-
 from ..errors import IbsecError
 from ..output.files import append_line_durably
+from ..output.progress import progress
 
 
 class PointsFailed(IbsecError):
@@ -173,8 +171,7 @@ def _run_points(points: list, run: Callable[[Any], dict], store: Path | None, jo
     failed: dict[str, IbsecError] = {}
     if todo:
         end_torn_line(store)
-        bar = tqdm(total=len(first_of), initial=len(first_of) - len(todo), desc=label, unit="pt",
-                   disable=quiet, file=sys.stderr, dynamic_ncols=True)
+        bar = progress(len(first_of), label, "pt", initial=len(first_of) - len(todo), quiet=quiet)
         own_pool = executor is None
         pool = ThreadPoolExecutor(max_workers=max(1, jobs)) if own_pool else executor
         futures = {}
@@ -193,7 +190,7 @@ def _run_points(points: list, run: Callable[[Any], dict], store: Path | None, jo
                 if store is not None:
                     append_line_durably(store, json.dumps(record))
                 bar.update(1)
-                bar.set_postfix(failed=len(failed))
+                bar.set_postfix(failed=len(failed), refresh=False)  # shown at the next update
         except BaseException:
             # Interrupted (Ctrl-C): start nothing more; what finished is already in the store.
             for future in futures:

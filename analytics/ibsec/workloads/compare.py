@@ -203,7 +203,8 @@ def summarize(path: str | Path) -> TraceSummary:
 
     with tempfile.TemporaryDirectory() as tmp:
         text = Path(tmp) / "trace.txt"
-        subprocess.run([engine_path(), "trace", "convert", str(path), str(text)], check=True)
+        subprocess.run([engine_path(), "trace", "convert", str(path), str(text)], check=True,
+                       stdout=subprocess.DEVNULL)  # its line about the temporary file says nothing to the user
         return _Reader(path).read(text)
 
 

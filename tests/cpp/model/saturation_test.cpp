@@ -44,6 +44,24 @@ TEST(Saturation, LightLoadIsAcceptedInFull) {
   ASSERT_TRUE(s.outcome.drained);
   EXPECT_NEAR(s.statistics["accepted_throughput"].get<double>(), s.statistics["offered_throughput"].get<double>(),
               0.01);
+  EXPECT_TRUE(s.warnings.empty()) << s.warnings.dump();
+}
+
+TEST(Saturation, ASaturatedRunSaysSo) {
+  const Saturated s = saturate({"traffic.messages=20000"});
+  ASSERT_TRUE(s.outcome.drained);
+  ASSERT_EQ(s.warnings.size(), 1U) << s.warnings.dump();
+  EXPECT_EQ(s.warnings[0]["kind"], "saturated");
+}
+
+TEST(Saturation, EveryMessageIsCountedOnceWhateverItsPackets) {
+  // 1 000-byte messages at a 256-byte MTU payload are 4 packets each.
+  const Saturated s = saturate(
+      {"traffic.load=0.2", "traffic.sizes_bytes=[1000]", "traffic.messages=5000", "traffic.warmup_messages=500"});
+  ASSERT_TRUE(s.outcome.drained);
+  EXPECT_EQ(s.statistics["messages_handed_over"], 5500);
+  EXPECT_EQ(s.statistics["messages_delivered"], 5500);
+  EXPECT_EQ(s.statistics["packets_delivered"], 4 * 5500);
 }
 
 }  // namespace

@@ -14,6 +14,7 @@ namespace ibsec::testing {
 struct Saturated {
   sim::RunOutcome outcome;
   nlohmann::ordered_json statistics;
+  nlohmann::ordered_json warnings;
 };
 
 inline Saturated saturate(std::vector<std::string> overrides) {
@@ -23,7 +24,9 @@ inline Saturated saturate(std::vector<std::string> overrides) {
   sim::Cluster cluster(config_with(overrides));
   Saturated s;
   s.outcome = cluster.run();
-  s.statistics = cluster.result(s.outcome)["statistics"];
+  const nlohmann::ordered_json result = cluster.result(s.outcome);
+  s.statistics = result["statistics"];
+  s.warnings = result["warnings"];
   EXPECT_EQ(cluster.credits_missing(), 0U);
   return s;
 }

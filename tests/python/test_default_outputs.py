@@ -1,0 +1,31 @@
+"""Commands write by default into a folder git ignores; only `ibsec reproduce` writes the committed results/."""
+
+import subprocess
+
+import pytest
+
+from conftest import REPO
+from ibsec.cli.main import build_parser
+
+pytestmark = pytest.mark.unit
+
+
+def default_out(*command: str) -> str:
+    parser = build_parser()
+    return parser.parse_args([*command]).out
+
+
+def ignored(path: str) -> bool:
+    probe = f"{path}/probe.csv"
+    return subprocess.run(["git", "-C", str(REPO), "check-ignore", "-q", probe], check=False).returncode == 0
+
+
+@pytest.mark.parametrize("command", [("study",), ("figures", "fig3"), ("compare-schedulers",), ("prefetch-sweep",)])
+def test_everyday_commands_default_to_an_ignored_folder(command):
+    out = default_out(*command)
+    assert ignored(out), f"ibsec {' '.join(command)} writes into {out}/ by default, which git tracks"
+
+
+def test_reproduce_alone_writes_the_committed_results():
+    assert default_out("reproduce") == "results"
+    assert not ignored("results")
