@@ -7,7 +7,10 @@ from pathlib import Path
 
 from .. import user_json
 from ..errors import ConfigError, IbsecError
-from .binary import parameters
+from .binary import CHECKOUT, parameters
+
+# The configurations shipped with the source checkout (configs/README.md), found by name from anywhere.
+SHIPPED_CONFIGS = CHECKOUT / "configs"
 
 
 def check_config_file(path: str | Path) -> Path:
@@ -18,6 +21,25 @@ def check_config_file(path: str | Path) -> Path:
     if not path.is_file():
         raise IbsecError(f"config file {str(path)!r} is not a file")
     return path
+
+
+def shipped_config_names() -> list[str]:
+    """The names of the shipped configurations ('paper-16', ...), sorted."""
+    return sorted(path.stem for path in SHIPPED_CONFIGS.glob("*.json")) if SHIPPED_CONFIGS.is_dir() else []
+
+
+def config_path(config: str | Path) -> Path:
+    """A config file: the path given when it names a file, else a shipped configuration by name
+    ('paper-16' -> configs/paper-16.json of the checkout); IbsecError naming both and the shipped names if neither."""
+    path = Path(config)
+    if path.exists():
+        return check_config_file(path)
+    shipped = SHIPPED_CONFIGS / f"{path.name}.json"
+    if path.name == str(config) and shipped.is_file():
+        return shipped
+    names = shipped_config_names()
+    raise IbsecError(f"config file {str(config)!r} does not exist, nor is it a shipped configuration "
+                     f"(shipped: {', '.join(names) if names else 'none found'})")
 
 
 def read_config(path: str | Path | None) -> dict:

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .. import __version__
+from ..version import __version__
 from .files import write_json_output, write_output
 
 if TYPE_CHECKING:
