@@ -54,3 +54,12 @@ def test_a_long_title_is_cut_at_a_word():
 
 def test_microseconds_are_written_as_such():
     assert style.MICROSECONDS == "µs"
+
+
+def test_log_ticks_are_plain_numbers_with_the_twos_and_fives_between_decades():
+    fig, ax = style.subplots()
+    ax.plot([1, 2], [0.0008, 0.004])
+    assert style.log_scale_if_wide(ax, [0.0003, 0.0008, 0.004])
+    assert ax.yaxis.get_major_formatter()(0.001, 0) == "0.001"
+    minor = ax.yaxis.get_minor_formatter()
+    assert (minor(0.002, 0), minor(0.005, 0), minor(0.003, 0)) == ("0.002", "0.005", "")

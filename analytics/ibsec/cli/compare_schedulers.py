@@ -45,7 +45,8 @@ def add_parser(commands) -> None:
         description="Run a job mix on the 16-node cluster under each node scheduler and each card "
                     "configuration (NoSKC, SKC-N, SKC-N+Prefetch-M), print latency, hit rates, mean job "
                     "completion time and context switches, and the effect of prefetching against SKC, and write "
-                    "fig6_<mix>.csv/.parquet and .pdf/.svg/.png. Finished runs are kept in <out>/<mix>.runs/ and reused.")
+                    "fig6_<mix>.csv/.parquet and .pdf/.svg/.png. Finished runs are kept in <out>/<mix>.runs/ and "
+                    "reused.")
     compare.add_argument("--schedulers", default="local,sb,dcs-sb,pb,gang",
                          help="comma-separated, any of the engine's: {schedulers} (default: %(default)s)")
     compare.add_argument("--configs", default="NoSKC,SKC,Prefetch",

@@ -16,8 +16,8 @@ def add_study_options(parser: argparse.ArgumentParser, figure: str) -> None:
                         help="nas15 (CG, MG, LU, SP, BT x3), ft-jbb6 (FT, JBB x3) or a mix file: one job per line, "
                              "'TRACE [COUNT]', paths relative to the file (default: %(default)s)")
     parser.add_argument("--out", type=output_folder, default="results/schedulers",
-                        help=f"output folder: {figure}_<mix>.csv/.parquet/.pdf/.svg/.png/.meta.json and the resumable store "
-                             "<mix>.runs/ (default: %(default)s)")
+                        help=f"output folder: {figure}_<mix>.csv/.parquet/.pdf/.svg/.png/.meta.json and the "
+                             "resumable store <mix>.runs/ (default: %(default)s)")
     parser.add_argument("--traces", default="workloads/mixes",
                         help="folder of the built-in mixes' traces, generated there if missing (default: %(default)s)")
     parser.add_argument("--jobs", type=count_option, help="engine runs at once (default: CPUs, at most 8)")

@@ -190,7 +190,7 @@ def hit_rate_axis(ax, values: Iterable, what: str = "SKC hit rate"):
         misses = 1.0 - finite
         floor = misses[misses > 0].min() / 2 if (misses > 0).any() else 1e-6
         ax.set_yscale("log")
-        plain_numbers(ax)
+        plain_numbers(ax, minor=misses.max() / floor < DECADE ** 2)
         ax.set_ylabel(f"{what.replace('hit rate', 'miss rate')} (1 − hit rate, log)")
         return lambda hit: np.maximum(1.0 - np.asarray(hit, dtype=float), floor)
     ax.set_ylim(0, 1.02)
@@ -199,22 +199,28 @@ def hit_rate_axis(ax, values: Iterable, what: str = "SKC hit rate"):
 
 
 def log_scale_if_wide(ax, values: Iterable, axis: str = "y") -> bool:
-    """A log scale on `axis` when the positive values span more than a decade; whether it set one."""
+    """A log scale (plain tick labels) on `axis` when the positive values span more than a decade; whether it set
+    one."""
     finite = _finite(values)
     positive = finite[finite > 0]
     wide = len(positive) > 1 and positive.max() / positive.min() > DECADE
     if wide:
         (ax.set_yscale if axis == "y" else ax.set_xscale)("log")
+        plain_numbers(ax, axis, minor=positive.max() / positive.min() < DECADE ** 2)
     return wide
 
 
-def plain_numbers(ax, axis: str = "y") -> None:
-    """Tick labels of a log axis as plain numbers (0.5, 2, 40), not powers of ten, where values span a few."""
-    from matplotlib.ticker import FuncFormatter
+def plain_numbers(ax, axis: str = "y", minor: bool = True) -> None:
+    """Tick labels of a log axis as plain numbers (0.5, 2, 40), not powers of ten; `minor` also labels the 2s
+    and 5s between decades, which helps where the values span a decade or two and crowds a wider axis."""
+    from matplotlib.ticker import FuncFormatter, NullFormatter
 
     target = ax.yaxis if axis == "y" else ax.xaxis
     target.set_major_formatter(FuncFormatter(lambda value, _: f"{value:g}"))
-    target.set_minor_formatter(FuncFormatter(lambda value, _: f"{value:g}" if str(f"{value:g}")[0] in "25" else ""))
+    if minor:
+        target.set_minor_formatter(FuncFormatter(lambda value, _: f"{value:g}" if f"{value:.0e}"[0] in "25" else ""))
+    else:
+        target.set_minor_formatter(NullFormatter())
 
 
 def fitted_title(text: str, limit: int = TITLE_CHARACTERS) -> str:

@@ -114,7 +114,8 @@ def _plot_over_seeds(ax, x, summary: pd.DataFrame, transform=lambda v: v, **line
 
 
 def _seeds_note(seeds: int) -> str:
-    return f"; mean of {seeds} seeds, bars: range" if seeds > 1 else ""
+    """A title's second line saying what the points and bars are, when there are several seeds."""
+    return f"\nmean of {seeds} seeds; bars: their range (min to max)" if seeds > 1 else ""
 
 
 def fig8(out: Path, accesses: int = 4_000_000, jobs: int = 2, quiet: bool = False, seeds: int = 1,
@@ -138,7 +139,7 @@ def fig8(out: Path, accesses: int = 4_000_000, jobs: int = 2, quiet: bool = Fals
     for ax in axes[1:]:
         ax.set_ylabel("")
     style.legend_outside(axes[-1], title="benchmark")
-    fig.suptitle(f"16 KB fully associative LRU SKC, synthetic ON/OFF traffic (Fig. 8{_seeds_note(seeds)})")
+    fig.suptitle(f"16 KB fully associative LRU SKC, synthetic ON/OFF traffic (Fig. 8){_seeds_note(seeds)}")
     style.save_figure(sim, fig, out, "fig8_hit_rate_vs_keys",
                       {"accesses": accesses, "size": "16KB", "keys": KEY_COUNTS, "seeds": seeds})
     return sim
@@ -162,7 +163,7 @@ def fig9(out: Path, accesses: int = 4_000_000, jobs: int = 2, quiet: bool = Fals
         _plot_over_seeds(ax, labels, summary, show, label=f"{bench}, {keys} keys", **style.series_style(i))
     ax.set_xlabel("associativity (ways)")
     style.legend_outside(ax)
-    ax.set_title(f"16 KB SKC by associativity, Origin 2000 presets (Fig. 9{_seeds_note(seeds)})")
+    ax.set_title(f"16 KB SKC by associativity, Origin 2000 presets (Fig. 9){_seeds_note(seeds)}")
     style.save_figure(sim, fig, out, "fig9_associativity",
                       {"accesses": accesses, "size": "16KB", "keys": key_counts, "seeds": seeds})
     return sim
@@ -202,7 +203,7 @@ def xval(out: Path, accesses: int = 4_000_000, jobs: int = 2, quiet: bool = Fals
         ax.set_xlabel("session keys per cache entry (n / x)")
     axes[0].set_ylabel("hit rate")
     style.legend_outside(axes[-1])
-    fig.suptitle(f"Markov estimate (dashed) vs synthetic simulation (LRU, fully associative{_seeds_note(seeds)})")
+    fig.suptitle(f"Markov estimate (dashed) vs synthetic simulation (LRU, fully associative){_seeds_note(seeds)}")
     style.save_figure(sim, fig, out, "xval_markov_vs_sim",
                       {"accesses": accesses, "sizes_kb": sizes_kb, "sessions_per_entry": XVAL_SESSIONS_PER_ENTRY,
                        "seeds": seeds})
@@ -236,7 +237,9 @@ def security(out: Path, messages: int = 20_000, seeds: int = 1, **_) -> pd.DataF
     fig, ax = style.subplots(width=5.6, height=3.4)
     for x, (name, mean, error) in enumerate(zip(summary["configuration"], summary["mean"], summary["error"],
                                                 strict=True)):
-        ax.bar(x, mean / 1000.0, 0.7, yerr=error / 1000.0 if error > 0 else None, capsize=3, **style.bar_style(name))
+        ax.bar(x, mean / 1000.0, 0.7, yerr=error / 1000.0 if error > 0 else None, capsize=4,
+               error_kw={"ecolor": style.OKABE_ITO["sky blue"] if name == "NoSecurity" else "black"},
+               **style.bar_style(name))
         overhead = (mean / base - 1.0) * 100.0
         ax.annotate(f"+{overhead:.0f} %" if x else "reference", (x, mean / 1000.0), ha="center", va="bottom",
                     fontsize=8, xytext=(0, 2), textcoords="offset points")

@@ -182,8 +182,6 @@ def write_sweep_outputs(table, prefix: Path, parameters_meta: dict, argv: list[s
         lat.plot(saturated["offered_load"], saturated["latency_p99_ns"].astype(float) / 1000.0, ls="none",
                  marker="x", color=style.OKABE_ITO["vermillion"], ms=8, label="did not drain")
     wide = style.log_scale_if_wide(lat, [*ok["latency_mean_ns"], *ok["latency_p99_ns"]])
-    if wide:
-        style.plain_numbers(lat)
     lat.set_xlabel("offered load (fraction of link data rate)")
     lat.set_ylabel(f"latency ({style.MICROSECONDS}{', log' if wide else ''})")
     lat.set_title("latency vs offered load")
@@ -203,7 +201,8 @@ def write_sweep_outputs(table, prefix: Path, parameters_meta: dict, argv: list[s
         listed = f"{title}: {', '.join(parameters_meta['overrides'])}"
         title = listed if len(listed) <= style.TITLE_CHARACTERS else f"{title} + {count} --set (see .meta.json)"
     seeds = parameters_meta.get("seeds", 1)
-    fig.suptitle(f"load sweep ({title})" + (f"; mean of {seeds} seeds, bars: range" if seeds > 1 else ""))
+    fig.suptitle(f"load sweep ({title})" + (f"\nmean of {seeds} seeds; bars: their range (min to max)"
+                                            if seeds > 1 else ""))
     style.save_figure(table, fig, prefix.parent, prefix.name, parameters_meta, argv)
 
 
