@@ -15,6 +15,7 @@ def execute(args) -> None:
         parse_schedulers,
         prefetch_effect,
         security_mode,
+        seed_means,
         summary_table,
     )
 
@@ -26,8 +27,9 @@ def execute(args) -> None:
     df = compare_schedulers(study, schedulers, configs, skc, pb, argv=args.argv)
     print(f"\nMix {study.mix.name}: {len(study.mix.jobs)} jobs on 16 nodes; "
           + ", ".join(f"{c} = {security_mode(c, skc, pb)}" for c in configs))
-    print(summary_table(df).to_string(index=False, float_format=lambda v: f"{v:.4g}"))
-    effect = prefetch_effect(df)
+    means = seed_means(df)
+    print(summary_table(means).to_string(index=False, float_format=lambda v: f"{v:.4g}"))
+    effect = prefetch_effect(means)
     if len(effect):
         print(f"\nprefetch vs SKC (SKC-{skc}+Prefetch-{pb} against SKC-{skc}; the paper: about -5 % latency, "
               "+13 % hit rate):")

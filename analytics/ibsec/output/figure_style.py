@@ -142,16 +142,38 @@ def bar_style(name: str, index: int = 0) -> dict:
 def grouped_bars(ax, table: pd.DataFrame, group: str, series: str, value: str, transform=None,
                  order: Iterable[str] | None = None) -> None:
     """One group of bars per value of `group` (x axis), one bar per value of `series` in each, `value` as the
-    height (through `transform`, e.g. a unit change or hit_rate_axis's); a configuration keeps its colour."""
+    height (through `transform`, e.g. a unit change or hit_rate_axis's); a configuration keeps its colour.
+    Where several rows share a bar (one per seed), the bar is their mean and an error bar their range."""
+    transform = transform or (lambda heights: heights)
     groups = list(dict.fromkeys(table[group]))
     names = list(order) if order is not None else list(dict.fromkeys(table[series]))
     width = 0.8 / max(1, len(names))
     for i, name in enumerate(names):
-        part = table[table[series] == name].set_index(group).reindex(groups)
-        heights = part[value].to_numpy(dtype=float)
+        values = table[table[series] == name].groupby(group, sort=False)[value]
+        mean, low, high = (getattr(values, how)().reindex(groups).to_numpy(dtype=float)
+                           for how in ("mean", "min", "max"))
+        heights = np.asarray(transform(mean), dtype=float)
+        spread = None
+        if np.nan_to_num(high - low).any():
+            spread = [np.abs(heights - np.asarray(transform(low), dtype=float)),
+                      np.abs(np.asarray(transform(high), dtype=float) - heights)]
         xs = [g + (i - (len(names) - 1) / 2) * width for g in range(len(groups))]
-        ax.bar(xs, heights if transform is None else transform(heights), width, label=name, **bar_style(name, i))
+        ax.bar(xs, heights, width, yerr=spread, capsize=2, label=name, **bar_style(name, i))
     ax.set_xticks(range(len(groups)), groups)
+
+
+def line_over_seeds(ax, table: pd.DataFrame, x: str, y: str, transform=None, **line) -> None:
+    """y against x; where several rows share an x (one per seed), their mean with the range as error bars."""
+    transform = transform or (lambda values: values)
+    grouped = table.groupby(x, sort=True)[y]
+    mean = np.asarray(transform(grouped.mean().to_numpy(dtype=float)), dtype=float)
+    low = np.asarray(transform(grouped.min().to_numpy(dtype=float)), dtype=float)
+    high = np.asarray(transform(grouped.max().to_numpy(dtype=float)), dtype=float)
+    xs = grouped.mean().index
+    if np.nan_to_num(high - low).any():
+        ax.errorbar(xs, mean, yerr=[np.abs(mean - low), np.abs(high - mean)], capsize=2, **line)
+    else:
+        ax.plot(xs, mean, **line)
 
 
 def legend_outside(ax, where: str = "right", **options):

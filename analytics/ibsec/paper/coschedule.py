@@ -102,19 +102,25 @@ class Study:
     overrides: list[str]
     jobs: int = 1
     quiet: bool = False
+    seeds: int = 1  # > 1: every run once per seed 1..seeds (the schedulers' start order is random)
 
     @property
     def runs(self) -> Path:
         return self.out / f"{self.mix.name}.runs"
 
-    def point(self, scheduler: str, security: str) -> EnginePoint:
-        """One engine run of the study: the mix's traces under a scheduler and a card configuration.
+    @property
+    def seed_list(self) -> list[int | None]:
+        """The seeds each run takes; [None] (the config's seed, no override) without --seeds."""
+        return list(range(1, self.seeds + 1)) if self.seeds > 1 else [None]
+
+    def point(self, scheduler: str, security: str, seed: int | None = None) -> EnginePoint:
+        """One engine run of the study: the mix's traces under a scheduler and a card configuration (and seed).
 
         Its identity holds the traces' contents, not their paths: a regenerated trace is run again,
         a moved one is not; and the engine's digest: a rebuilt engine runs it again."""
         overrides = (f"trace.jobs={json.dumps(self.traces)}", f"scheduler.policy={scheduler}",
-                     f"nic.security={security}", *self.overrides)
-        return EnginePoint(overrides=overrides, label=f"{scheduler}_{security}")
+                     f"nic.security={security}", *self.overrides, *([f"seed={seed}"] if seed else []))
+        return EnginePoint(overrides=overrides, label=f"{scheduler}_{security}" + (f"_seed-{seed}" if seed else ""))
 
     @cached_property
     def traces(self) -> list[str]:
@@ -171,17 +177,31 @@ def result_row(run: EngineRun) -> dict:
 def compare_schedulers(study: Study, schedulers: list[str], configs: list[str], skc: int, pb: int,
                        argv: list[str] | None = None) -> pd.DataFrame:
     """Every scheduler under every configuration; writes fig6_<mix>.csv/.png and returns the table."""
-    plan = [(s, c, security_mode(c, skc, pb)) for s in schedulers for c in configs]
-    points = [study.point(s, mode) for s, _, mode in plan]
+    plan = [(s, c, security_mode(c, skc, pb), seed) for s in schedulers for c in configs for seed in study.seed_list]
+    points = [study.point(s, mode, seed) for s, _, mode, seed in plan]
     rows = run_study_points(study, points, "scheduler runs")
-    df = pd.DataFrame([{"mix": study.mix.name, "scheduler": s, "configuration": c, "security": mode, **rows[p.key]}
-                       for (s, c, mode), p in zip(plan, points, strict=True)])
+    df = pd.DataFrame([{"mix": study.mix.name, "scheduler": s, "configuration": c, "security": mode,
+                        **({"seed": seed} if seed else {}), **rows[p.key]}
+                       for (s, c, mode, seed), p in zip(plan, points, strict=True)])
     fig = fig6_plot(df, study.mix.name)
     save_table(df, fig, study.out, f"fig6_{study.mix.name}",
                {"mix": study.mix.name, "jobs": [j.label for j in study.mix.jobs], "schedulers": schedulers,
                 "configurations": {c: security_mode(c, skc, pb) for c in configs}, "overrides": study.overrides,
-                "prefetch_vs_skc": prefetch_effect(df).to_dict(orient="records")}, argv)
+                "seeds": study.seeds,
+                "prefetch_vs_skc": prefetch_effect(seed_means(df)).to_dict(orient="records")}, argv)
     return df
+
+
+def seed_means(df: pd.DataFrame, keys: tuple[str, ...] = ("scheduler", "configuration")) -> pd.DataFrame:
+    """One row per `keys`: the mean over the seeds of each number (the fewest jobs completed, the worst exit
+    code), the first of the rest; the table itself when it has no seeds."""
+    if "seed" not in df.columns:
+        return df
+    rest = [c for c in df.columns if c not in (*keys, "seed")]
+    fixed = {"jobs_completed": "min", "jobs": "min", "exit_code": "max"}  # the worst seed
+    how = {c: fixed.get(c) or ("mean" if pd.api.types.is_numeric_dtype(df[c]) and not pd.api.types.is_bool_dtype(df[c])
+                               else "first") for c in rest}
+    return df.groupby(list(keys), sort=False, as_index=False).agg(how)
 
 
 def summary_table(df: pd.DataFrame) -> pd.DataFrame:
@@ -228,8 +248,14 @@ def fig6_plot(df: pd.DataFrame, mix: str):
         style.plain_numbers(ax)
         ax.set_ylabel(f"{ax.get_ylabel()}, log")
     style.legend_outside(right, title="card")
-    fig.suptitle(f"Mix {mix} on 16 nodes: schedulers and key caching (synthetic traces)")
+    fig.suptitle(f"Mix {mix} on 16 nodes: schedulers and key caching (synthetic traces)" + _seeds_line(df))
     return fig
+
+
+def _seeds_line(df: pd.DataFrame) -> str:
+    """A title's second line saying what bars and points are, when the table has several seeds."""
+    seeds = df["seed"].nunique() if "seed" in df.columns else 1
+    return f"\nmean of {seeds} seeds; error bars: their range (min to max)" if seeds > 1 else ""
 
 
 def save_table(df: pd.DataFrame, fig, out: Path, name: str, meta: dict, argv: list[str] | None) -> None:
@@ -260,13 +286,15 @@ def fig7_plan(schedulers: list[str], skc_sizes: list[int], pb_fixed: int, pb_siz
 def prefetch_sweep(study: Study, schedulers: list[str], skc_sizes: list[int], pb_fixed: int, pb_sizes: list[int],
                    skc_fixed: list[int], argv: list[str] | None = None) -> pd.DataFrame:
     """Fig. 7 for each scheduler; writes fig7_<mix>.csv/.png and returns the table."""
-    plan = fig7_plan(schedulers, skc_sizes, pb_fixed, pb_sizes, skc_fixed)
-    points = [study.point(p["scheduler"], p["security"]) for p in plan]
+    plan = [{**p, **({"seed": seed} if seed else {})}
+            for p in fig7_plan(schedulers, skc_sizes, pb_fixed, pb_sizes, skc_fixed) for seed in study.seed_list]
+    points = [study.point(p["scheduler"], p["security"], p.get("seed")) for p in plan]
     rows = run_study_points(study, points, "prefetch-sweep runs")
     df = pd.DataFrame([{"mix": study.mix.name, **p, **rows[point.key]} for p, point in zip(plan, points, strict=True)])
     save_table(df, fig7_plot(df, schedulers, study.mix.name), study.out, f"fig7_{study.mix.name}",
                {"mix": study.mix.name, "schedulers": schedulers, "skc_sizes": skc_sizes, "pb_fixed": pb_fixed,
-                "pb_sizes": pb_sizes, "skc_fixed": skc_fixed, "overrides": study.overrides}, argv)
+                "pb_sizes": pb_sizes, "skc_fixed": skc_fixed, "overrides": study.overrides, "seeds": study.seeds},
+               argv)
     return df
 
 
@@ -295,7 +323,7 @@ def fig7_plot(df: pd.DataFrame, schedulers: list[str], mix: str):
     for ax, title in zip(axes[0], ("(a) latency vs SKC size", "(b) hits vs SKC size",
                                    "(c) latency vs buffer size", "(d) hits vs buffer size"), strict=True):
         ax.set_title(title, loc="left")
-    fig.suptitle(f"Mix {mix}: session key cache and prefetch buffer sizes (synthetic traces)")
+    fig.suptitle(f"Mix {mix}: session key cache and prefetch buffer sizes (synthetic traces)" + _seeds_line(df))
     return fig
 
 
@@ -304,8 +332,9 @@ def _skc_sweep_panels(latency_ax, hit_ax, df: pd.DataFrame) -> None:
     for buffered, part in df.groupby(df["pb_entries"] > 0, sort=True):
         label = f"SKC+Prefetch-{int(part['pb_entries'].iloc[0])}" if buffered else "SKC only"
         look = style.config_style("Prefetch" if buffered else "SKC")
-        latency_ax.plot(part["skc_entries"], part["latency_mean_ns"] * 1e-3, label=label, **look)
-        hit_ax.plot(part["skc_entries"], show(part["skc_hit_rate"]), label=label, **look)
+        style.line_over_seeds(latency_ax, part, "skc_entries", "latency_mean_ns", lambda v: v * 1e-3, label=label,
+                              **look)
+        style.line_over_seeds(hit_ax, part, "skc_entries", "skc_hit_rate", show, label=label, **look)
     for ax in (latency_ax, hit_ax):
         ax.set_xlabel("SKC entries")
     style.log_scale_if_wide(latency_ax, df["latency_mean_ns"])
@@ -317,11 +346,13 @@ def _pb_sweep_panels(latency_ax, hit_ax, df: pd.DataFrame) -> None:
     for i, (skc, part) in enumerate(df.groupby("skc_entries", sort=True)):
         buffered, bare = part[part["pb_entries"] > 0], part[part["pb_entries"] == 0]
         look = style.series_style(i)
-        for ax, drawn in ((latency_ax, buffered["latency_mean_ns"] * 1e-3), (hit_ax, show(buffered["skc_hit_rate"]))):
-            ax.plot(buffered["pb_entries"], drawn, label=f"SKC-{skc}", **look)
-        if len(bare):  # the same SKC without a buffer, for reference
-            latency_ax.axhline(bare["latency_mean_ns"].iloc[0] * 1e-3, color=look["color"], ls="--", lw=0.8)
-            hit_ax.axhline(float(np.asarray(show(bare["skc_hit_rate"]))[0]), color=look["color"], ls="--", lw=0.8)
+        style.line_over_seeds(latency_ax, buffered, "pb_entries", "latency_mean_ns", lambda v: v * 1e-3,
+                              label=f"SKC-{skc}", **look)
+        style.line_over_seeds(hit_ax, buffered, "pb_entries", "skc_hit_rate", show, label=f"SKC-{skc}", **look)
+        if len(bare):  # the same SKC without a buffer (mean over the seeds), for reference
+            latency_ax.axhline(bare["latency_mean_ns"].mean() * 1e-3, color=look["color"], ls="--", lw=0.8)
+            hit_ax.axhline(float(np.asarray(show([bare["skc_hit_rate"].mean()]))[0]), color=look["color"], ls="--",
+                           lw=0.8)
     sizes = sorted(set(df.loc[df["pb_entries"] > 0, "pb_entries"]))
     for ax in (latency_ax, hit_ax):
         ax.set_xscale("log", base=2)
