@@ -102,17 +102,6 @@ def over_seeds(df: pd.DataFrame, keys: list[str], value: str) -> pd.DataFrame:
     return pd.DataFrame({"mean": grouped.mean(), "error": (grouped.max() - grouped.min()) / 2}).reset_index()
 
 
-def _plot_over_seeds(ax, x, summary: pd.DataFrame, transform=lambda v: v, **line) -> None:
-    """A series, with the range over the seeds as error bars when there is one."""
-    mean = transform(summary["mean"].to_numpy())
-    if (summary["error"] > 0).any():
-        low = transform((summary["mean"] - summary["error"]).to_numpy())
-        high = transform((summary["mean"] + summary["error"]).to_numpy())
-        ax.errorbar(x, mean, yerr=[abs(mean - low), abs(high - mean)], capsize=2, **line)
-    else:
-        ax.plot(x, mean, **line)
-
-
 def _seeds_note(seeds: int) -> str:
     """A title's second line saying what the points and bars are, when there are several seeds."""
     return f"\nmean of {seeds} seeds; bars: their range (min to max)" if seeds > 1 else ""
@@ -131,9 +120,8 @@ def fig8(out: Path, accesses: int = 4_000_000, jobs: int = 2, quiet: bool = Fals
         part = sim[sim.machine == machine]
         show = style.hit_rate_axis(ax, part["hit_rate"])
         for i, (bench, series) in enumerate(part.groupby("benchmark", sort=False)):
-            summary = over_seeds(series, ["keys"], "hit_rate")
-            _plot_over_seeds(ax, summary["keys"], summary, show, label=bench, **style.series_style(i),
-                             ls=style.LINE_STYLES[i % len(style.LINE_STYLES)])
+            style.line_over_seeds(ax, series, "keys", "hit_rate", show, label=bench, **style.series_style(i),
+                                  ls=style.LINE_STYLES[i % len(style.LINE_STYLES)])
         ax.set_title(_machine_label(machine))
         ax.set_xlabel("session keys")
     for ax in axes[1:]:
@@ -158,9 +146,11 @@ def fig9(out: Path, accesses: int = 4_000_000, jobs: int = 2, quiet: bool = Fals
     fig, ax = style.subplots(width=6.4, height=3.6)
     labels = ["1", "2", "4", "8", "16", "32", "full"]
     show = style.hit_rate_axis(ax, sim["hit_rate"])
-    for i, ((bench, keys), part) in enumerate(sim.groupby(["benchmark", "keys"], sort=False)):
-        summary = over_seeds(part, ["associativity"], "hit_rate").set_index("associativity").loc[labels]
-        _plot_over_seeds(ax, labels, summary, show, label=f"{bench}, {keys} keys", **style.series_style(i))
+    positions = sim.assign(position=sim["associativity"].map(labels.index))  # evenly spaced, in order
+    for i, ((bench, keys), part) in enumerate(positions.groupby(["benchmark", "keys"], sort=False)):
+        style.line_over_seeds(ax, part, "position", "hit_rate", show, label=f"{bench}, {keys} keys",
+                              **style.series_style(i))
+    ax.set_xticks(range(len(labels)), labels)
     ax.set_xlabel("associativity (ways)")
     style.legend_outside(ax)
     ax.set_title(f"16 KB SKC by associativity, Origin 2000 presets (Fig. 9){_seeds_note(seeds)}")
@@ -193,9 +183,8 @@ def xval(out: Path, accesses: int = 4_000_000, jobs: int = 2, quiet: bool = Fals
         for i, ((bench, machine), part) in enumerate(sim[sim["size_kb"] == kb].groupby(["benchmark", "machine"],
                                                                                         sort=False)):
             look = style.series_style(i)
-            summary = over_seeds(part, ["sessions_per_entry"], "hit_rate")
-            _plot_over_seeds(ax, summary["sessions_per_entry"], summary, label=f"{bench}/{machine} simulated",
-                             **look)
+            style.line_over_seeds(ax, part, "sessions_per_entry", "hit_rate", label=f"{bench}/{machine} simulated",
+                                  **look)
             estimate = part.drop_duplicates("sessions_per_entry")
             ax.plot(estimate["sessions_per_entry"], estimate["markov_estimate"], color=look["color"], ls="--",
                     marker="none", label=f"{bench}/{machine} Markov F_n(x)")
