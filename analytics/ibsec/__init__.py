@@ -1,3 +1,39 @@
-"""ibsec: analytic models, sweeps and plots around the ibsec simulator engine."""
+"""ibsec: analytic models, sweeps and plots around the ibsec simulator engine.
 
-__version__ = "0.1.0"
+The Python API (docs/python-api.md)::
+
+    import ibsec
+    result = ibsec.run("paper-16", set={"traffic.load": 0.05})   # one engine run -> ibsec.Result
+    table = ibsec.sweep("configs/sweeps/skc-ways.toml")          # a sweep spec (file or dict) -> DataFrame
+    table = ibsec.collect(["a.json", "runs/"])                     # result files -> one row each
+    ibsec.analytic.capacity(size="16KB", preset="BT")              # the Markov model
+    ibsec.trace.info("cg.trace.gz")                                # a trace's summary
+
+They run through the same EnginePoint and resumable store as the `ibsec` command. `import ibsec` stays cheap:
+the API's modules (and pandas) are imported on first use.
+"""
+
+from .version import __version__
+
+__all__ = ["Result", "__version__", "analytic", "collect", "run", "sweep", "trace"]
+
+
+def __getattr__(name: str):
+    """The API's names, imported when first asked for."""
+    if name in ("run", "sweep", "collect"):
+        from .api import simulate
+
+        return getattr(simulate, name)
+    if name == "Result":
+        from .api.result import Result
+
+        return Result
+    if name == "analytic":
+        from .api import analytic
+
+        return analytic
+    if name == "trace":
+        from .api import trace
+
+        return trace
+    raise AttributeError(f"module 'ibsec' has no attribute {name!r}")

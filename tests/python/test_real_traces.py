@@ -73,8 +73,8 @@ def test_real_and_synthetic_replays_side_by_side(tmp_path, engine, monkeypatch):
     noskc = df[df["configuration"] == "NoSKC"].set_index("source")
     assert (noskc["latency_mean_ns"] > nosec["latency_mean_ns"]).all()
     tables = comparison_tables(df)
-    assert list(tables) == ["mean network latency (us)", "SKC hit rate", "execution time (ms)"]
-    for suffix in (".csv", ".png"):
+    assert list(tables) == ["mean network latency (µs)", "SKC hit rate", "execution time (ms)"]
+    for suffix in (".csv", ".parquet", ".pdf", ".svg", ".png"):
         assert (tmp_path / f"real_workloads{suffix}").is_file()
     table = (tmp_path / "real_workloads.md").read_text().splitlines()
     assert [row.split(" | ")[:3] for row in table[2:]] == [["| FT", "S", "captured"], ["| FT", "S", "synthetic"]]

@@ -246,7 +246,8 @@ def test_compare_schedulers_table_csv_and_prefetch_effect(tmp_path, mix_file, fa
     assert {c["nic.security"] for c in fake_engine.calls} == {"NoSKC", "SKC-10", "SKC-10+Prefetch-8"}
 
     df = pd.read_csv(out / "fig6_two.csv")
-    assert (out / "fig6_two.png").stat().st_size > 0
+    for suffix in (".csv", ".parquet", ".pdf", ".svg", ".png"):
+        assert (out / f"fig6_two{suffix}").stat().st_size > 0
     meta = json.loads((out / "fig6_two.meta.json").read_text())
     assert meta["parameters"]["configurations"]["Prefetch"] == "SKC-10+Prefetch-8"
     assert list(df[["scheduler", "configuration", "security"]].itertuples(index=False, name=None)) == [
@@ -319,7 +320,8 @@ def test_prefetch_sweep_runs_each_point_once_and_shares_the_store(tmp_path, mix_
     # asked for): 6 runs; gang's SKC-5 came from compare-schedulers.
     assert len(fake_engine.calls) == 1 + 6 + 5
     df = pd.read_csv(tmp_path / "fig7_two.csv")
-    assert (tmp_path / "fig7_two.png").stat().st_size > 0
+    for suffix in (".csv", ".parquet", ".pdf", ".svg", ".png"):
+        assert (tmp_path / f"fig7_two{suffix}").stat().st_size > 0
     assert len(df) == 2 * (2 * 2 + 1 + 3)
     skc = df[(df["scheduler"] == "gang") & (df["sweep"] == "skc")]
     assert skc[["skc_entries", "pb_entries", "security"]].values.tolist() == [

@@ -70,11 +70,12 @@ def run_sweep(point: dict, args) -> int:
     from ..engine.binary import EngineError
     from ..models.cachesim import check_point, identity, run_point
     from ..output.files import STDOUT, write_output
+    from ..output.tables import write_table
     from ..runs.ranges import expand, parse_sweep
     from ..runs.store import PointsFailed, run_points
 
     if args.out is None or args.out == STDOUT:
-        raise ConfigError("--out", "a sweep writes a CSV and keeps its finished points beside it: "
+        raise ConfigError("--out", "a sweep writes a table (CSV or Parquet) and keeps its finished points beside it: "
                                    "give --out FILE.csv")
     name, values = parse_sweep(args.sweep)
     if name == "policy":
@@ -90,7 +91,10 @@ def run_sweep(point: dict, args) -> int:
     except PointsFailed as error:
         failure, rows = error, error.results
     table = sweep_table(points, rows, failure)
-    write_output(out, lambda file: table.to_csv(file, index=False, float_format="%.6g"))
+    if out.suffix.lower() == ".parquet":
+        write_table(table, out)
+    else:  # any other name is CSV, as it always was
+        write_output(out, lambda file: table.to_csv(file, index=False, float_format="%.6g"))
     if not args.quiet:
         shown = [c for c in ["keys", "entries", "ways", "policy", "hit_rate", "error"] if c in table]
         print(table[shown].to_string(index=False))
@@ -132,7 +136,8 @@ def add_parser(commands) -> None:
     sim.add_argument("--json", action="store_true", help="print JSON")
     sim.add_argument("--sweep", metavar="NAME=VALUES", help="vary one parameter: keys=1000:10000:1000 or ways=1,2,4,0")
     sim.add_argument("--out", type=output_file,
-                     help="CSV file for a sweep (finished points are kept beside it and reused)")
+                     help="table of a sweep: FILE.parquet for Parquet, else CSV (finished points are kept beside it "
+                          "and reused)")
     sim.add_argument("--jobs", type=count_option, default=2,
                      help="points run at once in a sweep (default: %(default)s)")
     sim.add_argument("--quiet", action="store_true", help="no progress output")

@@ -16,6 +16,7 @@ def execute(args) -> None:
         parse_schedulers,
         prefetch_effect,
         security_mode,
+        seed_means,
         summary_table,
     )
 
@@ -27,8 +28,9 @@ def execute(args) -> None:
     df = compare_schedulers(study, schedulers, configs, skc, pb, argv=args.argv)
     print(f"\nMix {study.mix.name}: {len(study.mix.jobs)} jobs on 16 nodes; "
           + ", ".join(f"{c} = {security_mode(c, skc, pb)}" for c in configs))
-    print(table_text(summary_table(df), index=False)[1])
-    effect = prefetch_effect(df)
+    means = seed_means(df)
+    print(table_text(summary_table(means), index=False)[1])
+    effect = prefetch_effect(means)
     if len(effect):
         print(f"\nprefetch vs SKC (SKC-{skc}+Prefetch-{pb} against SKC-{skc}; the paper: about -5 % latency, "
               "+13 % hit rate):")
@@ -46,7 +48,8 @@ def add_parser(commands) -> None:
         description="Run a job mix on the 16-node cluster under each node scheduler and each card "
                     "configuration (NoSKC, SKC-N, SKC-N+Prefetch-M), print latency, hit rates, mean job "
                     "completion time and context switches, and the effect of prefetching against SKC, and write "
-                    "fig6_<mix>.csv and .png. Finished runs are kept in <out>/<mix>.runs/ and reused.")
+                    "fig6_<mix>.csv/.parquet and .pdf/.svg/.png. Finished runs are kept in <out>/<mix>.runs/ and "
+                    "reused.")
     compare.add_argument("--schedulers", default="local,sb,dcs-sb,pb,gang",
                          help="comma-separated, any of the engine's: {schedulers} (default: %(default)s)")
     compare.add_argument("--configs", default="NoSKC,SKC,Prefetch",

@@ -16,17 +16,24 @@ def execute(args) -> None:
 
     names = list(FIGURES) if "all" in args.names else args.names
     for name in names:
-        df = FIGURES[name](Path(args.out), accesses=args.accesses, jobs=args.jobs, quiet=args.quiet)
+        df = FIGURES[name](Path(args.out), accesses=args.accesses, jobs=args.jobs, quiet=args.quiet, seeds=args.seeds)
         if not args.quiet:
             print(f"{name}: {len(df)} rows written under {args.out}/")
 
 
 def add_parser(commands) -> None:
-    figs = commands.add_parser("figures", help="regenerate the paper's cache figures (CSV + PNG)")
+    figs = commands.add_parser(
+        "figures", help="regenerate the paper's cache figures (CSV + Parquet tables, PDF + SVG + PNG plots)",
+        description="Regenerate the paper's cache figures: each writes NAME.csv and NAME.parquet (its table), "
+                    "NAME.pdf, NAME.svg and NAME.png (300 dpi) and NAME.meta.json (the command and parameters). "
+                    "fig3 is analytic; fig8, fig9, xval and security are simulated, once per seed with --seeds.")
     figs.add_argument("names", nargs="+", choices=[*FIGURE_NAMES, "all"], help="figures to make")
     figs.add_argument("--out", type=output_folder, default=DEFAULT_OUTPUT, help="output folder (default: %(default)s)")
     figs.add_argument("--accesses", type=count_option, default=4_000_000,
                       help="look-ups per simulated point (default: %(default)s)")
     figs.add_argument("--jobs", type=count_option, default=2, help="points run at once (default: %(default)s)")
+    figs.add_argument("--seeds", type=count_option, default=1,
+                      help="run every simulated point with seeds 1..N and draw the mean with the range as error "
+                           "bars (fig3 is analytic and has no seed; default: %(default)s)")
     figs.add_argument("--quiet", action="store_true", help="no progress output")
     figs.set_defaults(func=execute)

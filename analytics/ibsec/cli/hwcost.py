@@ -63,6 +63,6 @@ def add_parser(commands) -> None:
     hw.add_argument("--gate-power", type=positive_real_option,
                     help="library power, nW/MHz/gate (default: 2.6, the 45 nm figure; needed for other nodes)")
     hw.add_argument("--json", action="store_true", help="print JSON")
-    hw.add_argument("--out", type=output_file, metavar="FILE.csv",
-                    help="also write the table as CSV (and FILE.meta.json)")
+    hw.add_argument("--out", type=output_file, metavar="FILE",
+                    help="also write the table: FILE.parquet as Parquet, else CSV (and FILE.meta.json beside it)")
     hw.set_defaults(func=execute)

@@ -7,11 +7,12 @@ import os
 import signal
 import sys
 
-from .. import __version__
 from ..errors import IbsecError
+from ..version import __version__
 from . import (
     analytic,
     cachesim,
+    collect,
     compare_schedulers,
     figures,
     hwcost,
@@ -27,7 +28,7 @@ from . import (
 
 # In the order `ibsec --help` lists them.
 COMMANDS = (analytic, cachesim, run, params, presets, figures, study, reproduce, trace, compare_schedulers,
-            prefetch_sweep, hwcost, sweep)
+            prefetch_sweep, hwcost, sweep, collect)
 
 
 class VersionAction(argparse.Action):

@@ -29,7 +29,8 @@ def add_parser(commands) -> None:
         help="SKC size and prefetch-buffer size sweeps on a job mix (Fig. 7)",
         description="For each scheduler: the SKC size swept with and without a prefetch buffer of --pb-fixed "
                     "entries, and the buffer size swept at each --skc-fixed SKC size. Prints the tables and "
-                    "writes fig7_<mix>.csv and .png. Shares the resumable store with compare-schedulers.")
+                    "writes fig7_<mix>.csv/.parquet and .pdf/.svg/.png. Shares the resumable store with "
+                    "compare-schedulers.")
     sweep.add_argument("--schedulers", default="dcs-sb,gang",
                        help="comma-separated, any of the engine's: {schedulers} (default: %(default)s)")
     sweep.add_argument("--skc-sizes", default="2,5,10,15,20,25,30", help="SKC entries to sweep (default: %(default)s)")

@@ -24,8 +24,9 @@ def add_parser(commands) -> None:
     repro = commands.add_parser(
         "reproduce", help="regenerate every figure and table of the paper and results/REPORT.md",
         description="Regenerates Fig. 3, 5, 6, 7, 8, 9, Table 1 and the 3.1 hardware-cost table from the shipped "
-                    "workloads (CSV + PNG each) and writes REPORT.md, which puts each number beside the paper's "
-                    "statement. Finished runs are kept in resumable stores under --out and reused.")
+                    "workloads (CSV and Parquet tables, PDF, SVG and PNG plots) and writes REPORT.md, which puts "
+                    "each number beside the paper's statement. Finished runs are kept in resumable stores under "
+                    "--out and reused.")
     repro.add_argument("--quick", action="store_true",
                        help="fewer points and look-ups: a few minutes on 2 cores instead of the full plan")
     repro.add_argument("--out", type=output_folder, default="results", help="output folder (default: %(default)s)")

@@ -57,9 +57,13 @@ def execute(args) -> int:
     if args.sweep_load is None:
         if args.jobs is not None:
             raise ConfigError("--jobs", "only a load sweep (--sweep-load) runs several points")
+        if args.seeds is not None:
+            raise ConfigError("--seeds", "only a load sweep (--sweep-load) runs each point with several seeds "
+                                         "(one run takes --set seed=N)")
         return run_once(args.config, args.set, args.out, args.quiet, args.perf_json, args.attack)
     if args.out is None:
-        raise ConfigError("--out", "a load sweep writes PREFIX.csv, PREFIX.png and PREFIX.meta.json: give --out PREFIX")
+        raise ConfigError("--out", "a load sweep writes PREFIX.csv/.parquet, PREFIX.pdf/.svg/.png and "
+                                   "PREFIX.meta.json: give --out PREFIX")
     if args.perf_json is not None:
         raise ConfigError("--perf-json", "not available with --sweep-load")
     if args.jobs is not None and args.jobs < 1:
@@ -70,7 +74,7 @@ def execute(args) -> int:
     if args.attack is not None and not Path(args.attack).is_file():
         raise ConfigError("--attack", f"attack file {args.attack!r} does not exist or is not a file")
     return sweep_load(args.config, args.set, args.sweep_load, args.out, args.jobs or default_jobs(), args.quiet,
-                      argv=args.argv, attack=args.attack)
+                      argv=args.argv, attack=args.attack, seeds=args.seeds or 1)
 
 
 def add_parser(commands) -> None:
@@ -87,7 +91,7 @@ def add_parser(commands) -> None:
                      help="override one parameter, e.g. --set nic.security=SKC-16 (repeatable; later wins; "
                           "VALUE is JSON if it parses, else a string)")
     run.add_argument("-o", "--out", type=output_file, help="result file (JSON; standard output when omitted); "
-                                   "with --sweep-load, the PREFIX of PREFIX.csv/.png/.meta.json")
+                                   "with --sweep-load, the PREFIX of PREFIX.csv/.parquet/.pdf/.svg/.png/.meta.json")
     run.add_argument("--sweep-load", metavar="LOADS",
                      help="run one point per traffic.load: START:STOP:STEP (inclusive, e.g. 0.05:0.95:0.1) or "
                           "V1,V2,... (e.g. 0.1,0.3,0.5); finished points are kept in PREFIX.runs/ and reused")
@@ -100,6 +104,9 @@ def add_parser(commands) -> None:
                           "docs/attacks.md); the result gains an `attack` section and the summary a table of "
                           "attacked, detected and delivered packets")
     run.add_argument("--jobs", type=count_option, help="load points run at once (default: CPUs, at most 8)")
+    run.add_argument("--seeds", type=count_option, metavar="N",
+                     help="load sweep: run every load with seeds 1..N (a row each) and plot the mean with the "
+                          "range over the seeds as error bars")
     run.add_argument("--perf-json", type=output_file,
                      help="also write wall time, packets/s and peak memory here (single run)")
     run.add_argument("-q", "--quiet", action="store_true", help="no progress or summary on standard error")

@@ -19,10 +19,10 @@ import json
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from .. import __version__
 from ..errors import ConfigError
 from ..numeric import positive_real
 from ..output.files import STDOUT, write_json_output, write_output
+from ..version import __version__
 from .cacti.geometry import PB_STRUCTURE, Geometry, skc_structure
 from .cacti.table import find_row
 
@@ -227,8 +227,8 @@ def text_table(spec: CardSpec, rate: LookupRate, rows: list[CostRow]) -> str:
 
 
 def write_table(path: Path, spec: CardSpec, rate: LookupRate, rows: list[CostRow], command: str) -> Path:
-    """The table as CSV, and beside it PATH.meta.json naming the command that made it ('-': the CSV alone, on
-    standard output)."""
+    """The table as CSV (Parquet for PATH.parquet), and beside it PATH.meta.json naming the command that made it
+    ('-': the CSV alone, on standard output)."""
     path = Path(path)
 
     def write(tmp: Path) -> None:
@@ -238,7 +238,14 @@ def write_table(path: Path, spec: CardSpec, rate: LookupRate, rows: list[CostRow
             for row in rows:  # 6 significant digits, as the other result tables
                 writer.writerow({k: f"{v:.6g}" if isinstance(v, float) else v for k, v in asdict(row).items()})
 
-    write_output(path, write)
+    if path.suffix.lower() == ".parquet":
+        import pandas as pd
+
+        from ..output.tables import write_table as write_table_file
+
+        write_table_file(pd.DataFrame([asdict(row) for row in rows]), path)
+    else:  # any other name is CSV
+        write_output(path, write)
     if str(path) == STDOUT:  # no file for the meta data to describe, nor a folder to put it in
         return path
     meta = {"table": path.stem, "command": command, "ibsec_version": __version__, "tech_nm": spec.tech_nm,

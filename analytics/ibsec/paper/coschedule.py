@@ -26,20 +26,16 @@ from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
-import matplotlib
+import numpy as np
+import pandas as pd
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import pandas as pd  # noqa: E402
-
-from ..engine.binary import EngineError, parameters  # noqa: E402
-from ..engine.config import parse_override  # noqa: E402
-from ..engine.point import EnginePoint, EngineRun, point_identity  # noqa: E402
-from ..errors import ConfigError  # noqa: E402
-from ..output.figures import save_figure  # noqa: E402
-from ..output.files import write_output  # noqa: E402
-from ..runs.store import load_store, point_key, run_points  # noqa: E402
-from .mixes import Mix  # noqa: E402
+from ..engine.binary import EngineError, parameters
+from ..engine.config import parse_override
+from ..engine.point import EnginePoint, EngineRun, point_identity
+from ..errors import ConfigError
+from ..output import figure_style as style
+from ..runs.store import load_store, point_key, run_points
+from .mixes import Mix
 
 CONFIGS = ("NoSecurity", "NoSKC", "SKC", "Prefetch")
 # The study sets these itself; a --set of one of them would silently change what a row means.
@@ -106,19 +102,25 @@ class Study:
     overrides: list[str]
     jobs: int = 1
     quiet: bool = False
+    seeds: int = 1  # > 1: every run once per seed 1..seeds (the schedulers' start order is random)
 
     @property
     def runs(self) -> Path:
         return self.out / f"{self.mix.name}.runs"
 
-    def point(self, scheduler: str, security: str) -> EnginePoint:
-        """One engine run of the study: the mix's traces under a scheduler and a card configuration.
+    @property
+    def seed_list(self) -> list[int | None]:
+        """The seeds each run takes; [None] (the config's seed, no override) without --seeds."""
+        return list(range(1, self.seeds + 1)) if self.seeds > 1 else [None]
+
+    def point(self, scheduler: str, security: str, seed: int | None = None) -> EnginePoint:
+        """One engine run of the study: the mix's traces under a scheduler and a card configuration (and seed).
 
         Its identity holds the traces' contents, not their paths: a regenerated trace is run again,
         a moved one is not; and the engine's digest: a rebuilt engine runs it again."""
         overrides = (f"trace.jobs={json.dumps(self.traces)}", f"scheduler.policy={scheduler}",
-                     f"nic.security={security}", *self.overrides)
-        return EnginePoint(overrides=overrides, label=f"{scheduler}_{security}")
+                     f"nic.security={security}", *self.overrides, *([f"seed={seed}"] if seed else []))
+        return EnginePoint(overrides=overrides, label=f"{scheduler}_{security}" + (f"_seed-{seed}" if seed else ""))
 
     @cached_property
     def traces(self) -> list[str]:
@@ -175,17 +177,31 @@ def result_row(run: EngineRun) -> dict:
 def compare_schedulers(study: Study, schedulers: list[str], configs: list[str], skc: int, pb: int,
                        argv: list[str] | None = None) -> pd.DataFrame:
     """Every scheduler under every configuration; writes fig6_<mix>.csv/.png and returns the table."""
-    plan = [(s, c, security_mode(c, skc, pb)) for s in schedulers for c in configs]
-    points = [study.point(s, mode) for s, _, mode in plan]
+    plan = [(s, c, security_mode(c, skc, pb), seed) for s in schedulers for c in configs for seed in study.seed_list]
+    points = [study.point(s, mode, seed) for s, _, mode, seed in plan]
     rows = run_study_points(study, points, "scheduler runs")
-    df = pd.DataFrame([{"mix": study.mix.name, "scheduler": s, "configuration": c, "security": mode, **rows[p.key]}
-                       for (s, c, mode), p in zip(plan, points, strict=True)])
+    df = pd.DataFrame([{"mix": study.mix.name, "scheduler": s, "configuration": c, "security": mode,
+                        **({"seed": seed} if seed else {}), **rows[p.key]}
+                       for (s, c, mode, seed), p in zip(plan, points, strict=True)])
     fig = fig6_plot(df, study.mix.name)
     save_table(df, fig, study.out, f"fig6_{study.mix.name}",
                {"mix": study.mix.name, "jobs": [j.label for j in study.mix.jobs], "schedulers": schedulers,
                 "configurations": {c: security_mode(c, skc, pb) for c in configs}, "overrides": study.overrides,
-                "prefetch_vs_skc": prefetch_effect(df).to_dict(orient="records")}, argv)
+                "seeds": study.seeds,
+                "prefetch_vs_skc": prefetch_effect(seed_means(df)).to_dict(orient="records")}, argv)
     return df
+
+
+def seed_means(df: pd.DataFrame, keys: tuple[str, ...] = ("scheduler", "configuration")) -> pd.DataFrame:
+    """One row per `keys`: the mean over the seeds of each number (the fewest jobs completed, the worst exit
+    code), the first of the rest; the table itself when it has no seeds."""
+    if "seed" not in df.columns:
+        return df
+    rest = [c for c in df.columns if c not in (*keys, "seed")]
+    fixed = {"jobs_completed": "min", "jobs": "min", "exit_code": "max"}  # the worst seed
+    how = {c: fixed.get(c) or ("mean" if pd.api.types.is_numeric_dtype(df[c]) and not pd.api.types.is_bool_dtype(df[c])
+                               else "first") for c in rest}
+    return df.groupby(list(keys), sort=False, as_index=False).agg(how)
 
 
 def summary_table(df: pd.DataFrame) -> pd.DataFrame:
@@ -216,41 +232,35 @@ def prefetch_effect(df: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["scheduler", "latency_change_percent", "hit_rate_change_points"])
 
 
-def _grouped_bars(ax, df: pd.DataFrame, value: str, scale: float) -> None:
-    """One group per scheduler, one bar per configuration."""
-    schedulers, configs = list(dict.fromkeys(df["scheduler"])), list(dict.fromkeys(df["configuration"]))
-    width = 0.8 / len(configs)
-    for i, config in enumerate(configs):
-        part = df[df["configuration"] == config].set_index("scheduler").reindex(schedulers)
-        xs = [s + (i - (len(configs) - 1) / 2) * width for s in range(len(schedulers))]
-        ax.bar(xs, part[value] * scale, width, label=config, color=f"C{CONFIGS.index(config)}")
-    ax.set_xticks(range(len(schedulers)), schedulers)
-
-
 def fig6_plot(df: pd.DataFrame, mix: str):
-    fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4))
-    _grouped_bars(left, df, "latency_mean_ns", 1e-3)
-    left.set_ylabel("mean network latency (us)")
+    """(a) latency and (b) job completion per scheduler and configuration, on log axes (NoSKC's latency and the
+    local scheduler's completion are several times the others')."""
+    fig, (left, right) = style.subplots(1, 2, width=10.0, height=3.6)
+    style.grouped_bars(left, df, "scheduler", "configuration", "latency_mean_ns", lambda v: v * 1e-3)
+    left.set_ylabel(f"mean network latency ({style.MICROSECONDS})")
     left.set_title("(a) network latency", loc="left")
-    _grouped_bars(right, df, "mean_job_completion_time_ns", 1e-9)
+    style.grouped_bars(right, df, "scheduler", "configuration", "mean_job_completion_time_ns", lambda v: v * 1e-9)
     right.set_ylabel("mean job completion time (s)")
     right.set_title("(b) job completion time", loc="left")
-    for ax in (left, right):
+    for ax in (left, right):  # log: a local scheduler's minutes would flatten the coschedulers' seconds
         ax.set_xlabel("scheduler")
-        ax.legend(fontsize=8)
-    fig.suptitle(f"Mix {mix} on 16 nodes: schedulers and key caching (synthetic traces)")
-    fig.tight_layout()
+        ax.set_yscale("log")
+        style.plain_numbers(ax)
+        ax.set_ylabel(f"{ax.get_ylabel()}, log")
+    style.legend_outside(right, title="card")
+    fig.suptitle(f"Mix {mix} on 16 nodes: schedulers and key caching (synthetic traces)" + _seeds_line(df))
     return fig
 
 
+def _seeds_line(df: pd.DataFrame) -> str:
+    """A title's second line saying what bars and points are, when the table has several seeds."""
+    seeds = df["seed"].nunique() if "seed" in df.columns else 1
+    return f"\nmean of {seeds} seeds; error bars: their range (min to max)" if seeds > 1 else ""
+
+
 def save_table(df: pd.DataFrame, fig, out: Path, name: str, meta: dict, argv: list[str] | None) -> None:
-    """CSV, PNG and meta.json as every figure; also Parquet when pyarrow is installed (it is optional)."""
-    save_figure(df, fig, out, name, meta, argv)
-    try:
-        import pyarrow  # noqa: F401
-    except ImportError:
-        return
-    write_output(out / f"{name}.parquet", lambda tmp: df.to_parquet(tmp, index=False))
+    """The table (CSV, Parquet), the plot and meta.json, as every figure."""
+    style.save_figure(df, fig, out, name, meta, argv)
 
 
 # ---- Fig. 7: SKC size and prefetch-buffer size ----------------------------------------
@@ -276,18 +286,20 @@ def fig7_plan(schedulers: list[str], skc_sizes: list[int], pb_fixed: int, pb_siz
 def prefetch_sweep(study: Study, schedulers: list[str], skc_sizes: list[int], pb_fixed: int, pb_sizes: list[int],
                    skc_fixed: list[int], argv: list[str] | None = None) -> pd.DataFrame:
     """Fig. 7 for each scheduler; writes fig7_<mix>.csv/.png and returns the table."""
-    plan = fig7_plan(schedulers, skc_sizes, pb_fixed, pb_sizes, skc_fixed)
-    points = [study.point(p["scheduler"], p["security"]) for p in plan]
+    plan = [{**p, **({"seed": seed} if seed else {})}
+            for p in fig7_plan(schedulers, skc_sizes, pb_fixed, pb_sizes, skc_fixed) for seed in study.seed_list]
+    points = [study.point(p["scheduler"], p["security"], p.get("seed")) for p in plan]
     rows = run_study_points(study, points, "prefetch-sweep runs")
     df = pd.DataFrame([{"mix": study.mix.name, **p, **rows[point.key]} for p, point in zip(plan, points, strict=True)])
     save_table(df, fig7_plot(df, schedulers, study.mix.name), study.out, f"fig7_{study.mix.name}",
                {"mix": study.mix.name, "schedulers": schedulers, "skc_sizes": skc_sizes, "pb_fixed": pb_fixed,
-                "pb_sizes": pb_sizes, "skc_fixed": skc_fixed, "overrides": study.overrides}, argv)
+                "pb_sizes": pb_sizes, "skc_fixed": skc_fixed, "overrides": study.overrides, "seeds": study.seeds},
+               argv)
     return df
 
 
 def fig7_tables(df: pd.DataFrame) -> dict[str, pd.DataFrame]:
-    """Per scheduler and sweep: latency (us) and hit rate by SKC entries (rows) and buffer entries (columns)."""
+    """Per scheduler and sweep: latency (µs) and hit rate by SKC entries (rows) and buffer entries (columns)."""
     tables = {}
     df = df.assign(latency_us=df["latency_mean_ns"] * 1e-3, hit_rate=df["skc_hit_rate"])
     for (scheduler, sweep), part in df.groupby(["scheduler", "sweep"], sort=False):
@@ -299,45 +311,52 @@ def fig7_tables(df: pd.DataFrame) -> dict[str, pd.DataFrame]:
 
 
 def fig7_plot(df: pd.DataFrame, schedulers: list[str], mix: str):
-    fig, axes = plt.subplots(len(schedulers), 4, figsize=(16, 3.3 * len(schedulers)), squeeze=False)
+    """Per scheduler: latency and hit rate against SKC size (a, b) and buffer size (c, d). Hit rates above 0.9
+    everywhere in a panel are drawn as miss rates on a log axis, where 0.98 and 0.998 are a decade apart."""
+    fig, axes = style.subplots(len(schedulers), 4, width=15.0, height=3.1 * len(schedulers) + 0.6, squeeze=False)
     for row, scheduler in zip(axes, schedulers, strict=True):
         part = df[df["scheduler"] == scheduler]
         _skc_sweep_panels(row[0], row[1], part[part["sweep"] == "skc"])
         _pb_sweep_panels(row[2], row[3], part[part["sweep"] == "pb"])
-        row[0].set_ylabel(f"{scheduler}\nlatency (us)")
-        row[1].set_ylabel("hit rate")
-        row[2].set_ylabel("latency (us)")
-        row[3].set_ylabel("hit rate")
-    for ax, title in zip(axes[0], ("(a) latency vs SKC size", "(b) hit rate vs SKC size",
-                                   "(c) latency vs buffer size", "(d) hit rate vs buffer size"), strict=True):
+        row[0].set_ylabel(f"{scheduler}\nlatency ({style.MICROSECONDS})")
+        row[2].set_ylabel(f"latency ({style.MICROSECONDS})")
+    for ax, title in zip(axes[0], ("(a) latency vs SKC size", "(b) hits vs SKC size",
+                                   "(c) latency vs buffer size", "(d) hits vs buffer size"), strict=True):
         ax.set_title(title, loc="left")
-    fig.suptitle(f"Mix {mix}: session key cache and prefetch buffer sizes (synthetic traces)")
-    fig.tight_layout()
+    fig.suptitle(f"Mix {mix}: session key cache and prefetch buffer sizes (synthetic traces)" + _seeds_line(df))
     return fig
 
 
 def _skc_sweep_panels(latency_ax, hit_ax, df: pd.DataFrame) -> None:
+    show = style.hit_rate_axis(hit_ax, df["skc_hit_rate"])
     for buffered, part in df.groupby(df["pb_entries"] > 0, sort=True):
         label = f"SKC+Prefetch-{int(part['pb_entries'].iloc[0])}" if buffered else "SKC only"
-        latency_ax.plot(part["skc_entries"], part["latency_mean_ns"] * 1e-3, marker="o", label=label)
-        hit_ax.plot(part["skc_entries"], part["skc_hit_rate"], marker="o", label=label)
+        look = style.config_style("Prefetch" if buffered else "SKC")
+        style.line_over_seeds(latency_ax, part, "skc_entries", "latency_mean_ns", lambda v: v * 1e-3, label=label,
+                              **look)
+        style.line_over_seeds(hit_ax, part, "skc_entries", "skc_hit_rate", show, label=label, **look)
     for ax in (latency_ax, hit_ax):
         ax.set_xlabel("SKC entries")
-        ax.legend(fontsize=7)
-    hit_ax.set_ylim(0, 1.02)
+    style.log_scale_if_wide(latency_ax, df["latency_mean_ns"])
+    style.legend_outside(hit_ax)
 
 
 def _pb_sweep_panels(latency_ax, hit_ax, df: pd.DataFrame) -> None:
+    show = style.hit_rate_axis(hit_ax, df["skc_hit_rate"])
     for i, (skc, part) in enumerate(df.groupby("skc_entries", sort=True)):
         buffered, bare = part[part["pb_entries"] > 0], part[part["pb_entries"] == 0]
-        for ax, value, scale in ((latency_ax, "latency_mean_ns", 1e-3), (hit_ax, "skc_hit_rate", 1.0)):
-            ax.plot(buffered["pb_entries"], buffered[value] * scale, marker="o", color=f"C{i}", label=f"SKC-{skc}")
-            if len(bare):  # the same SKC without a buffer, for reference
-                ax.axhline(bare[value].iloc[0] * scale, color=f"C{i}", linestyle="--", linewidth=0.8)
+        look = style.series_style(i)
+        style.line_over_seeds(latency_ax, buffered, "pb_entries", "latency_mean_ns", lambda v: v * 1e-3,
+                              label=f"SKC-{skc}", **look)
+        style.line_over_seeds(hit_ax, buffered, "pb_entries", "skc_hit_rate", show, label=f"SKC-{skc}", **look)
+        if len(bare):  # the same SKC without a buffer (mean over the seeds), for reference
+            latency_ax.axhline(bare["latency_mean_ns"].mean() * 1e-3, color=look["color"], ls="--", lw=0.8)
+            hit_ax.axhline(float(np.asarray(show([bare["skc_hit_rate"].mean()]))[0]), color=look["color"], ls="--",
+                           lw=0.8)
     sizes = sorted(set(df.loc[df["pb_entries"] > 0, "pb_entries"]))
     for ax in (latency_ax, hit_ax):
         ax.set_xscale("log", base=2)
         ax.set_xticks(sizes, [str(int(m)) for m in sizes])  # 1, 2, 4 rather than 2^0, 2^1, 2^2
         ax.set_xlabel("prefetch buffer entries (dashed: no buffer)")
-        ax.legend(fontsize=7)
-    hit_ax.set_ylim(0, 1.02)
+    style.log_scale_if_wide(latency_ax, df["latency_mean_ns"])
+    style.legend_outside(hit_ax)

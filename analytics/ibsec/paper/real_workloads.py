@@ -13,17 +13,12 @@ import re
 from importlib import resources
 from pathlib import Path
 
-import matplotlib
+import pandas as pd
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import pandas as pd  # noqa: E402
-from matplotlib.ticker import ScalarFormatter  # noqa: E402
-
-from ..errors import ConfigError  # noqa: E402
-from ..output.figures import save_figure  # noqa: E402
-from ..output.files import write_text_output  # noqa: E402
-from .workload_study import _colour, _with_overheads, replay_points  # noqa: E402
+from ..errors import ConfigError
+from ..output import figure_style as style
+from ..output.files import write_text_output
+from .workload_study import _with_overheads, replay_points
 
 REAL_CONFIGS = ("NoSecurity", "NoSKC", "SKC-2", "SKC-6")
 REAL_NAME = re.compile(r"(?P<bench>[a-z]+)\.(?P<cls>[A-Z])\.(?P<procs>[0-9]+)\.trace\.(gz|zst)")
@@ -82,7 +77,7 @@ def real_vs_synthetic(out: Path, traces_dir: Path, classes: tuple[str, ...] = ("
     df = df.drop(columns=["trace"]).assign(trace=[Path(p["trace"]).name for p in points])
     fig = _figure(df, configs)
     write_text_output(out / "real_workloads.md", markdown_table(df))
-    save_figure(df, fig, out, "real_workloads",
+    style.save_figure(df, fig, out, "real_workloads",
                 {"configurations": list(configs), "classes": list(classes),
                  "traces": sorted(set(df["trace"])), "procs": 16,
                  "network": "defaults (16 nodes, single switch, 4x SDR, 256 B packets)"})
@@ -91,7 +86,7 @@ def real_vs_synthetic(out: Path, traces_dir: Path, classes: tuple[str, ...] = ("
 
 def _figure(df: pd.DataFrame, configs: tuple[str, ...]):
     """Completion time over NoSecurity per benchmark, captured (solid) beside synthetic (hatched)."""
-    fig, ax = plt.subplots(figsize=(10, 4))
+    fig, ax = style.subplots(width=10.0, height=3.8)
     labels = list(dict.fromkeys(df["bench"] + "." + df["class"]))
     shown = [c for c in configs if c != "NoSecurity"]
     width = 0.8 / (2 * len(shown))
@@ -100,18 +95,16 @@ def _figure(df: pd.DataFrame, configs: tuple[str, ...]):
             part = df[(df["configuration"] == config) & (df["source"] == source)]
             part = part.assign(label=part["bench"] + "." + part["class"]).set_index("label").reindex(labels)
             xs = [k + (2 * i + j - len(shown) + 0.5) * width for k in range(len(labels))]
-            ax.bar(xs, part["completion_vs_nosecurity"], width, color=_colour(config),
+            ax.bar(xs, part["completion_vs_nosecurity"], width, color=style.config_style(config, i)["color"],
                    hatch="//" if source == "synthetic" else None, edgecolor="black", linewidth=0.3,
                    label=f"{config}, {source}")
     ax.set_xticks(range(len(labels)), labels, rotation=45, ha="right")
     ax.set_ylabel("completion time / NoSecurity")
     ax.set_yscale("log")
     # Ratios of 1 to a few: plain numbers on the log axis, not powers of ten.
-    ax.yaxis.set_major_formatter(ScalarFormatter())
-    ax.yaxis.set_minor_formatter(ScalarFormatter())
+    style.plain_numbers(ax)
     ax.set_title("Real NPB traces (captured) beside the generators' (synthetic), 16 nodes", loc="left")
-    ax.legend(fontsize=7, ncol=2, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
-    fig.tight_layout()
+    style.legend_outside(ax)
     return fig
 
 
@@ -120,7 +113,7 @@ def comparison_tables(df: pd.DataFrame) -> dict[str, pd.DataFrame]:
     order = list(dict.fromkeys(df["configuration"]))
     tables = {}
     for title, column, scale, configs in (
-            ("mean network latency (us)", "latency_mean_ns", 1e-3, order),
+            ("mean network latency (µs)", "latency_mean_ns", 1e-3, order),
             ("SKC hit rate", "skc_hit_rate", 1.0, [c for c in order if c.startswith("SKC")]),
             ("execution time (ms)", "simulated_execution_time_ns", 1e-6, order)):
         wide = df.pivot_table(index=["bench", "class", "source"], columns="configuration", values=column,
@@ -131,7 +124,7 @@ def comparison_tables(df: pd.DataFrame) -> dict[str, pd.DataFrame]:
 
 def markdown_table(df: pd.DataFrame) -> str:
     """The comparison as one Markdown table: a row per benchmark, class and source; per configuration the mean
-    latency (us), the SKC hit rate and the execution time (ms), and the execution time over NoSecurity."""
+    latency (µs), the SKC hit rate and the execution time (ms), and the execution time over NoSecurity."""
     configs = list(dict.fromkeys(df["configuration"]))
     header = ["benchmark", "class", "source"]
     for config in configs:

@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from .. import __version__
 from ..models import markov
 from ..output.files import write_text_output
+from ..version import __version__
 
 
 @dataclass(frozen=True)

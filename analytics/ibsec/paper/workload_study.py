@@ -13,15 +13,11 @@ import functools
 import json
 from pathlib import Path
 
-import matplotlib
+import pandas as pd
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import pandas as pd  # noqa: E402
-
-from ..engine.point import EnginePoint, point_identity  # noqa: E402
-from ..output.figures import save_figure  # noqa: E402
-from ..runs.store import run_points  # noqa: E402
+from ..engine.point import EnginePoint, point_identity
+from ..output import figure_style as style
+from ..runs.store import run_points
 
 STUDY_CONFIGS = ("NoSecurity", "NoSKC", "SKC-2", "SKC-4", "SKC-6", "SKC-10")
 # Fig. 5(d): CG with packets from 32 to 2048 bytes of payload.
@@ -98,22 +94,6 @@ def _with_overheads(df: pd.DataFrame, group: list[str]) -> pd.DataFrame:
     return df
 
 
-def _colour(config: str) -> str:
-    """One colour per configuration across every panel."""
-    known = list(STUDY_CONFIGS)
-    return f"C{known.index(config) if config in known else len(known) + hash(config) % 3}"
-
-
-def _grouped_bars(ax, df: pd.DataFrame, value: str, configs: tuple[str, ...], scale: float = 1.0) -> None:
-    benches = list(dict.fromkeys(df["bench"]))
-    width = 0.8 / len(configs)
-    for i, config in enumerate(configs):
-        part = df[df["configuration"] == config].set_index("bench").reindex(benches)
-        xs = [b + (i - (len(configs) - 1) / 2) * width for b in range(len(benches))]
-        ax.bar(xs, part[value] * scale, width, label=config, color=_colour(config))
-    ax.set_xticks(range(len(benches)), benches)
-
-
 def fig5(out: Path, traces_dir: Path, jobs: int = 2, quiet: bool = False,
          configs: tuple[str, ...] = STUDY_CONFIGS) -> pd.DataFrame:
     """Fig. 5(a-c) and Table 1: every shipped workload under every card configuration."""
@@ -122,42 +102,63 @@ def fig5(out: Path, traces_dir: Path, jobs: int = 2, quiet: bool = False,
               for bench, path in traces.items() for config in configs]
     df = _with_overheads(replay_points(points, out / "fig5.runs", jobs, quiet, "workload replays"), ["bench"])
     df = df.drop(columns=["trace"]).assign(trace=[Path(p["trace"]).name for p in points])
-
-    fig, axes = plt.subplots(3, 1, figsize=(9, 10))
-    _grouped_bars(axes[0], df, "latency_mean_ns", configs, 1e-3)
-    axes[0].set_ylabel("mean network latency (us)")
-    axes[0].set_yscale("log")
-    axes[0].set_title("(a) network latency", loc="left")
-    skc = tuple(c for c in configs if c.startswith("SKC"))
-    _grouped_bars(axes[1], df, "skc_hit_rate", skc)
-    axes[1].set_ylabel("SKC hit rate")
-    axes[1].set_ylim(0, 1.05)
-    axes[1].set_title("(b) SKC hit rate", loc="left")
-    _grouped_bars(axes[2], df, "completion_vs_nosecurity", configs)
-    axes[2].set_ylabel("completion time / NoSecurity")
-    axes[2].set_title("(c) completion time", loc="left")
-    fig.suptitle("Single-application replays, 16 nodes (synthetic NAS/SPECjbb-style traces)")
-    fig.legend(*axes[0].get_legend_handles_labels(), ncol=len(configs), fontsize=8, loc="upper center",
-               bbox_to_anchor=(0.5, 0.965), frameon=False)
-    fig.tight_layout(rect=(0, 0, 1, 0.95))
-    save_figure(df, fig, out, "fig5_workloads",
-                {"configurations": list(configs), "traces": {b: p.name for b, p in traces.items()},
-                 "network": "defaults (16 nodes, single switch, 4x SDR, 256 B packets)"})
+    style.save_figure(df, fig5_plot(df, configs), out, "fig5_workloads",
+                      {"configurations": list(configs), "traces": {b: p.name for b, p in traces.items()},
+                       "network": "defaults (16 nodes, single switch, 4x SDR, 256 B packets)"})
     table1 = df[df["configuration"] == "NoSecurity"][["bench", "original_execution_time_ns",
                                                       "simulated_execution_time_ns", "simulated_over_original"]]
-    fig, ax = plt.subplots(figsize=(7, 3.5))
-    benches = list(table1["bench"])
-    ax.bar([i - 0.2 for i in range(len(benches))], table1["original_execution_time_ns"] * 1e-6, 0.4, label="original")
-    ax.bar([i + 0.2 for i in range(len(benches))], table1["simulated_execution_time_ns"] * 1e-6, 0.4,
-           label="simulated (NoSecurity)")
-    ax.set_xticks(range(len(benches)), benches)
-    ax.set_ylabel("execution time (ms)")
-    ax.set_title("Table 1: original vs simulated execution time")
-    ax.legend(fontsize=8)
-    fig.tight_layout()
-    save_figure(table1.reset_index(drop=True), fig, out, "table1_execution_time",
-                {"configuration": "NoSecurity", "traces": {b: p.name for b, p in traces.items()}})
+    table1 = table1.reset_index(drop=True)
+    style.save_figure(table1, table1_plot(table1), out, "table1_execution_time",
+                      {"configuration": "NoSecurity", "traces": {b: p.name for b, p in traces.items()}})
     return df
+
+
+def fig5_plot(df: pd.DataFrame, configs: tuple[str, ...]):
+    """(a) latency, (b) SKC hit rate (as miss rate on a log axis when most are above 0.9), (c) completion overhead."""
+    fig, axes = style.subplots(3, 1, width=7.5, height=8.5)
+    style.grouped_bars(axes[0], df, "bench", "configuration", "latency_mean_ns", lambda v: v * 1e-3, configs)
+    axes[0].set_ylabel(f"mean network latency ({style.MICROSECONDS})")
+    style.log_scale_if_wide(axes[0], df["latency_mean_ns"])
+    axes[0].set_title("(a) network latency", loc="left")
+    skc = tuple(c for c in configs if c.startswith("SKC"))
+    hits = df[df["configuration"].isin(skc)]
+    style.grouped_bars(axes[1], hits, "bench", "configuration", "skc_hit_rate", style.hit_rate_axis(axes[1],
+                       hits["skc_hit_rate"]), skc)
+    axes[1].set_title("(b) SKC hit rate" + (" (shown as miss rate)" if style.high_hit_rates(hits["skc_hit_rate"])
+                                            else ""), loc="left")
+    secured = tuple(c for c in configs if c != "NoSecurity")
+    style.grouped_bars(axes[2], df[df["configuration"].isin(secured)], "bench", "configuration",
+                       "completion_vs_nosecurity", lambda v: (v - 1.0) * 100.0, secured)
+    axes[2].axhline(0.0, color="grey", lw=0.6)
+    axes[2].set_ylabel("completion time over\nNoSecurity (%)")
+    axes[2].set_title("(c) completion time", loc="left")
+    fig.suptitle("Single-application replays, 16 nodes (synthetic NAS/SPECjbb-style traces)")
+    style.figure_legend(fig, axes[0], title="card")
+    return fig
+
+
+def table1_plot(table1: pd.DataFrame):
+    """Table 1 as a table (original and simulated time, ms) beside the ratio, which is where they differ."""
+    fig, (left, right) = style.subplots(1, 2, width=8.0, height=0.45 * len(table1) + 1.4,
+                                        gridspec_kw={"width_ratios": [1.25, 1]})
+    left.axis("off")
+    cells = [[bench, f"{orig * 1e-6:.4g}", f"{sim * 1e-6:.4g}", f"{ratio:.4f}"]
+             for bench, orig, sim, ratio in table1.itertuples(index=False)]
+    table = left.table(cellText=cells, colLabels=["benchmark", "original (ms)", "simulated (ms)", "simulated / orig."],
+                       loc="center", cellLoc="right", colLoc="right")
+    table.auto_set_font_size(False)
+    table.set_fontsize(8)
+    table.scale(1.0, 1.3)
+    benches = list(table1["bench"])
+    right.axvline(0.0, color="grey", lw=0.8)
+    right.plot((table1["simulated_over_original"] - 1.0) * 100.0, range(len(benches)), ls="none",
+               **style.config_style("NoSecurity"))
+    right.set_yticks(range(len(benches)), benches)
+    right.invert_yaxis()
+    right.set_xlabel("simulated − original (% of original)")
+    right.set_title("difference (0 = the trace's own time)", loc="left")
+    fig.suptitle("Table 1: original vs simulated execution time (NoSecurity)")
+    return fig
 
 
 def fig5d(out: Path, traces_dir: Path, jobs: int = 2, quiet: bool = False, bench: str = "CG") -> pd.DataFrame:
@@ -170,29 +171,30 @@ def fig5d(out: Path, traces_dir: Path, jobs: int = 2, quiet: bool = False, bench
     df = _with_overheads(replay_points(points, out / "fig5d.runs", jobs, quiet, "packet-size replays"),
                          ["bench", "mtu_bytes"])
     df = df.drop(columns=["trace"]).assign(trace=trace.name)
-    fig, (left, right) = plt.subplots(1, 2, figsize=(10, 4))
+    fig, (left, right) = style.subplots(1, 2, width=9.0, height=3.6)
     for config in MTU_SWEEP_CONFIGS:
         part = df[df["configuration"] == config]
-        left.plot(part["mtu_bytes"], part["latency_mean_ns"] * 1e-3, marker="o", label=config, color=_colour(config))
-        right.plot(part["mtu_bytes"], part["simulated_execution_time_ns"] * 1e-6, marker="o", label=config,
-                   color=_colour(config))
+        left.plot(part["mtu_bytes"], part["latency_mean_ns"] * 1e-3, label=config, **style.config_style(config))
+        right.plot(part["mtu_bytes"], part["simulated_execution_time_ns"] * 1e-6, label=config,
+                   **style.config_style(config))
     for ax in (left, right):
         ax.set_xscale("log", base=2)
+        ax.set_xticks(MTU_SWEEP_BYTES, [str(size) for size in MTU_SWEEP_BYTES])  # 32, 64, ... not 2^5, 2^6
         ax.set_xlabel("payload per packet (bytes)")
-        ax.legend(fontsize=8)
-    left.set_ylabel("mean network latency (us)")
-    left.set_yscale("log")
+    left.set_ylabel(f"mean network latency ({style.MICROSECONDS})")
+    style.log_scale_if_wide(left, df["latency_mean_ns"])
     right.set_ylabel("completion time (ms)")
+    style.log_scale_if_wide(right, df["simulated_execution_time_ns"])
+    style.legend_outside(right, title="card")
     fig.suptitle(f"(d) {bench} with packet sizes 32 - 2048 B (synthetic trace)")
-    fig.tight_layout()
-    save_figure(df, fig, out, "fig5d_packet_size",
-                {"bench": bench, "trace": trace.name, "mtu_bytes": list(MTU_SWEEP_BYTES),
-                 "configurations": list(MTU_SWEEP_CONFIGS), "vl_buffer_bytes": MTU_SWEEP_BUFFER_BYTES})
+    style.save_figure(df, fig, out, "fig5d_packet_size",
+                      {"bench": bench, "trace": trace.name, "mtu_bytes": list(MTU_SWEEP_BYTES),
+                       "configurations": list(MTU_SWEEP_CONFIGS), "vl_buffer_bytes": MTU_SWEEP_BUFFER_BYTES})
     return df
 
 
 def summary_tables(df: pd.DataFrame) -> dict[str, pd.DataFrame]:
-    """Latency (us), hit rate and completion time (ms) per benchmark and configuration, for printing."""
+    """Latency (µs), hit rate and completion time (ms) per benchmark and configuration, for printing."""
     order = list(dict.fromkeys(df["configuration"]))
     benches = list(dict.fromkeys(df["bench"]))
 
@@ -201,7 +203,7 @@ def summary_tables(df: pd.DataFrame) -> dict[str, pd.DataFrame]:
         return table.reindex(index=benches, columns=configs)
 
     return {
-        "mean network latency (us)": wide("latency_mean_ns", 1e-3, order),
+        "mean network latency (µs)": wide("latency_mean_ns", 1e-3, order),
         "SKC hit rate": wide("skc_hit_rate", 1.0, [c for c in order if c.startswith("SKC")]),
         "completion time (ms)": wide("simulated_execution_time_ns", 1e-6, order),
     }

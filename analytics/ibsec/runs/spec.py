@@ -102,7 +102,13 @@ def read_spec_file(path: Path) -> dict:
 def load_spec(path: str | Path) -> Spec:
     """Read and check a SPEC file; SpecError (naming the file and field) on any problem."""
     path = Path(path).resolve()
-    data = read_spec_file(path)
+    return spec_from_data(path, read_spec_file(path))
+
+
+def spec_from_data(path: Path, data: dict) -> Spec:
+    """Check a spec's table (as a SPEC file holds it); `path` names it in errors and anchors its relative paths."""
+    if not isinstance(data, dict):
+        raise SpecError(path, "SPEC", "a sweep spec must be a table (a dict)")
     unknown = [name for name in data if name not in FIELDS]
     if unknown:
         raise SpecError(path, unknown[0], f"not a field of a sweep spec (known: {', '.join(FIELDS)})")

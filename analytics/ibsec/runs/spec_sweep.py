@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import functools
 import json
-import math
 import shlex
 from collections.abc import Callable
 from pathlib import Path
@@ -20,6 +19,7 @@ from typing import Any
 from ..engine.point import EnginePoint, point_identity, run_to_row
 from ..errors import ConfigError, IbsecError
 from ..models.presets import with_preset
+from ..output.tables import uniform_column
 from .cluster import dask_executor
 from .spec import Spec
 
@@ -145,26 +145,6 @@ def sweep_table(spec: Spec, points: list[dict], rows: list, errors: dict):
     return pd.DataFrame({name: pd.array(uniform_column([r.get(name) for r in records])) for name in columns})
 
 
-def _value_kind(value) -> str:
-    if isinstance(value, bool):
-        return "bool"
-    if isinstance(value, (int, float)):
-        return "number"
-    return "text" if isinstance(value, str) else "json"
-
-
-def _missing(value) -> bool:
-    return value is None or (isinstance(value, float) and math.isnan(value))
-
-
-def uniform_column(values: list) -> list:
-    """A column Parquet can store: lists, tables and columns of mixed kinds become text (JSON)."""
-    kinds = {_value_kind(v) for v in values if not _missing(v)}
-    if len(kinds) <= 1 and "json" not in kinds:
-        return values
-    return [None if _missing(v) else v if isinstance(v, str) else json.dumps(v) for v in values]
-
-
 def write_table(table, out: Path) -> None:
     from ..output.files import write_output
 
@@ -174,14 +154,15 @@ def write_table(table, out: Path) -> None:
 
 # ---- running ------------------------------------------------------------------
 
-def write_echo(spec: Spec, points: list[dict], out: Path, argv: list[str]) -> None:
-    from .. import __version__
+def write_echo(spec: Spec, points: list[dict], out: Path, argv: list[str] | None, command: str | None = None) -> None:
+    """DIR/spec.json: the spec, its point count, the engine and the command (`ibsec ARGV`, or `command` as given)."""
     from ..engine.binary import engine_digest
     from ..output.files import write_json_output
+    from ..version import __version__
 
     engine = None if spec.kind == "analytic" else engine_digest()
     echo = {"spec": spec.echo(), "point_count": len(points), "engine": engine,
-            "command": shlex.join(["ibsec", *argv]), "ibsec_version": __version__}
+            "command": command or shlex.join(["ibsec", *argv]), "ibsec_version": __version__}
     write_json_output(out / "spec.json", echo)
 
 

@@ -1,0 +1,47 @@
+"""`ibsec.analytic`: the Markov ON/OFF cache-capacity model (paper 3.2), as `ibsec analytic ... --json` gives it.
+
+Cache size as `entries`, or `size` ('16KB') and `entry_bytes` (default 16); ON/OFF means in ms as `on_mean` and
+`off_mean`, or a NAS `preset` ('BT') and `machine` ('origin2000', 'sp2'; explicit means win over the preset's).
+"""
+
+from __future__ import annotations
+
+from ..models import markov
+from ..models.presets import with_preset
+from ..runs.spec_sweep import analytic_entries
+
+
+def _model_inputs(entries=None, size=None, entry_bytes=None, on_mean=None, off_mean=None, preset=None,
+                  machine=None, needs_size: bool = True) -> tuple[int | None, float, float]:
+    """(entries, ON mean, OFF mean) from the arguments, checked as a sweep spec's analytic points are."""
+    from ..errors import ConfigError
+
+    given = {"entries": entries, "size": size, "entry_bytes": entry_bytes, "on_mean": on_mean, "off_mean": off_mean,
+             "preset": preset, "machine": machine}
+    parameters = with_preset({name: value for name, value in given.items() if value is not None})
+    if "on_mean" not in parameters or "off_mean" not in parameters:
+        raise ConfigError("on_mean", "give on_mean and off_mean (ms), or a preset")
+    return (analytic_entries(parameters) if needs_size else None), parameters["on_mean"], parameters["off_mean"]
+
+
+def capacity(entries: int | None = None, size: str | None = None, entry_bytes: int | None = None,
+             on_mean: float | None = None, off_mean: float | None = None, preset: str | None = None,
+             machine: str | None = None, target: float = 0.9) -> dict:
+    """The largest number of sessions n with F_n(entries) >= target, and F either side of it."""
+    entries, on, off = _model_inputs(entries, size, entry_bytes, on_mean, off_mean, preset, machine)
+    return markov.capacity_report(entries, on, off, target).as_dict()
+
+
+def hitrate(processes: int, entries: int | None = None, size: str | None = None, entry_bytes: int | None = None,
+            on_mean: float | None = None, off_mean: float | None = None, preset: str | None = None,
+            machine: str | None = None) -> float:
+    """F_n(x): the hit-rate estimate of `entries` entries shared by `processes` sessions."""
+    entries, on, off = _model_inputs(entries, size, entry_bytes, on_mean, off_mean, preset, machine)
+    return markov.hit_rate_estimate(entries, processes, on, off)
+
+
+def states(processes: int, on_mean: float | None = None, off_mean: float | None = None, preset: str | None = None,
+           machine: str | None = None) -> list[float]:
+    """P_0 .. P_n: the probability that i of the n sessions are ON (Eq. 1-2)."""
+    _, on, off = _model_inputs(on_mean=on_mean, off_mean=off_mean, preset=preset, machine=machine, needs_size=False)
+    return markov.state_probabilities(processes, on, off).tolist()
