@@ -16,14 +16,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import matplotlib
+import pandas as pd
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import pandas as pd  # noqa: E402
-
-from ..output.figures import save_figure  # noqa: E402
-from .workload_study import (  # noqa: E402
+from ..output import figure_style as style
+from .workload_study import (
     MTU_SWEEP_BUFFER_BYTES,
     _with_overheads,
     default_traces,
@@ -71,22 +67,22 @@ def noskc_overlap(out: Path, traces_dir: Path, jobs: int = 2, quiet: bool = Fals
     df = df.drop(columns=["trace"])[["bench", "overlap", "latency_mean_ns", "latency_overhead_percent",
                                      "key_memory_wait_mean_ns"]]
 
-    fig, ax = plt.subplots(figsize=(7, 4.2))
-    for bench, part in df.groupby("bench", sort=False):
-        ax.plot(part["overlap"], part["latency_overhead_percent"], marker="o", lw=1, alpha=0.7, label=bench)
+    fig, ax = style.subplots(width=7.5, height=4.2)
+    for i, (bench, part) in enumerate(df.groupby("bench", sort=False)):
+        ax.plot(part["overlap"], part["latency_overhead_percent"], lw=1, alpha=0.8, label=bench,
+                **style.series_style(i + 1))
     mean = df.groupby("overlap")["latency_overhead_percent"].mean()
     ax.plot(mean.index, mean.values, color="black", lw=2.5, marker="s", label="mean")
-    ax.axhline(PAPER_NOSKC_PERCENT, color="grey", ls="--", lw=1)
-    ax.text(mean.index[-1], PAPER_NOSKC_PERCENT * 1.08, "paper: +160 %", ha="right", fontsize=8, color="grey")
+    ax.axhline(PAPER_NOSKC_PERCENT, color="grey", ls="--", lw=1, label="paper: +160 %")
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
     ax.set_xticks(list(levels), [str(v) for v in levels])
+    style.plain_numbers(ax)
     ax.set_xlabel("key reads the card overlaps (memory requests in flight = outstanding misses)")
     ax.set_ylabel("NoSKC latency over NoSecurity (%)")
     ax.set_title("NoSKC on the shipped workloads (16 nodes, 4x SDR, 256 B packets)")
-    ax.legend(fontsize=7, ncol=2, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
-    fig.tight_layout()
-    save_figure(df, fig, out, "card_noskc_overlap",
+    style.legend_outside(ax)
+    style.save_figure(df, fig, out, "card_noskc_overlap",
                 {"overlap_levels": list(levels), "traces": {b: p.name for b, p in traces.items()},
                  "paper_noskc_percent": PAPER_NOSKC_PERCENT})
     return df
@@ -121,21 +117,23 @@ def paper_mode(out: Path, traces_dir: Path, jobs: int = 2, quiet: bool = False, 
                          "ibsec_overhead_percent": float(sized.loc[mtu, "latency_overhead_percent"])})
     table = pd.DataFrame(rows)
 
-    fig, ax = plt.subplots(figsize=(7, 3.8))
-    labels = [f"{r.figure}\n{r.configuration} {r.mtu_bytes} B" for r in table[table.card == "blocking"].itertuples()]
+    fig, ax = style.subplots(width=7.5, height=3.8)
+    blocking = table[table.card == "blocking"]
+    labels = [f"{r.figure}\n{r.configuration} {r.mtu_bytes} B" for r in blocking.itertuples()]
     xs = range(len(labels))
-    for i, (name, colour) in enumerate((("paper", "#999999"), ("blocking", "#0072B2"), ("paper-mode", "#E69F00"))):
-        values = (table[table.card == "blocking"]["paper_overhead_percent"] if name == "paper"
-                  else table[table.card == name]["ibsec_overhead_percent"])
-        ax.bar([x + (i - 1) * 0.27 for x in xs], values, 0.27, label=name if name == "paper" else f"{name} card",
-               color=colour)
+    series = (("paper", blocking["paper_overhead_percent"]),
+              ("blocking card", blocking["ibsec_overhead_percent"]),
+              ("paper-mode card", table[table.card == "paper-mode"]["ibsec_overhead_percent"]))
+    for i, (name, values) in enumerate(series):
+        colour = "#999999" if name == "paper" else style.series_style(i)["color"]
+        ax.bar([x + (i - 1) * 0.27 for x in xs], values, 0.27, label=name, color=colour)
     ax.set_xticks(list(xs), labels, fontsize=8)
     ax.set_yscale("log")
+    style.plain_numbers(ax)
     ax.set_ylabel("latency over NoSecurity (%)")
     ax.set_title("The paper's overheads, the blocking card and the paper-mode card")
-    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
-    fig.tight_layout()
-    save_figure(table, fig, out, "card_paper_mode",
+    style.legend_outside(ax)
+    style.save_figure(table, fig, out, "card_paper_mode",
                 {"paper_mode_card": paper_card_overrides(), "config": PAPER_CARD_FILE.name, "fig5d_bench": bench,
                  "traces": {b: p.name for b, p in traces.items()}})
     return table

@@ -15,16 +15,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-import matplotlib
+import pandas as pd
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import pandas as pd  # noqa: E402
-
-from ..engine.point import EnginePoint, point_identity  # noqa: E402
-from ..output.figures import save_figure  # noqa: E402
-from ..output.files import write_output  # noqa: E402
-from ..runs.store import run_points  # noqa: E402
+from ..engine.point import EnginePoint, point_identity
+from ..output import figure_style as style
+from ..output.tables import write_csv_and_parquet
+from ..runs.store import run_points
 
 GENERATIONS = ("SDR", "DDR", "QDR", "FDR", "EDR", "HDR", "NDR")
 MTUS = (256, 4096)
@@ -161,35 +157,32 @@ def study(out: Path, trace: Path | None, grid: Grid = Grid(), jobs: int = 2, qui
     cheapest = cheapest_cards(df)
     order = {g: i for i, g in enumerate(GENERATIONS)}
 
-    fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4.2))
-    markers = "osD^v<>"
+    fig, (left, right) = style.subplots(1, 2, width=12, height=4.4)
     for i, ((workload, mtu), part) in enumerate(cheapest.groupby(["workload", "mtu_bytes"], sort=False)):
         part = part.sort_values("generation", key=lambda s: s.map(order))
-        left.plot(part["generation"], part["engines_needed"], marker=markers[i % len(markers)],
-                  label=f"{workload}, {mtu} B")
+        left.plot(part["generation"], part["engines_needed"], label=f"{workload}, {mtu} B", **style.series_style(i))
     left.set_yscale("log", base=2)
     left.set_xlabel("link generation (4x)")
     left.set_ylabel("GCM engines per direction needed")
     left.set_title(f"(a) fewest engines for {SECURE_CARD} throughput within "
                    f"{100 - 100 * MIN_THROUGHPUT_SHARE:.0f} % of NoSecurity", loc="left", fontsize=9)
-    left.legend(fontsize=7, frameon=False)
+    style.legend_outside(left, "below", ncol=2)
     skc = df[(df.kind == "skc") & (df.mtu_bytes == min(grid.mtus))]
     for i, ((workload, size), part) in enumerate(skc.groupby(["workload", "security"], sort=False)):
         part = part.sort_values("generation", key=lambda s: s.map(order))
-        right.plot(part["generation"], part["latency_overhead_percent"], marker=markers[i % len(markers)],
-                   label=f"{workload}, {size}")
+        right.plot(part["generation"], part["latency_overhead_percent"], label=f"{workload}, {size}",
+                   **style.series_style(i))
     right.set_yscale("symlog", linthresh=1.0)
     right.set_xlabel("link generation (4x)")
     right.set_ylabel("latency over NoSecurity (%)")
     right.set_title(f"(b) SKC size, {max(grid.engines)} engines, {max(grid.overlaps)} overlapped reads, "
                     f"{min(grid.mtus)} B", loc="left", fontsize=9)
-    right.legend(fontsize=7, frameon=False, loc="upper left", bbox_to_anchor=(1.01, 1.0))
-    fig.tight_layout()
+    style.legend_outside(right)
     parameters = {"generations": list(grid.generations), "mtus": list(grid.mtus), "engines": list(grid.engines),
                   "overlaps": list(grid.overlaps), "skc_sizes": list(grid.skc_sizes), "messages": grid.messages,
                   "uniform_load": UNIFORM_LOAD, "trace": str(trace) if trace else None,
                   "max_latency_overhead_percent": MAX_LATENCY_OVERHEAD_PERCENT,
                   "min_throughput_share": MIN_THROUGHPUT_SHARE, "card": SECURE_CARD}
-    save_figure(cheapest, fig, out, "line_rate", parameters, argv)
-    write_output(out / "line_rate_runs.csv", lambda tmp: df.to_csv(tmp, index=False, float_format="%.6g"))
+    style.save_figure(cheapest, fig, out, "line_rate", parameters, argv)
+    write_csv_and_parquet(df, out / "line_rate_runs")
     return df, cheapest
