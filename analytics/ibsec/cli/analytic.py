@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from ..numeric import count_option, real_option
-from .options import add_onoff_options, add_size_options, entries_from, on_off_from, print_json
+from ..numeric import count_option, positive_real_option, real_option
+from .options import add_onoff_options, add_size_options, entries_from, on_off_from, output_folder, print_json
 
 
 def hitrate(args) -> None:
@@ -47,6 +47,56 @@ def states(args) -> None:
             print(f"P_{i} = {p:.6g}")
 
 
+def fit(args) -> None:
+    from pathlib import Path
+
+    import pandas as pd
+
+    from ..models import onoff_fit
+
+    result = onoff_fit.fit_trace(args.trace, args.gap_threshold_ms)
+    data = result.as_dict()
+    if args.out:
+        data["files"] = [str(p) for p in write_fit(result, Path(args.out))]
+    if args.json:
+        print_json(data)
+        return
+    markov_inputs = data["markov"]
+    print(f"{args.trace}: {data['processes']} processes, {data['sessions']} sessions (pairs), "
+          f"{markov_inputs['sessions_per_card_mean']:.3g} per card (max {markov_inputs['sessions_per_card_max']}); "
+          f"gap threshold {data['gap_threshold_ms']:.4g} ms ({data['gap_threshold_rule']})")
+    print(f"ON mean {markov_inputs['on_mean_ms']:.4g} ms, OFF mean {markov_inputs['off_mean_ms']:.4g} ms, duty "
+          f"cycle {markov_inputs['duty_cycle']:.4g}, {markov_inputs['lookups_per_on_mean']:.4g} look-ups per ON "
+          f"period ({markov_inputs['access_rate_per_ms']:.4g} per ms while ON)")
+    table = pd.DataFrame(result.rows())[["period", "family", "ks", "mean_ms", "spec"]]
+    print(table.to_string(index=False, float_format=lambda v: f"{v:.4g}"))
+    for path in data.get("files", []):
+        print(f"wrote {path}")
+
+
+def write_fit(result, out) -> list:
+    """OUT/NAME.fit.{json,csv,png,meta.json} and the measured lengths OUT/NAME.{on,off}.periods (ms, one a line,
+    what `ibsec cachesim --on-dist empirical:FILE` reads)."""
+    import pandas as pd
+
+    from ..output.figures import save_figure
+    from ..output.files import write_json_output, write_text_output
+    from ..output.onoff_figures import fit_cdfs
+
+    name = result.trace.rsplit("/", 1)[-1].split(".trace")[0]
+    periods = result.periods
+    written = [write_json_output(out / f"{name}.fit.json", result.as_dict())]
+    for which, lengths in (("on", periods.on_ms), ("off", periods.off_ms)):
+        text = f"# {which.upper()} period lengths (ms) of {result.trace}, gap threshold " \
+               f"{periods.gap_threshold_ms:.6g} ms\n" + "\n".join(f"{v:.9g}" for v in lengths) + "\n"
+        written.append(write_text_output(out / f"{name}.{which}.periods", text))
+    table = pd.DataFrame(result.rows())
+    figure = fit_cdfs(name, periods.on_ms, periods.off_ms, table)
+    written += save_figure(table, figure, out, f"{name}.fit", {"trace": result.trace,
+                                                               "gap_threshold_ms": periods.gap_threshold_ms})
+    return written
+
+
 def add_parser(commands) -> None:
     analytic = commands.add_parser(
         "analytic", help="Markov ON/OFF cache-capacity model (paper 3.2)",
@@ -70,3 +120,17 @@ def add_parser(commands) -> None:
     add_onoff_options(probabilities)
     probabilities.add_argument("--json", action="store_true", help="print JSON")
     probabilities.set_defaults(func=states)
+    fitting = analytic_commands.add_parser(
+        "fit", help="the session ON/OFF process of a trace, per card, with fitted distributions",
+        description="Read a trace (any encoding), cut each session's (pair of processes') traffic into ON and "
+                    "OFF periods at a gap threshold, and fit exponential, lognormal, Weibull and two-phase "
+                    "hyperexponential laws to the ON and the OFF lengths, with their Kolmogorov-Smirnov distances "
+                    "and the Markov model's inputs (docs/markov-model.md).")
+    fitting.add_argument("trace", metavar="TRACE", help="trace file (text, binary, .gz, .zst)")
+    fitting.add_argument("--gap-threshold-ms", type=positive_real_option,
+                         help="a session goes OFF after a gap longer than this (ms; default: Otsu's threshold of "
+                              "the log gaps between its messages)")
+    fitting.add_argument("--out", type=output_folder,
+                         help="write NAME.fit.json, NAME.fit.csv, NAME.fit.png (CDFs) and NAME.{on,off}.periods here")
+    fitting.add_argument("--json", action="store_true", help="print JSON")
+    fitting.set_defaults(func=fit)

@@ -41,8 +41,9 @@ class Distribution:
     def __post_init__(self):
         if self.kind not in KINDS:
             raise ConfigError("distribution", f"unknown kind {self.kind!r} (known: {', '.join(KINDS)})")
-        if not self.params or not all(math.isfinite(v) and v > 0 for v in self.params):
-            raise ConfigError("distribution", f"{self.kind}: parameters must be positive numbers, got "
+        positive = self.params[1:] if self.kind == "lognormal" else self.params  # mu, a mean log, may be <= 0
+        if not self.params or not all(math.isfinite(v) for v in self.params) or not all(v > 0 for v in positive):
+            raise ConfigError("distribution", f"{self.kind}: parameters must be finite and positive, got "
                                               f"{self.params[:4]}")
         if self.kind == "hyperexp" and not self.params[0] < 1:
             raise ConfigError("distribution", f"hyperexp: the first phase's probability must be below 1, "

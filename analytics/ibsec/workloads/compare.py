@@ -123,12 +123,14 @@ class TraceHeader:
     origin: str
     notes: tuple[str, ...]
     comms: dict[int, tuple[int, ...]]  # communicator id -> members (world ranks), the world (0) left out
+    lines: int  # header lines, `events` included: the first event is on line lines + 1
 
 
 def read_header(lines: Iterator[str]) -> TraceHeader:
     """Reads header lines up to and including `events`; `lines` is left at the first event."""
-    processes, origin, notes, comms = 0, "", [], {}
+    processes, origin, notes, comms, count = 0, "", [], {}, 0
     for line in lines:
+        count += 1
         if line == "events":
             break
         word, _, rest = line.partition(" ")
@@ -141,7 +143,7 @@ def read_header(lines: Iterator[str]) -> TraceHeader:
         elif word == "comm":
             cid, *members = (int(x) for x in rest.split())
             comms[cid] = tuple(members)
-    return TraceHeader(processes, origin, tuple(notes), comms)
+    return TraceHeader(processes, origin, tuple(notes), comms, count)
 
 
 @contextmanager
@@ -162,6 +164,26 @@ def text_trace(path: str | Path) -> Iterator[Path]:
             raise IbsecError(converted.stderr.strip() or f"{path}: ibsec-engine trace convert failed "
                              f"(exit {converted.returncode})")
         yield text
+
+
+@contextmanager
+def trace_lines(path: str | Path) -> Iterator[Iterator[str]]:
+    """The lines of a trace in any encoding, streamed: read directly when text (plain or gzip), else from
+    `ibsec-engine trace convert` writing text into a pipe (no temporary copy); a conversion error is an
+    IbsecError with the engine's message."""
+    path = Path(path)
+    if _is_text(path):
+        yield _text_lines(path)
+        return
+    from ..engine.binary import engine_path
+
+    with subprocess.Popen([engine_path(), "trace", "convert", str(path), "/dev/stdout"], stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, text=True, encoding="ascii") as converter:
+        yield (line.rstrip("\n") for line in converter.stdout)
+        converter.stdout.read()
+        error = converter.stderr.read()
+    if converter.returncode != 0:
+        raise IbsecError(error.strip() or f"{path}: ibsec-engine trace convert failed (exit {converter.returncode})")
 
 
 def comm_name(members: tuple[int, ...], processes: int) -> str:
