@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from ..numeric import count_option, positive_real_option, real_option
 from .options import add_onoff_options, add_size_options, entries_from, on_off_from, output_folder, print_json
 
@@ -48,8 +50,6 @@ def states(args) -> None:
 
 
 def fit(args) -> None:
-    from pathlib import Path
-
     import pandas as pd
 
     from ..models import onoff_fit
@@ -72,6 +72,44 @@ def fit(args) -> None:
     print(table.to_string(index=False, float_format=lambda v: f"{v:.4g}"))
     for path in data.get("files", []):
         print(f"wrote {path}")
+
+
+def size(args) -> None:
+    from ..errors import ConfigError
+    from ..models import sizing
+
+    if (args.trace is None) == (args.preset is None):
+        raise ConfigError("trace", "give --trace TRACE or --preset BENCH, one of them")
+    with sizing.fresh_periods_folder() as folder:
+        if args.trace is not None:
+            traffic = sizing.from_trace(args.trace, args.nodes, args.processes_per_node, args.placement, args.family,
+                                        args.gap_threshold_ms, Path(folder))
+        else:
+            traffic = sizing.from_preset(args.preset, args.machine, args.nodes, args.processes_per_node,
+                                         args.placement)
+        answer = sizing.size(traffic, args.target, args.entry_bytes, args.simulate, args.accesses)
+    answer.update({"nodes": args.nodes, "processes_per_node": args.processes_per_node, "placement": args.placement})
+    if args.json:
+        print_json(answer)
+        return
+    m, p = answer["markov"], answer["predictor"]
+    print(f"{answer['source']}")
+    print(f"{args.nodes} nodes x {args.processes_per_node} processes ({args.placement}): sessions per card from "
+          f"{answer['sessions_rule']}: mean {answer['sessions_per_card_mean']:.3g}, busiest card "
+          f"{answer['sessions_per_card_max']}")
+    print(f"one session: ON {answer['on_mean_ms']:.4g} ms, OFF {answer['off_mean_ms']:.4g} ms (duty "
+          f"{answer['duty_cycle']:.4g}), {answer['lookups_per_on']:.4g} look-ups per ON period")
+    print(f"target hit rate {args.target}:")
+    print(f"  Markov F_n(x):  {m['entries']:>6} entries ({m['bytes']} B)  F = {m['f_at_entries']:.4f}, predicted hit "
+          f"rate there {m['predicted_hit_rate_at_entries']:.4f}; supports {m['sessions_supported']} sessions")
+    print(f"  predictor:      {p['entries']:>6} entries ({p['bytes']} B)  predicted hit rate "
+          f"{p['predicted_hit_rate_at_entries']:.4f}, F = {p['f_at_entries']:.4f}")
+    if "cachesim" in answer:
+        c = answer["cachesim"]
+        print(f"  cachesim:       {c['hit_rate_at_markov_entries']:.4f} at {m['entries']} entries, "
+              f"{c['hit_rate_at_predictor_entries']:.4f} at {p['entries']} entries ({c['keys']} keys, "
+              f"{c['accesses']} look-ups)")
+    print(f"why they differ: {answer['why_they_differ']}")
 
 
 def write_fit(result, out) -> list:
@@ -134,3 +172,39 @@ def add_parser(commands) -> None:
                          help="write NAME.fit.json, NAME.fit.csv, NAME.fit.png (CDFs) and NAME.{on,off}.periods here")
     fitting.add_argument("--json", action="store_true", help="print JSON")
     fitting.set_defaults(func=fit)
+    add_size_parser(analytic_commands)
+
+
+def add_size_parser(analytic_commands) -> None:
+    from ..models.sessions import PLACEMENTS
+    from ..models.sizing import FAMILIES
+
+    sizing = analytic_commands.add_parser(
+        "size", help="SKC entries for a target hit rate on N nodes: Markov F_n(x), predictor, cachesim",
+        description="The SKC entries one card needs for a target hit rate, with the sessions per card from a "
+                    "trace's communication graph (exact when it has nodes x processes-per-node ranks, else the "
+                    "benchmark's decomposition scaled to that many ranks) and one session's ON/OFF traffic from the "
+                    "trace's fit or a NAS preset. Three answers side by side: the Markov model's F_n(x), the "
+                    "hit-rate predictor and (--simulate) cachesim (docs/markov-model.md).")
+    sizing.add_argument("--target", type=real_option(above=0.0, below=1.0), default=0.9,
+                        help="target hit rate in (0, 1) (default: %(default)s)")
+    sizing.add_argument("--trace", metavar="TRACE", help="trace giving the traffic (and the graph at its own size)")
+    sizing.add_argument("--preset", help="NAS preset (exponential ON/OFF): BT, CG, FT, LU, MG, SP")
+    sizing.add_argument("--machine", default="origin2000", help="preset machine (default: %(default)s)")
+    sizing.add_argument("--nodes", type=count_option, required=True, help="nodes (cards) in the cluster")
+    sizing.add_argument("--processes-per-node", type=count_option, default=1,
+                        help="MPI processes on each node (default: %(default)s)")
+    sizing.add_argument("--placement", choices=PLACEMENTS, default="block",
+                        help="ranks on nodes: block (consecutive ranks share a node) or cyclic (default: "
+                             "%(default)s)")
+    sizing.add_argument("--family", choices=FAMILIES, default="empirical",
+                        help="trace: ON/OFF laws for the predictor and cachesim: the measured periods (empirical) or "
+                             "a fitted family (default: %(default)s)")
+    sizing.add_argument("--gap-threshold-ms", type=positive_real_option,
+                        help="trace: the ON/OFF gap threshold (default: as `ibsec analytic fit`)")
+    sizing.add_argument("--entry-bytes", type=count_option, default=16, help="bytes per entry (default: %(default)s)")
+    sizing.add_argument("--simulate", action="store_true", help="also run cachesim at both sizes")
+    sizing.add_argument("--accesses", type=count_option, default=4_000_000,
+                        help="cachesim look-ups per point (default: %(default)s)")
+    sizing.add_argument("--json", action="store_true", help="print JSON")
+    sizing.set_defaults(func=size)

@@ -126,30 +126,41 @@ def _check(entries: int, groups: list[SessionGroup], policy: str) -> int:
     return whole_number(entries, "entries", minimum=1)
 
 
+class Predictor:
+    """The predictor for one set of session groups, at any cache size (the keys' tau laws are built once)."""
+
+    def __init__(self, groups: list[SessionGroup], policy: str = "lru", seed: int = 1):
+        _check(1, groups, policy)
+        self.groups, self.policy = groups, policy
+        self.sessions = sum(g.sessions for g in groups)
+        self.keys = [_key_model(g, seed + i) for i, g in enumerate(groups)]
+        self.weights = np.array([g.sessions * g.lookup_rate for g in groups])
+
+    def occupancy(self, t: float) -> float:
+        """Expected keys cached at characteristic time t."""
+        if self.policy == "lru":
+            return sum(w * k.survival_integral(t) for w, k in zip(self.weights, self.keys, strict=True))
+        return sum(w * t * (1.0 - k.laplace(1.0 / t)) for w, k in zip(self.weights, self.keys, strict=True))
+
+    def hit_at(self, t: float) -> float:
+        if self.policy == "lru":
+            hits = sum(w * k.cdf(t) for w, k in zip(self.weights, self.keys, strict=True))
+        else:
+            hits = sum(w * k.laplace(1.0 / t) for w, k in zip(self.weights, self.keys, strict=True))
+        return hits / self.weights.sum()
+
+    def predict(self, entries: int) -> Prediction:
+        x = whole_number(entries, "entries", minimum=1)
+        if self.sessions <= x:  # every key fits: after the first look-up of each, nothing misses
+            return Prediction(self.policy, x, self.sessions, 1.0, math.inf)
+        characteristic = _solve_characteristic_time(self.occupancy, x, 1.0 / self.weights.sum())
+        return Prediction(self.policy, x, self.sessions, self.hit_at(characteristic), characteristic)
+
+
 def predict(entries: int, groups: list[SessionGroup], policy: str = "lru", seed: int = 1) -> Prediction:
     """The hit rate of a fully associative `entries`-key cache shared by the sessions of `groups`."""
-    x = _check(entries, groups, policy)
-    sessions = sum(g.sessions for g in groups)
-    if sessions <= x:  # every key fits: after the first look-up of each, nothing misses
-        return Prediction(policy, x, sessions, 1.0, math.inf)
-    keys = [_key_model(g, seed + i) for i, g in enumerate(groups)]
-    weights = np.array([g.sessions * g.lookup_rate for g in groups])
-
-    if policy == "lru":
-        def occupancy(t: float) -> float:
-            return sum(w * k.survival_integral(t) for w, k in zip(weights, keys, strict=True))
-
-        def hit(t: float) -> float:
-            return sum(w * k.cdf(t) for w, k in zip(weights, keys, strict=True)) / weights.sum()
-    else:
-        def occupancy(t: float) -> float:
-            return sum(w * t * (1.0 - k.laplace(1.0 / t)) for w, k in zip(weights, keys, strict=True))
-
-        def hit(t: float) -> float:
-            return sum(w * k.laplace(1.0 / t) for w, k in zip(weights, keys, strict=True)) / weights.sum()
-
-    characteristic = _solve_characteristic_time(occupancy, x, 1.0 / weights.sum())
-    return Prediction(policy, x, sessions, hit(characteristic), characteristic)
+    _check(entries, groups, policy)
+    return Predictor(groups, policy, seed).predict(entries)
 
 
 def _solve_characteristic_time(occupancy, entries: int, start: float) -> float:
@@ -175,18 +186,11 @@ def entries_for_target(target: float, groups: list[SessionGroup], policy: str = 
     """The fewest entries whose predicted hit rate reaches `target` (the hit rate grows with the entries)."""
     if not 0.0 < target < 1.0:
         raise ConfigError("target", f"the target hit rate must lie strictly between 0 and 1, got {target!r}")
-    sessions = sum(g.sessions for g in groups)
-    cache: dict[int, float] = {}
-
-    def rate(x: int) -> float:
-        if x not in cache:
-            cache[x] = predict(x, groups, policy, seed).hit_rate
-        return cache[x]
-
-    low, high = 0, sessions  # rate(low) < target <= rate(high): rate(0) is 0, rate(sessions) is 1
+    predictor = Predictor(groups, policy, seed)
+    low, high = 0, predictor.sessions  # rate(low) < target <= rate(high): rate(0) is 0, rate(sessions) is 1
     while high - low > 1:
         middle = (low + high) // 2
-        if rate(middle) >= target:
+        if predictor.predict(middle).hit_rate >= target:
             high = middle
         else:
             low = middle
