@@ -32,6 +32,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from scipy import linalg, optimize
+from scipy.stats import binom
 
 from ..errors import ConfigError
 from ..numeric import positive_real, whole_number
@@ -77,6 +78,25 @@ class _ExponentialKey:
     def laplace(self, s: float) -> float:
         return float(np.linalg.solve(s * np.eye(2) - self.a, self.rates)[0])
 
+    def expect_over_tau(self, f) -> float:
+        """E[f(tau)] for a decreasing f on [0, inf), by the increments of P(tau <= s) on a fine log grid
+        (A = V diag(nu) V^-1, so exp(A s) is two exponentials)."""
+        nu, v = np.linalg.eig(self.a)
+        nu, v = nu.real, v.real
+        weights = (v[0, :] * (np.linalg.inv(v) @ np.ones(2)))  # P(tau > s) = sum_i weights_i exp(nu_i s)
+        slowest = 1.0 / np.min(np.abs(nu))
+        grid = np.concatenate([[0.0], np.geomspace(1e-9 * slowest, 60 * slowest, 40_000)])
+        survival = np.exp(np.outer(grid, nu)) @ weights
+        mass = -np.diff(survival)
+        middle = (grid[1:] + grid[:-1]) / 2
+        return float(np.sum(mass * f(middle)) + survival[-1] * f(grid[-1:])[0])
+
+    def survival_integrals(self, t: np.ndarray) -> np.ndarray:
+        nu, v = np.linalg.eig(self.a)
+        nu, v = nu.real, v.real
+        weights = (v[0, :] * (np.linalg.inv(v) @ np.ones(2)))
+        return (np.expm1(np.outer(t, nu)) / nu) @ weights
+
 
 class _SampledKey:
     """tau from samples (models/renewal.inter_lookup_samples), for any ON/OFF laws."""
@@ -94,6 +114,13 @@ class _SampledKey:
 
     def laplace(self, s: float) -> float:
         return float(np.mean(np.exp(-s * self.tau)))
+
+    def expect_over_tau(self, f) -> float:
+        return float(np.mean(f(self.tau)))
+
+    def survival_integrals(self, t: np.ndarray) -> np.ndarray:
+        below = np.searchsorted(self.tau, t, side="right")
+        return (self.partial_sums[below] + t * (len(self.tau) - below)) / len(self.tau)
 
 
 def _key_model(group: SessionGroup, seed: int):
@@ -154,7 +181,24 @@ class Predictor:
         if self.sessions <= x:  # every key fits: after the first look-up of each, nothing misses
             return Prediction(self.policy, x, self.sessions, 1.0, math.inf)
         characteristic = _solve_characteristic_time(self.occupancy, x, 1.0 / self.weights.sum())
+        if self.policy == "lru" and len(self.groups) == 1:
+            return Prediction(self.policy, x, self.sessions, self.lru_stack_depth(x), characteristic)
         return Prediction(self.policy, x, self.sessions, self.hit_at(characteristic), characteristic)
+
+    def lru_stack_depth(self, entries: int) -> float:
+        """LRU hit rate from the stack depth: a look-up hits iff fewer than `entries` other keys were looked up
+        since its key's previous look-up tau ago. The other n - 1 keys are independent and stationary, each
+        looked up in a window of length s with probability g(s) = Lambda E[min(tau, s)], so the count is
+        binomial(n - 1, g(tau)) and hit = E[P(binomial(n - 1, g(tau)) <= entries - 1)]. Exact for independent
+        sessions; Che's approximation replaces the binomial by its mean."""
+        group, key = self.groups[0], self.keys[0]
+        others = group.sessions - 1
+
+        def hits(s: np.ndarray) -> np.ndarray:
+            seen = np.clip(group.lookup_rate * key.survival_integrals(s), 0.0, 1.0)
+            return binom.cdf(entries - 1, others, seen)
+
+        return key.expect_over_tau(hits)
 
 
 def predict(entries: int, groups: list[SessionGroup], policy: str = "lru", seed: int = 1) -> Prediction:

@@ -62,6 +62,20 @@ class Distribution:
             return p[0] * p[1] + (1 - p[0]) * p[2]
         return float(np.mean(p))
 
+    @property
+    def second_moment(self) -> float:
+        """E[L^2]: with the mean, the mean residual life E[L^2] / (2 E[L]) seen from a random time."""
+        k, p = self.kind, self.params
+        if k == "exp":
+            return 2 * p[0] ** 2
+        if k == "lognormal":
+            return math.exp(2 * p[0] + 2 * p[1] ** 2)
+        if k == "weibull":
+            return p[1] ** 2 * math.gamma(1 + 2 / p[0])
+        if k == "hyperexp":
+            return 2 * (p[0] * p[1] ** 2 + (1 - p[0]) * p[2] ** 2)
+        return float(np.mean(np.square(p)))
+
     def cdf(self, x: np.ndarray) -> np.ndarray:
         x = np.asarray(x, dtype=float)
         k, p = self.kind, self.params
