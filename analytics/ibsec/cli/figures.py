@@ -7,7 +7,7 @@ from pathlib import Path
 from ..numeric import count_option
 from .options import output_folder
 
-FIGURE_NAMES = ["fig3", "fig8", "fig9", "xval", "security", "predictor", "predictor-fitted"]
+FIGURE_NAMES = ["fig3", "fig8", "fig9", "xval", "security", "predictor", "predictor-fitted", "consistency"]
 
 
 def execute(args) -> None:

@@ -43,8 +43,8 @@ def card_average(traffic: sizing.Traffic, entries: int) -> tuple[float, float]:
     return float(np.dot(weights, predicted)), float(np.dot(weights, markov_f))
 
 
-def consistency(out: Path, classes: tuple[str, ...] = ("S",), jobs: int = 2,
-                quiet: bool = False) -> pd.DataFrame:
+def consistency(out: Path, classes: tuple[str, ...] = ("S",), jobs: int = 2, quiet: bool = False,
+                **_) -> pd.DataFrame:
     # the points of real_workloads.plan for the captured traces (the same store keys), without their synthetic twins
     points = [{"bench": bench, "class": cls, "source": "captured", "trace": str(path), "configuration": config,
                "overrides": [f"nic.security={config}"]}

@@ -23,7 +23,7 @@ from ..engine.point import EnginePoint  # noqa: E402
 from ..models import cachesim, markov, presets  # noqa: E402
 from ..output.figures import save_figure  # noqa: E402
 from ..runs.store import run_points  # noqa: E402
-from . import predictor  # noqa: E402
+from . import consistency, predictor  # noqa: E402
 
 ENTRY_BYTES = 16
 SIZES_KB = [2, 4, 8, 16]
@@ -203,4 +203,5 @@ def security(out: Path, messages: int = 20_000, **_) -> pd.DataFrame:
 
 
 FIGURES = {"fig3": fig3, "fig8": fig8, "fig9": fig9, "xval": xval, "security": security,
-           "predictor": predictor.predictor_fig8, "predictor-fitted": predictor.predictor_fitted}
+           "predictor": predictor.predictor_fig8, "predictor-fitted": predictor.predictor_fitted,
+           "consistency": consistency.consistency}
