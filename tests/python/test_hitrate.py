@@ -234,3 +234,17 @@ def test_stationary_number_on_is_binomial_for_non_exponential_periods(on, off):
     median_q = on.sample(np.random.default_rng(1), 100_000)
     median_q = np.median(median_q) / (np.median(median_q) + np.median(off.sample(np.random.default_rng(2), 100_000)))
     assert chi_squared_p(counts, sessions, median_q) < 1e-6
+
+
+@pytest.mark.unit
+def test_cachesim_cli_takes_period_laws_and_refuses_a_mean_beside_one():
+    import subprocess
+    import sys
+
+    command = [sys.executable, "-m", "ibsec.cli", "cachesim", "--keys", "50", "--entries", "8", "--accesses", "20000",
+               "--on-period", "weibull:0.6,1", "--off-period", "hyperexp:0.5,2,20", "--json"]
+    done = subprocess.run(command, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert '"on_period": "weibull:0.6,1"' in done.stdout
+    done = subprocess.run([*command[:-1], "--on-mean", "1", "--off-mean", "2"], capture_output=True, text=True)
+    assert done.returncode == 2 and "--on-mean or --on-period" in done.stderr and "Traceback" not in done.stderr
