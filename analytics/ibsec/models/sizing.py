@@ -12,7 +12,6 @@ family) or from a NAS preset (exponential, the paper's model); the sessions per 
 
 from __future__ import annotations
 
-import math
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -158,8 +157,3 @@ def why(x_markov: int, x_predicted: int, n: int, ceiling: float, target: float) 
 def fresh_periods_folder() -> tempfile.TemporaryDirectory:
     return tempfile.TemporaryDirectory(prefix="ibsec-size-")
 
-
-def check_target(target: float) -> float:
-    if not (0.0 < target < 1.0) or math.isnan(target):
-        raise ConfigError("target", f"must lie strictly between 0 and 1, got {target}")
-    return target
