@@ -26,7 +26,9 @@ struct CachesimOptions {
   std::optional<uint32_t> entries;  // overrides size when given
   std::string size = "16KB";
   uint32_t entry_bytes = 16;
-  int64_t warmup = -1;  // -1: a tenth of the measured look-ups
+  int64_t warmup = -1;     // -1: a tenth of the measured look-ups
+  std::string on_period;   // a PeriodDistribution spec; empty: exponential with --on-mean
+  std::string off_period;  // likewise for OFF
   bool json = false;
   bool quiet = false;
 };
@@ -48,6 +50,9 @@ nlohmann::ordered_json result_json(const CachesimOptions& o, const cachesim::Cac
                    {"accesses", c.accesses},
                    {"warmup", c.warmup},
                    {"seed", c.workload.seed}};
+  // Only when given, so that the exponential runs' output stays as it was.
+  if (c.periods.on) out["config"]["on_period"] = c.periods.on->spec();
+  if (c.periods.off) out["config"]["off_period"] = c.periods.off->spec();
   write_statistics(
       out, {
                {"hit_rate", "fraction", "hits / measured look-ups", r.stats.hit_rate()},
@@ -74,6 +79,9 @@ void print_text(const CachesimOptions& o, const cachesim::CacheSimResult& r) {
 
 void run(CachesimOptions& o) {
   auto& c = o.sim;
+  if (!o.on_period.empty()) c.periods.on = cachesim::PeriodDistribution::parse(o.on_period, "on_period");
+  if (!o.off_period.empty()) c.periods.off = cachesim::PeriodDistribution::parse(o.off_period, "off_period");
+  c.workload = cachesim::with_means(c.workload, c.periods);
   c.cache.entries = o.entries ? *o.entries : nic::entries_for_capacity(parse_size_bytes(o.size, "size"), o.entry_bytes);
   c.cache.seed = c.workload.seed;
   c.warmup = o.warmup >= 0 ? static_cast<uint64_t>(o.warmup) : c.accesses / 10;
@@ -132,8 +140,14 @@ void add_cachesim_command(CLI::App& app) {
       ->check(kWholeNumber)
       ->capture_default_str();
   cmd->add_option("--policy", o.sim.cache.policy, "replacement policy: " + policy_names())->capture_default_str();
-  cmd->add_option("--on-mean", o.sim.workload.on_mean, "mean ON duration (ms)")->capture_default_str();
-  cmd->add_option("--off-mean", o.sim.workload.off_mean, "mean OFF duration (ms)")->capture_default_str();
+  auto* on_mean = cmd->add_option("--on-mean", o.sim.workload.on_mean, "mean ON duration (ms)")->capture_default_str();
+  auto* off_mean =
+      cmd->add_option("--off-mean", o.sim.workload.off_mean, "mean OFF duration (ms)")->capture_default_str();
+  cmd->add_option("--on-period", o.on_period,
+                  "law of the ON lengths (ms) instead of exponential: exp:MEAN, lognormal:MU,SIGMA, "
+                  "weibull:SHAPE,SCALE, hyperexp:P,MEAN1,MEAN2, empirical:FILE")
+      ->excludes(on_mean);
+  cmd->add_option("--off-period", o.off_period, "law of the OFF lengths (ms), as --on-period")->excludes(off_mean);
   cmd->add_option("--access-rate", o.sim.workload.access_rate, "look-ups per ms while a session is ON")
       ->capture_default_str();
   cmd->add_option("--accesses", o.sim.accesses, "measured look-ups")->check(kWholeNumber)->capture_default_str();

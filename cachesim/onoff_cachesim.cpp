@@ -38,18 +38,8 @@ void check_work(const CacheSimConfig& config) {
                         "); at most 1e12 are run");
 }
 
-}  // namespace
-
-double expected_events(const CacheSimConfig& config) {
-  const double switches_per_lookup = 2.0 / config.workload.on_mean / config.workload.access_rate;
-  return (static_cast<double>(config.warmup) + static_cast<double>(config.accesses)) * (1.0 + switches_per_lookup);
-}
-
-CacheSimResult run_cachesim(const CacheSimConfig& config, const ProgressFn& progress) {
-  validate(config.workload);
-  if (config.accesses == 0) throw ConfigError("accesses", "at least one measured look-up is needed");
-  check_work(config);
-  OnOffGenerator generator(config.workload);
+template <typename Generator>
+CacheSimResult run_with(Generator& generator, const CacheSimConfig& config, const ProgressFn& progress) {
   const auto& policy = nic::PolicyRegistry::get(config.cache.policy);
   CacheSimResult result;
   if (!policy.needs_future) {
@@ -67,6 +57,25 @@ CacheSimResult run_cachesim(const CacheSimConfig& config, const ProgressFn& prog
   }
   result.transitions = generator.transitions();
   return result;
+}
+
+}  // namespace
+
+double expected_events(const CacheSimConfig& config) {
+  const double switches_per_lookup = 2.0 / config.workload.on_mean / config.workload.access_rate;
+  return (static_cast<double>(config.warmup) + static_cast<double>(config.accesses)) * (1.0 + switches_per_lookup);
+}
+
+CacheSimResult run_cachesim(const CacheSimConfig& config, const ProgressFn& progress) {
+  validate(config.workload);
+  if (config.accesses == 0) throw ConfigError("accesses", "at least one measured look-up is needed");
+  check_work(config);
+  if (config.periods.exponential()) {
+    OnOffGenerator generator(config.workload);
+    return run_with(generator, config, progress);
+  }
+  RenewalOnOffGenerator generator(config.workload, config.periods);
+  return run_with(generator, config, progress);
 }
 
 }  // namespace ibsec::cachesim

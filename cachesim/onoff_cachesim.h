@@ -5,12 +5,14 @@
 #include <functional>
 
 #include "cachesim/onoff_generator.h"
+#include "cachesim/renewal_generator.h"
 #include "nic/key_cache.h"
 
 namespace ibsec::cachesim {
 
 struct CacheSimConfig {
-  OnOffParams workload;
+  OnOffParams workload;  // on_mean / off_mean: the means of `periods` when set (with_means)
+  PeriodLaws periods;    // exponential (the jump-chain generator) unless set
   nic::KeyCacheConfig cache;
   uint64_t accesses = 10'000'000;  // measured look-ups
   uint64_t warmup = 0;             // look-ups before measuring (fill the cache)

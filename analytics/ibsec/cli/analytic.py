@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from ..numeric import count_option, real_option
-from .options import add_onoff_options, add_size_options, entries_from, on_off_from, print_json
+from pathlib import Path
+
+from ..numeric import count_option, positive_real_option, real_option
+from .options import add_onoff_options, add_size_options, entries_from, on_off_from, output_folder, print_json
 
 
 def hitrate(args) -> None:
@@ -47,6 +49,92 @@ def states(args) -> None:
             print(f"P_{i} = {p:.6g}")
 
 
+def fit(args) -> None:
+    import pandas as pd
+
+    from ..models import onoff_fit
+
+    result = onoff_fit.fit_trace(args.trace, args.gap_threshold_ms)
+    data = result.as_dict()
+    if args.out:
+        data["files"] = [str(p) for p in write_fit(result, Path(args.out))]
+    if args.json:
+        print_json(data)
+        return
+    markov_inputs = data["markov"]
+    print(f"{args.trace}: {data['processes']} processes, {data['sessions']} sessions (pairs), "
+          f"{markov_inputs['sessions_per_card_mean']:.3g} per card (max {markov_inputs['sessions_per_card_max']}); "
+          f"gap threshold {data['gap_threshold_ms']:.4g} ms ({data['gap_threshold_rule']})")
+    print(f"ON mean {markov_inputs['on_mean_ms']:.4g} ms, OFF mean {markov_inputs['off_mean_ms']:.4g} ms, duty "
+          f"cycle {markov_inputs['duty_cycle']:.4g}, {markov_inputs['lookups_per_on_mean']:.4g} look-ups per ON "
+          f"period ({markov_inputs['access_rate_per_ms']:.4g} per ms while ON)")
+    table = pd.DataFrame(result.rows())[["period", "family", "ks", "mean_ms", "spec"]]
+    print(table.to_string(index=False, float_format=lambda v: f"{v:.4g}"))
+    for path in data.get("files", []):
+        print(f"wrote {path}")
+
+
+def size(args) -> None:
+    from ..errors import ConfigError
+    from ..models import sizing
+
+    if (args.trace is None) == (args.preset is None):
+        raise ConfigError("trace", "give --trace TRACE or --preset BENCH, one of them")
+    with sizing.fresh_periods_folder() as folder:
+        if args.trace is not None:
+            traffic = sizing.from_trace(args.trace, args.nodes, args.processes_per_node, args.placement, args.family,
+                                        args.gap_threshold_ms, Path(folder))
+        else:
+            traffic = sizing.from_preset(args.preset, args.machine, args.nodes, args.processes_per_node,
+                                         args.placement)
+        answer = sizing.size(traffic, args.target, args.entry_bytes, args.simulate, args.accesses)
+    answer.update({"nodes": args.nodes, "processes_per_node": args.processes_per_node, "placement": args.placement})
+    if args.json:
+        print_json(answer)
+        return
+    m, p = answer["markov"], answer["predictor"]
+    print(f"{answer['source']}")
+    print(f"{args.nodes} nodes x {args.processes_per_node} processes ({args.placement}): sessions per card from "
+          f"{answer['sessions_rule']}: mean {answer['sessions_per_card_mean']:.3g}, busiest card "
+          f"{answer['sessions_per_card_max']}")
+    print(f"one session: ON {answer['on_mean_ms']:.4g} ms, OFF {answer['off_mean_ms']:.4g} ms (duty "
+          f"{answer['duty_cycle']:.4g}), {answer['lookups_per_on']:.4g} look-ups per ON period")
+    print(f"target hit rate {args.target}:")
+    print(f"  Markov F_n(x):  {m['entries']:>6} entries ({m['bytes']} B)  F = {m['f_at_entries']:.4f}, predicted hit "
+          f"rate there {m['predicted_hit_rate_at_entries']:.4f}; supports {m['sessions_supported']} sessions")
+    print(f"  predictor:      {p['entries']:>6} entries ({p['bytes']} B)  predicted hit rate "
+          f"{p['predicted_hit_rate_at_entries']:.4f}, F = {p['f_at_entries']:.4f}")
+    if "cachesim" in answer:
+        c = answer["cachesim"]
+        print(f"  cachesim:       {c['hit_rate_at_markov_entries']:.4f} at {m['entries']} entries, "
+              f"{c['hit_rate_at_predictor_entries']:.4f} at {p['entries']} entries ({c['keys']} keys, "
+              f"{c['accesses']} look-ups)")
+    print(f"why they differ: {answer['why_they_differ']}")
+
+
+def write_fit(result, out) -> list:
+    """OUT/NAME.fit.{json,csv,png,meta.json} and the measured lengths OUT/NAME.{on,off}.periods (ms, one a line,
+    what `ibsec cachesim --on-dist empirical:FILE` reads)."""
+    import pandas as pd
+
+    from ..output.figure_style import save_figure
+    from ..output.files import write_json_output, write_text_output
+    from ..output.onoff_figures import fit_cdfs
+
+    name = result.trace.rsplit("/", 1)[-1].split(".trace")[0]
+    periods = result.periods
+    written = [write_json_output(out / f"{name}.fit.json", result.as_dict())]
+    for which, lengths in (("on", periods.on_ms), ("off", periods.off_ms)):
+        text = f"# {which.upper()} period lengths (ms) of {result.trace}, gap threshold " \
+               f"{periods.gap_threshold_ms:.6g} ms\n" + "\n".join(f"{v:.9g}" for v in lengths) + "\n"
+        written.append(write_text_output(out / f"{name}.{which}.periods", text))
+    table = pd.DataFrame(result.rows())
+    figure = fit_cdfs(name, periods.on_ms, periods.off_ms, table)
+    written += save_figure(table, figure, out, f"{name}.fit", {"trace": result.trace,
+                                                               "gap_threshold_ms": periods.gap_threshold_ms})
+    return written
+
+
 def add_parser(commands) -> None:
     analytic = commands.add_parser(
         "analytic", help="Markov ON/OFF cache-capacity model (paper 3.2)",
@@ -70,3 +158,53 @@ def add_parser(commands) -> None:
     add_onoff_options(probabilities)
     probabilities.add_argument("--json", action="store_true", help="print JSON")
     probabilities.set_defaults(func=states)
+    fitting = analytic_commands.add_parser(
+        "fit", help="the session ON/OFF process of a trace, per card, with fitted distributions",
+        description="Read a trace (any encoding), cut each session's (pair of processes') traffic into ON and "
+                    "OFF periods at a gap threshold, and fit exponential, lognormal, Weibull and two-phase "
+                    "hyperexponential laws to the ON and the OFF lengths, with their Kolmogorov-Smirnov distances "
+                    "and the Markov model's inputs (docs/markov-model.md).")
+    fitting.add_argument("trace", metavar="TRACE", help="trace file (text, binary, .gz, .zst)")
+    fitting.add_argument("--gap-threshold-ms", type=positive_real_option,
+                         help="a session goes OFF after a gap longer than this (ms; default: Otsu's threshold of "
+                              "the log gaps between its messages)")
+    fitting.add_argument("--out", type=output_folder,
+                         help="write NAME.fit.json, NAME.fit.csv, NAME.fit.png (CDFs) and NAME.{on,off}.periods here")
+    fitting.add_argument("--json", action="store_true", help="print JSON")
+    fitting.set_defaults(func=fit)
+    add_size_parser(analytic_commands)
+
+
+def add_size_parser(analytic_commands) -> None:
+    from ..models.sessions import PLACEMENTS
+    from ..models.sizing import FAMILIES
+
+    sizing = analytic_commands.add_parser(
+        "size", help="SKC entries for a target hit rate on N nodes: Markov F_n(x), predictor, cachesim",
+        description="The SKC entries one card needs for a target hit rate, with the sessions per card from a "
+                    "trace's communication graph (exact when it has nodes x processes-per-node ranks, else the "
+                    "benchmark's decomposition scaled to that many ranks) and one session's ON/OFF traffic from the "
+                    "trace's fit or a NAS preset. Three answers side by side: the Markov model's F_n(x), the "
+                    "hit-rate predictor and (--simulate) cachesim (docs/markov-model.md).")
+    sizing.add_argument("--target", type=real_option(above=0.0, below=1.0), default=0.9,
+                        help="target hit rate in (0, 1) (default: %(default)s)")
+    sizing.add_argument("--trace", metavar="TRACE", help="trace giving the traffic (and the graph at its own size)")
+    sizing.add_argument("--preset", help="NAS preset (exponential ON/OFF): BT, CG, FT, LU, MG, SP")
+    sizing.add_argument("--machine", default="origin2000", help="preset machine (default: %(default)s)")
+    sizing.add_argument("--nodes", type=count_option, required=True, help="nodes (cards) in the cluster")
+    sizing.add_argument("--processes-per-node", type=count_option, default=1,
+                        help="MPI processes on each node (default: %(default)s)")
+    sizing.add_argument("--placement", choices=PLACEMENTS, default="block",
+                        help="ranks on nodes: block (consecutive ranks share a node) or cyclic (default: "
+                             "%(default)s)")
+    sizing.add_argument("--family", choices=FAMILIES, default="empirical",
+                        help="trace: ON/OFF laws for the predictor and cachesim: the measured periods (empirical) or "
+                             "a fitted family (default: %(default)s)")
+    sizing.add_argument("--gap-threshold-ms", type=positive_real_option,
+                        help="trace: the ON/OFF gap threshold (default: as `ibsec analytic fit`)")
+    sizing.add_argument("--entry-bytes", type=count_option, default=16, help="bytes per entry (default: %(default)s)")
+    sizing.add_argument("--simulate", action="store_true", help="also run cachesim at both sizes")
+    sizing.add_argument("--accesses", type=count_option, default=4_000_000,
+                        help="cachesim look-ups per point (default: %(default)s)")
+    sizing.add_argument("--json", action="store_true", help="print JSON")
+    sizing.set_defaults(func=size)

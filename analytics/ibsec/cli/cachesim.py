@@ -16,7 +16,7 @@ from .options import (
 )
 
 CACHESIM_OPTIONS = ["keys", "entries", "size", "entry_bytes", "ways", "policy", "access_rate", "accesses", "warmup",
-                    "seed"]
+                    "seed", "on_period", "off_period"]
 
 
 def parameter(name: str):
@@ -45,6 +45,14 @@ def execute(args) -> int:
         check_policies([args.policy], "--policy")
     if args.preset or args.on_mean is not None or args.off_mean is not None:
         point["on_mean"], point["off_mean"], _ = on_off_from(args)
+    for which in ("on", "off"):  # a law replaces its mean (a preset's too)
+        if point.get(f"{which}_period") is not None:
+            from ..models.renewal import parse
+
+            parse(point[f"{which}_period"])  # a bad law is refused here, naming the problem
+            if getattr(args, f"{which}_mean") is not None:
+                raise ConfigError(f"--{which}-mean", f"give --{which}-mean or --{which}-period, not both")
+            point.pop(f"{which}_mean", None)
     if args.sweep is not None:
         return run_sweep(point, args)
     if args.out is not None:
@@ -128,6 +136,11 @@ def add_parser(commands) -> None:
     sim.add_argument("--ways", type=parameter("ways"), help="associativity, 0 = fully associative (default 0)")
     sim.add_argument("--policy", help="replacement policy, one of the engine's: {replacement_policies} (default lru)")
     add_onoff_options(sim)
+    sim.add_argument("--on-period", metavar="LAW",
+                     help="law of the ON lengths (ms) instead of the exponential of --on-mean: exp:MEAN, "
+                          "lognormal:MU,SIGMA, weibull:SHAPE,SCALE, hyperexp:P,MEAN1,MEAN2 or empirical:FILE "
+                          "(`ibsec analytic fit` prints the fitted laws and writes the measured periods)")
+    sim.add_argument("--off-period", metavar="LAW", help="law of the OFF lengths (ms), as --on-period")
     sim.add_argument("--access-rate", type=parameter("access_rate"), help="look-ups per ms while ON (default 100)")
     sim.add_argument("--accesses", type=parameter("accesses"), help="measured look-ups (default 4 000 000)")
     sim.add_argument("--warmup", type=parameter("warmup"),

@@ -8,7 +8,7 @@ from ..numeric import count_option
 from ..output.files import DEFAULT_OUTPUT
 from .options import output_folder
 
-FIGURE_NAMES = ["fig3", "fig8", "fig9", "xval", "security"]
+FIGURE_NAMES = ["fig3", "fig8", "fig9", "xval", "security", "predictor", "predictor-fitted", "consistency"]
 
 
 def execute(args) -> None:

@@ -22,6 +22,8 @@ DEFAULTS = {
     "accesses": 4_000_000,
     "warmup": None,  # None: a tenth of accesses
     "seed": 1,
+    "on_period": None,  # a law of the ON lengths other than the exponential (models/renewal.py); replaces on_mean
+    "off_period": None,  # likewise for OFF; replaces off_mean
 }
 
 STATISTICS = ["hit_rate", "accesses", "hits", "misses", "evictions", "transitions"]
@@ -54,10 +56,20 @@ def expected_events(point: dict) -> float:
     so each look-up comes with 2 / (on_mean x access_rate) switches on average (docs/markov-model.md): a
     tiny on_mean asks for work without end (on_mean 1e-300 ms: 10^300 switches for one look-up).
     """
-    values = {**DEFAULTS, **point}
+    values = _with_period_means({**DEFAULTS, **point})
     warmup = values["warmup"] if values["warmup"] is not None else values["accesses"] // 10
     switches_per_lookup = 2.0 / values["on_mean"] / values["access_rate"]  # inf, never an error, on overflow
     return (values["accesses"] + warmup) * (1.0 + switches_per_lookup)
+
+
+def _with_period_means(values: dict) -> dict:
+    """on_mean / off_mean replaced by the means of the period laws that are given."""
+    from .renewal import parse
+
+    for which in ("on", "off"):
+        if values.get(f"{which}_period") is not None:
+            values[f"{which}_mean"] = parse(values[f"{which}_period"]).mean
+    return values
 
 
 def _about(count: float) -> str:
@@ -76,11 +88,14 @@ def check_point(point: dict) -> dict:
     unknown = set(point) - set(DEFAULTS)
     if unknown:
         raise ConfigError(sorted(unknown)[0], f"not a cachesim parameter (known: {', '.join(DEFAULTS)})")
+    for which in ("on", "off"):
+        if point.get(f"{which}_period") is not None and point.get(f"{which}_mean") is not None:
+            raise ConfigError(f"{which}_mean", f"give {which}_mean or {which}_period, not both")
     checked = {name: value if value is None or name not in NUMBERS else NUMBERS[name](value, name)
                for name, value in point.items()}
     events = expected_events(checked)
     if not events <= MAX_EVENTS:
-        values = {**DEFAULTS, **checked}
+        values = _with_period_means({**DEFAULTS, **checked})
         switches_per_lookup = 2.0 / values["on_mean"] / values["access_rate"]
         raise ConfigError(_work_field(point, switches_per_lookup),
                           f"this point asks for {_about(events)} look-ups and ON/OFF switches (accesses "
@@ -95,6 +110,8 @@ def engine_arguments(point: dict) -> list[str]:
     args = ["cachesim"]
     for name, value in {**DEFAULTS, **point}.items():
         if value is None or (name == "size" and point.get("entries") is not None):
+            continue
+        if name in ("on_mean", "off_mean") and point.get(name.replace("mean", "period")) is not None:
             continue
         args += [f"--{name.replace('_', '-')}", str(value)]
     return args

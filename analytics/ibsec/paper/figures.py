@@ -22,6 +22,7 @@ from ..engine.point import EnginePoint
 from ..models import cachesim, markov, presets
 from ..output import figure_style as style
 from ..runs.store import run_points
+from . import consistency, predictor
 
 ENTRY_BYTES = 16
 SIZES_KB = [2, 4, 8, 16]
@@ -243,4 +244,6 @@ def security(out: Path, messages: int = 20_000, seeds: int = 1, **_) -> pd.DataF
     return df
 
 
-FIGURES = {"fig3": fig3, "fig8": fig8, "fig9": fig9, "xval": xval, "security": security}
+FIGURES = {"fig3": fig3, "fig8": fig8, "fig9": fig9, "xval": xval, "security": security,
+           "predictor": predictor.predictor_fig8, "predictor-fitted": predictor.predictor_fitted,
+           "consistency": consistency.consistency}

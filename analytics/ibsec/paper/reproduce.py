@@ -61,7 +61,7 @@ class Context:
 
 def steps(ctx: Context) -> list[tuple[str, Callable[[], object]]]:
     """(title, action) in the order they run: cheap analytic figures first."""
-    from . import card_design, figures, workload_study
+    from . import card_design, consistency, figures, predictor, workload_study
 
     cache_options = {"accesses": ctx.plan.accesses, "jobs": ctx.jobs, "quiet": ctx.quiet}
     todo = [
@@ -71,6 +71,12 @@ def steps(ctx: Context) -> list[tuple[str, Callable[[], object]]]:
     ]
     if ctx.plan.xval:
         todo.append(("Markov vs simulation cross-check", lambda: figures.xval(ctx.out, **cache_options)))
+        todo.append(("Hit-rate predictor vs cachesim (Fig. 8's grid)",
+                     lambda: predictor.predictor_fig8(ctx.out, **cache_options)))
+        todo.append(("Hit-rate predictor vs cachesim (fitted real-trace traffic)",
+                     lambda: predictor.predictor_fitted(ctx.out, **cache_options)))
+    todo.append(("Cache models vs the cycle-level SKC (real traces, 16 nodes)",
+                 lambda: consistency.consistency(ctx.out, jobs=ctx.jobs, quiet=ctx.quiet)))
     todo += [
         ("Fig. 5(a-c) and Table 1 (workload replays)",
          lambda: workload_study.fig5(ctx.out, ctx.traces, jobs=ctx.jobs, quiet=ctx.quiet)),

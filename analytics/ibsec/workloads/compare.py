@@ -39,8 +39,11 @@ import sys
 import tempfile
 from collections import Counter
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from ..errors import IbsecError
 
 MESSAGE_TOLERANCE = 0.02
 # libibsec_capture's note on the self-messages it could not record
@@ -112,6 +115,77 @@ def _is_text(path: Path) -> bool:
     return head.startswith(b"ibsec-trace ")
 
 
+@dataclass(frozen=True)
+class TraceHeader:
+    """The header lines of a text trace that the Python readers use."""
+
+    processes: int
+    origin: str
+    notes: tuple[str, ...]
+    comms: dict[int, tuple[int, ...]]  # communicator id -> members (world ranks), the world (0) left out
+    lines: int  # header lines, `events` included: the first event is on line lines + 1
+
+
+def read_header(lines: Iterator[str]) -> TraceHeader:
+    """Reads header lines up to and including `events`; `lines` is left at the first event."""
+    processes, origin, notes, comms, count = 0, "", [], {}, 0
+    for line in lines:
+        count += 1
+        if line == "events":
+            break
+        word, _, rest = line.partition(" ")
+        if word == "processes":
+            processes = int(rest)
+        elif word == "origin":
+            origin = rest
+        elif word == "note":
+            notes.append(rest)
+        elif word == "comm":
+            cid, *members = (int(x) for x in rest.split())
+            comms[cid] = tuple(members)
+    return TraceHeader(processes, origin, tuple(notes), comms, count)
+
+
+@contextmanager
+def text_trace(path: str | Path) -> Iterator[Path]:
+    """The trace as a text file: itself when it is text (plain or gzip), else a temporary text copy that
+    `ibsec-engine trace convert` writes (binary, zstd), removed afterwards."""
+    path = Path(path)
+    if _is_text(path):
+        yield path
+        return
+    from ..engine.binary import engine_path
+
+    with tempfile.TemporaryDirectory() as tmp:
+        text = Path(tmp) / "trace.txt"
+        converted = subprocess.run([engine_path(), "trace", "convert", str(path), str(text)], check=False,
+                                   stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        if converted.returncode != 0:
+            raise IbsecError(converted.stderr.strip() or f"{path}: ibsec-engine trace convert failed "
+                             f"(exit {converted.returncode})")
+        yield text
+
+
+@contextmanager
+def trace_lines(path: str | Path) -> Iterator[Iterator[str]]:
+    """The lines of a trace in any encoding, streamed: read directly when text (plain or gzip), else from
+    `ibsec-engine trace convert` writing text into a pipe (no temporary copy); a conversion error is an
+    IbsecError with the engine's message."""
+    path = Path(path)
+    if _is_text(path):
+        yield _text_lines(path)
+        return
+    from ..engine.binary import engine_path
+
+    with subprocess.Popen([engine_path(), "trace", "convert", str(path), "/dev/stdout"], stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, text=True, encoding="ascii") as converter:
+        yield (line.rstrip("\n") for line in converter.stdout)
+        converter.stdout.read()
+        error = converter.stderr.read()
+    if converter.returncode != 0:
+        raise IbsecError(error.strip() or f"{path}: ibsec-engine trace convert failed (exit {converter.returncode})")
+
+
 def comm_name(members: tuple[int, ...], processes: int) -> str:
     if len(members) == processes and sorted(members) == list(range(processes)):
         return "all"
@@ -130,25 +204,14 @@ class _Reader:
         self.dropped_self = 0
 
     def header(self, lines: Iterator[str]) -> None:
-        processes, origin = 0, ""
-        comms: dict[int, tuple[int, ...]] = {}
-        for line in lines:
-            if line == "events":
-                break
-            word, _, rest = line.partition(" ")
-            if word == "processes":
-                processes = int(rest)
-            elif word == "origin":
-                origin = rest
-            elif word == "note" and (dropped := DROPPED_SELF.search(rest)):
-                self.dropped_self = int(dropped.group(1))
-            elif word == "comm":
-                cid, *members = (int(x) for x in rest.split())
-                comms[cid] = tuple(members)
-        for cid, members in comms.items():
+        header = read_header(lines)
+        processes = header.processes
+        dropped = next((DROPPED_SELF.search(note) for note in header.notes if DROPPED_SELF.search(note)), None)
+        self.dropped_self = int(dropped.group(1)) if dropped else 0
+        for cid, members in header.comms.items():
             self.comm_names[cid] = comm_name(members, processes)
             self.first_member[cid] = min(members)
-        self.summary = TraceSummary(str(self.path), processes, origin, dropped_self_calls=self.dropped_self)
+        self.summary = TraceSummary(str(self.path), processes, header.origin, dropped_self_calls=self.dropped_self)
         self.calls = [hashlib.blake2b(digest_size=16) for _ in range(processes)]
 
     def event(self, fields: list[str]) -> None:
@@ -197,14 +260,7 @@ class _Reader:
 def summarize(path: str | Path) -> TraceSummary:
     """Count what a trace does (any encoding the engine reads)."""
     path = Path(path)
-    if _is_text(path):
-        return _Reader(path).read(path)
-    from ..engine.binary import engine_path
-
-    with tempfile.TemporaryDirectory() as tmp:
-        text = Path(tmp) / "trace.txt"
-        subprocess.run([engine_path(), "trace", "convert", str(path), str(text)], check=True,
-                       stdout=subprocess.DEVNULL)  # its line about the temporary file says nothing to the user
+    with text_trace(path) as text:
         return _Reader(path).read(text)
 
 

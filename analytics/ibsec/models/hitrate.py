@@ -1,0 +1,241 @@
+"""The hit rate of a key cache under ON/OFF session traffic: a characteristic-time predictor.
+
+F_n(x) of the Markov model (models/markov.py) is the probability that all ON
+sessions fit, not a hit rate (docs/markov-model.md). This module predicts the
+hit rate itself, for a fully associative cache of `entries` keys, with the
+characteristic-time approximation of Che, Tung and Wang (2002), in the form
+Fricker, Robert and Roberts (2012) and Martina, Garetto and Leonardi (2014)
+give it for renewal and ON/OFF request processes:
+
+- **LRU.** A key is cached iff it was looked up within the last T_C. With
+  tau the time between consecutive look-ups of one key (seen from a look-up)
+  and Lambda its look-up rate, the probability that a key was looked up in
+  a window of length T is Lambda E[min(tau, T)] (Palm inversion), so T_C
+  solves  sum over keys of Lambda E[min(tau, T_C)] = entries, and a look-up
+  hits iff tau <= T_C: hit = P(tau <= T_C), averaged over keys by their
+  look-up rates.
+- **Random.** A key stays for an exponential time of mean T_C after its
+  last look-up unless looked up again: occupancy Lambda T_C (1 - phi(1/T_C)),
+  hit = phi(1/T_C), with phi the Laplace transform of tau.
+
+For exponential ON/OFF, tau is the first-passage time of a two-state
+Markov-modulated Poisson process and everything has a closed form in a
+2x2 matrix exponential; for other ON/OFF laws tau is sampled
+(models/renewal.py). FIFO has no such closed form for non-Poisson traffic
+(it needs the renewal function of tau) and is not predicted.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import linalg, optimize
+from scipy.stats import binom
+
+from ..errors import ConfigError
+from ..numeric import positive_real, whole_number
+from . import renewal
+from .renewal import Distribution
+
+POLICIES = ("lru", "random")
+
+
+@dataclass(frozen=True)
+class SessionGroup:
+    """`sessions` keys whose ON/OFF laws and look-up rate (per ms while ON) are the same."""
+
+    sessions: int
+    on: Distribution
+    off: Distribution
+    access_rate: float
+
+    @property
+    def duty_cycle(self) -> float:
+        return self.on.mean / (self.on.mean + self.off.mean)
+
+    @property
+    def lookup_rate(self) -> float:
+        """Lambda: look-ups per ms of one key, averaged over time."""
+        return self.access_rate * self.duty_cycle
+
+
+class _ExponentialKey:
+    """tau of a key with exponential ON and OFF: P(tau > s) = e_ON exp(A s) 1, closed forms throughout."""
+
+    def __init__(self, group: SessionGroup):
+        self.a, self.rates = renewal.exponential_onoff_matrices(group.on.mean, group.off.mean, group.access_rate)
+        self.a_inverse = np.linalg.inv(self.a)
+
+    def survival_integral(self, t: float) -> float:
+        """E[min(tau, t)] = integral over [0, t] of P(tau > s) = e_ON A^-1 (exp(A t) - I) 1."""
+        return float((self.a_inverse @ (linalg.expm(self.a * t) - np.eye(2)) @ np.ones(2))[0])
+
+    def cdf(self, t: float) -> float:
+        return float(1.0 - (linalg.expm(self.a * t) @ np.ones(2))[0])
+
+    def laplace(self, s: float) -> float:
+        return float(np.linalg.solve(s * np.eye(2) - self.a, self.rates)[0])
+
+    def expect_over_tau(self, f) -> float:
+        """E[f(tau)] for a decreasing f on [0, inf), by the increments of P(tau <= s) on a fine log grid
+        (A = V diag(nu) V^-1, so exp(A s) is two exponentials)."""
+        nu, v = np.linalg.eig(self.a)
+        nu, v = nu.real, v.real
+        weights = (v[0, :] * (np.linalg.inv(v) @ np.ones(2)))  # P(tau > s) = sum_i weights_i exp(nu_i s)
+        slowest = 1.0 / np.min(np.abs(nu))
+        grid = np.concatenate([[0.0], np.geomspace(1e-9 * slowest, 60 * slowest, 40_000)])
+        survival = np.exp(np.outer(grid, nu)) @ weights
+        mass = -np.diff(survival)
+        middle = (grid[1:] + grid[:-1]) / 2
+        return float(np.sum(mass * f(middle)) + survival[-1] * f(grid[-1:])[0])
+
+    def survival_integrals(self, t: np.ndarray) -> np.ndarray:
+        nu, v = np.linalg.eig(self.a)
+        nu, v = nu.real, v.real
+        weights = (v[0, :] * (np.linalg.inv(v) @ np.ones(2)))
+        return (np.expm1(np.outer(t, nu)) / nu) @ weights
+
+
+class _SampledKey:
+    """tau from samples (models/renewal.inter_lookup_samples), for any ON/OFF laws."""
+
+    def __init__(self, group: SessionGroup, seed: int):
+        self.tau = renewal.inter_lookup_samples(group.on, group.off, group.access_rate, seed=seed)
+        self.partial_sums = np.concatenate([[0.0], np.cumsum(self.tau)])
+
+    def survival_integral(self, t: float) -> float:
+        below = int(np.searchsorted(self.tau, t, side="right"))
+        return float((self.partial_sums[below] + t * (len(self.tau) - below)) / len(self.tau))
+
+    def cdf(self, t: float) -> float:
+        return float(np.searchsorted(self.tau, t, side="right") / len(self.tau))
+
+    def laplace(self, s: float) -> float:
+        return float(np.mean(np.exp(-s * self.tau)))
+
+    def expect_over_tau(self, f) -> float:
+        return float(np.mean(f(self.tau)))
+
+    def survival_integrals(self, t: np.ndarray) -> np.ndarray:
+        below = np.searchsorted(self.tau, t, side="right")
+        return (self.partial_sums[below] + t * (len(self.tau) - below)) / len(self.tau)
+
+
+def _key_model(group: SessionGroup, seed: int):
+    if group.on.kind == "exp" and group.off.kind == "exp":
+        return _ExponentialKey(group)
+    return _SampledKey(group, seed)
+
+
+@dataclass(frozen=True)
+class Prediction:
+    policy: str
+    entries: int
+    sessions: int
+    hit_rate: float
+    characteristic_time_ms: float  # inf when every key fits
+
+    def as_dict(self) -> dict:
+        return dict(self.__dict__)
+
+
+def _check(entries: int, groups: list[SessionGroup], policy: str) -> int:
+    if policy not in POLICIES:
+        raise ConfigError("policy", f"the predictor covers {', '.join(POLICIES)}, not {policy!r} (FIFO under "
+                                    "non-Poisson traffic has no closed form; docs/markov-model.md)")
+    if not groups:
+        raise ConfigError("sessions", "at least one group of sessions is needed")
+    for group in groups:
+        whole_number(group.sessions, "sessions", minimum=1)
+        positive_real(group.access_rate, "access_rate")
+    return whole_number(entries, "entries", minimum=1)
+
+
+class Predictor:
+    """The predictor for one set of session groups, at any cache size (the keys' tau laws are built once)."""
+
+    def __init__(self, groups: list[SessionGroup], policy: str = "lru", seed: int = 1):
+        _check(1, groups, policy)
+        self.groups, self.policy = groups, policy
+        self.sessions = sum(g.sessions for g in groups)
+        self.keys = [_key_model(g, seed + i) for i, g in enumerate(groups)]
+        self.weights = np.array([g.sessions * g.lookup_rate for g in groups])
+
+    def occupancy(self, t: float) -> float:
+        """Expected keys cached at characteristic time t."""
+        if self.policy == "lru":
+            return sum(w * k.survival_integral(t) for w, k in zip(self.weights, self.keys, strict=True))
+        return sum(w * t * (1.0 - k.laplace(1.0 / t)) for w, k in zip(self.weights, self.keys, strict=True))
+
+    def hit_at(self, t: float) -> float:
+        if self.policy == "lru":
+            hits = sum(w * k.cdf(t) for w, k in zip(self.weights, self.keys, strict=True))
+        else:
+            hits = sum(w * k.laplace(1.0 / t) for w, k in zip(self.weights, self.keys, strict=True))
+        return hits / self.weights.sum()
+
+    def predict(self, entries: int) -> Prediction:
+        x = whole_number(entries, "entries", minimum=1)
+        if self.sessions <= x:  # every key fits: after the first look-up of each, nothing misses
+            return Prediction(self.policy, x, self.sessions, 1.0, math.inf)
+        characteristic = _solve_characteristic_time(self.occupancy, x, 1.0 / self.weights.sum())
+        if self.policy == "lru" and len(self.groups) == 1:
+            return Prediction(self.policy, x, self.sessions, self.lru_stack_depth(x), characteristic)
+        return Prediction(self.policy, x, self.sessions, self.hit_at(characteristic), characteristic)
+
+    def lru_stack_depth(self, entries: int) -> float:
+        """LRU hit rate from the stack depth: a look-up hits iff fewer than `entries` other keys were looked up
+        since its key's previous look-up tau ago. The other n - 1 keys are independent and stationary, each
+        looked up in a window of length s with probability g(s) = Lambda E[min(tau, s)], so the count is
+        binomial(n - 1, g(tau)) and hit = E[P(binomial(n - 1, g(tau)) <= entries - 1)]. Exact for independent
+        sessions; Che's approximation replaces the binomial by its mean."""
+        group, key = self.groups[0], self.keys[0]
+        others = group.sessions - 1
+
+        def hits(s: np.ndarray) -> np.ndarray:
+            seen = np.clip(group.lookup_rate * key.survival_integrals(s), 0.0, 1.0)
+            return binom.cdf(entries - 1, others, seen)
+
+        return key.expect_over_tau(hits)
+
+
+def predict(entries: int, groups: list[SessionGroup], policy: str = "lru", seed: int = 1) -> Prediction:
+    """The hit rate of a fully associative `entries`-key cache shared by the sessions of `groups`."""
+    _check(entries, groups, policy)
+    return Predictor(groups, policy, seed).predict(entries)
+
+
+def _solve_characteristic_time(occupancy, entries: int, start: float) -> float:
+    """The T with occupancy(T) = entries; occupancy rises from 0 towards the number of keys."""
+    low, high = start * 1e-6, start
+    while occupancy(high) < entries:
+        low, high = high, high * 4
+        if high > 1e300:
+            return math.inf
+    log_t = optimize.brentq(lambda u: occupancy(math.exp(u)) - entries, math.log(low), math.log(high),
+                            xtol=1e-10, rtol=1e-12)
+    return math.exp(log_t)
+
+
+def predict_exponential(entries: int, sessions: int, on_mean: float, off_mean: float, access_rate: float,
+                        policy: str = "lru") -> Prediction:
+    """predict() for one group with exponential ON/OFF (the paper's model and the presets)."""
+    group = SessionGroup(sessions, renewal.exponential(on_mean), renewal.exponential(off_mean), access_rate)
+    return predict(entries, [group], policy)
+
+
+def entries_for_target(target: float, groups: list[SessionGroup], policy: str = "lru", seed: int = 1) -> int:
+    """The fewest entries whose predicted hit rate reaches `target` (the hit rate grows with the entries)."""
+    if not 0.0 < target < 1.0:
+        raise ConfigError("target", f"the target hit rate must lie strictly between 0 and 1, got {target!r}")
+    predictor = Predictor(groups, policy, seed)
+    low, high = 0, predictor.sessions  # rate(low) < target <= rate(high): rate(0) is 0, rate(sessions) is 1
+    while high - low > 1:
+        middle = (low + high) // 2
+        if predictor.predict(middle).hit_rate >= target:
+            high = middle
+        else:
+            low = middle
+    return high

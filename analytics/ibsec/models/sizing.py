@@ -1,0 +1,159 @@
+"""`ibsec analytic size`: the SKC entries a card needs for a target hit rate, three ways.
+
+1. **Markov F_n(x)** (paper §3.2): the fewest entries x with F_n(x) >= target, n the sessions of the busiest
+   card, q the sessions' duty cycle. It asks "do all ON sessions fit", not "does a look-up hit".
+2. **Predictor** (models/hitrate.py): the fewest entries whose characteristic-time hit rate reaches the
+   target, from the sessions' ON/OFF laws and look-up rate.
+3. **cachesim** (`simulate`): the synthetic simulation at both sizes, n keys, the same laws.
+
+The traffic comes from a trace (`ibsec analytic fit`: the measured ON/OFF periods by default, or one fitted
+family) or from a NAS preset (exponential, the paper's model); the sessions per card from models/sessions.py.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+from scipy.stats import binom
+
+from ..errors import ConfigError
+from . import cachesim, hitrate, markov, onoff_fit, presets, renewal, sessions
+from .renewal import Distribution
+
+FAMILIES = ("empirical", *onoff_fit.FAMILIES)
+
+
+@dataclass
+class Traffic:
+    """What the three answers need: the sessions of each card and one session's ON/OFF behaviour."""
+
+    source: str
+    sessions_per_card: np.ndarray
+    sessions_rule: str
+    on: Distribution
+    off: Distribution
+    access_rate: float  # look-ups per ms while ON
+
+    @property
+    def busiest(self) -> int:
+        return int(self.sessions_per_card.max())
+
+    @property
+    def duty_cycle(self) -> float:
+        return self.on.mean / (self.on.mean + self.off.mean)
+
+    @property
+    def lookups_per_on(self) -> float:
+        return self.access_rate * self.on.mean
+
+
+def _sessions(bench: str | None, ranks: int, nodes: int, per_node: int, placement: str,
+              trace_messages: onoff_fit.Messages | None) -> tuple[np.ndarray, str]:
+    if trace_messages is not None and trace_messages.processes == ranks:
+        pairs = zip(trace_messages.sender.tolist(), trace_messages.receiver.tolist(), strict=True)
+        return sessions.per_card(pairs, nodes, per_node, placement), f"the trace's own {ranks} ranks"
+    if bench is None:
+        raise ConfigError("nodes", f"the trace has {trace_messages.processes} ranks, not {ranks}, and names no NAS "
+                                   "benchmark whose decomposition could scale it; give a trace of that many ranks")
+    return (sessions.per_card(sessions.generator_pairs(bench, ranks), nodes, per_node, placement),
+            f"{bench}'s decomposition at {ranks} ranks (ibsec's generator)")
+
+
+def from_trace(path: str | Path, nodes: int, per_node: int, placement: str, family: str,
+               gap_threshold_ms: float | None, periods_folder: Path) -> Traffic:
+    if family not in FAMILIES:
+        raise ConfigError("family", f"unknown family {family!r} (known: {', '.join(FAMILIES)})")
+    messages = onoff_fit.read_messages(path)
+    periods = onoff_fit.session_periods(messages, gap_threshold_ms)
+    result = onoff_fit.FitResult(str(path), messages.processes, messages.origin, periods,
+                                 onoff_fit.fit_all(periods.on_ms), onoff_fit.fit_all(periods.off_ms))
+    if family == "empirical":
+        laws = []
+        for which, lengths in (("on", periods.on_ms), ("off", periods.off_ms)):
+            file = periods_folder / f"{which}.periods"
+            file.write_text("".join(f"{v:.9g}\n" for v in lengths))
+            laws.append(renewal.empirical(file))
+        on, off = laws
+    else:
+        on, off = renewal.parse(result.on_fits[family]["spec"]), renewal.parse(result.off_fits[family]["spec"])
+    per_card, rule = _sessions(sessions.benchmark_of(messages.origin), nodes * per_node, nodes, per_node, placement,
+                               messages)
+    return Traffic(f"{path} ({family} ON/OFF laws, gap threshold {periods.gap_threshold_ms:.4g} ms)", per_card,
+                   rule, on, off, result.markov_inputs()["access_rate_per_ms"])
+
+
+def from_preset(bench: str, machine: str, nodes: int, per_node: int, placement: str) -> Traffic:
+    preset = presets.get(bench, machine)
+    per_card, rule = _sessions(preset.benchmark, nodes * per_node, nodes, per_node, placement, None)
+    return Traffic(f"preset {preset.name} (exponential ON/OFF, estimates)", per_card, rule,
+                   renewal.exponential(preset.on_mean_ms), renewal.exponential(preset.off_mean_ms),
+                   float(cachesim.DEFAULTS["access_rate"]))
+
+
+def markov_entries(target: float, sessions_count: int, duty_cycle: float) -> int:
+    """The fewest x with F_n(x) >= target (F rises with x)."""
+    return max(1, int(binom.ppf(target, sessions_count, duty_cycle)))
+
+
+def _simulate(traffic: Traffic, entries: int, accesses: int) -> float:
+    point = {"keys": traffic.busiest, "entries": entries, "access_rate": traffic.access_rate, "accesses": accesses}
+    for which, law in (("on", traffic.on), ("off", traffic.off)):
+        if law.kind == "exp":
+            point[f"{which}_mean"] = law.mean
+        else:
+            point[f"{which}_period"] = law.spec()
+    return float(cachesim.run_point(point)["hit_rate"])
+
+
+def size(traffic: Traffic, target: float, entry_bytes: int = 16, simulate: bool = False,
+         accesses: int = 4_000_000) -> dict:
+    n = traffic.busiest
+    group = hitrate.SessionGroup(n, traffic.on, traffic.off, traffic.access_rate)
+    x_markov = markov_entries(target, n, traffic.duty_cycle)
+    x_predicted = hitrate.entries_for_target(target, [group])
+    answers = {
+        "markov": {"entries": x_markov, "bytes": x_markov * entry_bytes,
+                   "f_at_entries": markov.hit_rate_estimate(x_markov, n, traffic.on.mean, traffic.off.mean),
+                   "predicted_hit_rate_at_entries": hitrate.predict(x_markov, [group]).hit_rate,
+                   "sessions_supported": markov.capacity(x_markov, traffic.on.mean, traffic.off.mean, target)},
+        "predictor": {"entries": x_predicted, "bytes": x_predicted * entry_bytes,
+                      "predicted_hit_rate_at_entries": hitrate.predict(x_predicted, [group]).hit_rate,
+                      "f_at_entries": markov.hit_rate_estimate(x_predicted, n, traffic.on.mean, traffic.off.mean)},
+    }
+    if simulate:
+        answers["cachesim"] = {"hit_rate_at_markov_entries": _simulate(traffic, x_markov, accesses),
+                               "hit_rate_at_predictor_entries": _simulate(traffic, x_predicted, accesses),
+                               "keys": n, "accesses": accesses}
+    ceiling = traffic.lookups_per_on / (1 + traffic.lookups_per_on)
+    return {
+        "target": target, "source": traffic.source, "sessions_rule": traffic.sessions_rule,
+        "sessions_per_card_mean": float(traffic.sessions_per_card.mean()), "sessions_per_card_max": n,
+        "on_mean_ms": traffic.on.mean, "off_mean_ms": traffic.off.mean, "duty_cycle": traffic.duty_cycle,
+        "access_rate_per_ms": traffic.access_rate, "lookups_per_on": traffic.lookups_per_on,
+        "entry_bytes": entry_bytes, **answers, "why_they_differ": why(x_markov, x_predicted, n, ceiling, target),
+    }
+
+
+def why(x_markov: int, x_predicted: int, n: int, ceiling: float, target: float) -> str:
+    if x_markov == x_predicted:
+        return "both criteria give the same size"
+    parts = []
+    if x_markov < x_predicted:
+        parts.append("F_n(x) only asks that the ON sessions fit; a look-up also misses when its key was evicted "
+                     "during the session's OFF period, so more entries are needed to keep keys across OFF periods")
+        if ceiling < target:
+            parts.append(f"with {ceiling / (1 - ceiling):.3g} look-ups per ON period a cache that loses keys in OFF "
+                         f"periods cannot pass {ceiling:.3f}, below the target, so every one of the {n} sessions "
+                         "needs an entry")
+    else:
+        parts.append("LRU keeps hitting when the ON sessions slightly exceed the cache (graceful overload), and "
+                     "F_n(x) does not count that")
+    return "; ".join(parts)
+
+
+def fresh_periods_folder() -> tempfile.TemporaryDirectory:
+    return tempfile.TemporaryDirectory(prefix="ibsec-size-")
+

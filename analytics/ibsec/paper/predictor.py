@@ -1,0 +1,218 @@
+"""The hit-rate predictor (models/hitrate.py) against cachesim, with F_n(x) beside them.
+
+predictor_fig8: Fig. 8's grid (16 KB fully associative LRU, 1 000 - 10 000
+keys, every preset; exponential ON/OFF). predictor_fitted: ON/OFF laws
+fitted to the shipped real NPB traces (`ibsec analytic fit`: lognormal,
+Weibull, hyperexponential, and the measured periods themselves), each trace
+with its own look-up rate, at 2 000, 6 000 and 10 000 keys.
+
+How long a point is simulated matters more than it seems: the number of ON
+sessions wanders slowly (its correlation time is on x off / (on + off)), and
+near the cache's knee (about `entries` sessions ON) the hit rate follows it,
+so a run must span hundreds of correlation times to be accurate to a few
+tenths of a point. Fig. 8's 4 million look-ups span 2 to 500 ON/OFF cycles
+(MG on the SP-2 at 10 000 keys: two), and repeating such a point with other
+seeds moves it by one to two points. Each point here runs at least
+`accesses` look-ups and, unless `correlation_times` is 0, as many as span
+that many correlation times (at most MAX_ACCESSES). A fitted law with a heavy
+tail (a lognormal of large sigma) can need more than that: its rows say
+`converged` False, and their simulated value is itself uncertain by points.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import pandas as pd  # noqa: E402
+
+from ..errors import IbsecError  # noqa: E402
+from ..models import cachesim, hitrate, markov, onoff_fit, presets, renewal  # noqa: E402
+from ..output import figure_style as style  # noqa: E402
+from ..output.figure_style import save_figure  # noqa: E402
+from ..runs.store import run_points  # noqa: E402
+
+ENTRIES = 1024  # 16 KB of 16 B keys, as Fig. 8
+KEY_COUNTS = list(range(1000, 10001, 1000))
+FITTED_KEY_COUNTS = [2000, 6000, 10000]
+FITTED_FAMILIES = ["lognormal", "weibull", "hyperexp", "empirical"]
+CORRELATION_TIMES = 400
+MAX_ACCESSES = 400_000_000
+PRESET_ACCESS_RATE = 100.0  # cachesim's default look-ups per ms while ON (docs/nas-onoff-presets.md)
+REAL_TRACES = Path(__file__).resolve().parents[1] / "data" / "npb"
+
+
+def correlation_ms(on: renewal.Distribution, off: renewal.Distribution) -> float:
+    """How long the number of ON sessions remembers itself: on x off / (on + off) for exponential laws (its
+    autocorrelation is exp(-(lambda + mu) t)); otherwise the longer mean residual life E[L^2] / (2 E[L]) of
+    the two laws, which heavy tails make long."""
+    if on.kind == "exp" and off.kind == "exp":
+        return on.mean * off.mean / (on.mean + off.mean)
+    return max(law.second_moment / (2 * law.mean) for law in (on, off))
+
+
+def wanted_accesses(on: renewal.Distribution, off: renewal.Distribution, keys: int, access_rate: float,
+                    correlation_times: int) -> float:
+    """Look-ups spanning `correlation_times` correlation times of the ON count."""
+    lookups_per_ms = keys * access_rate * on.mean / (on.mean + off.mean)
+    return correlation_times * correlation_ms(on, off) * lookups_per_ms
+
+
+def accesses_for(on: renewal.Distribution, off: renewal.Distribution, keys: int, access_rate: float, accesses: int,
+                 correlation_times: int) -> int:
+    """wanted_accesses within [accesses, MAX_ACCESSES]."""
+    return int(max(accesses, min(wanted_accesses(on, off, keys, access_rate, correlation_times), MAX_ACCESSES)))
+
+
+def _simulate(points: list[dict], out: Path, jobs: int, quiet: bool, label: str) -> pd.DataFrame:
+    rows = run_points(points, cachesim.run_point, store=out / ".points" / "cachesim.jsonl", jobs=jobs, quiet=quiet,
+                      label=label, key=cachesim.identity)
+    return pd.DataFrame(rows)
+
+
+def fig8_table(out: Path, accesses: int, correlation_times: int, jobs: int, quiet: bool) -> pd.DataFrame:
+    combos = [(p, k) for p in presets.load() for k in KEY_COUNTS]
+    points = [{"on_mean": p.on_mean_ms, "off_mean": p.off_mean_ms, "keys": k, "entries": ENTRIES,
+               "accesses": accesses_for(renewal.exponential(p.on_mean_ms), renewal.exponential(p.off_mean_ms), k,
+                                        PRESET_ACCESS_RATE, accesses, correlation_times)} for p, k in combos]
+    sim = _simulate(points, out, jobs, quiet, "predictor")
+    df = pd.DataFrame({
+        "benchmark": [p.benchmark for p, _ in combos], "machine": [p.machine for p, _ in combos],
+        "keys": [k for _, k in combos], "entries": ENTRIES, "accesses": sim["accesses"],
+        "simulated": sim["hit_rate"],
+        "predicted": [hitrate.predict_exponential(ENTRIES, k, p.on_mean_ms, p.off_mean_ms,
+                                                  PRESET_ACCESS_RATE).hit_rate for p, k in combos],
+        "markov_f": [markov.hit_rate_estimate(ENTRIES, k, p.on_mean_ms, p.off_mean_ms) for p, k in combos],
+    })
+    df["predicted_minus_simulated"] = df["predicted"] - df["simulated"]
+    return df
+
+
+def predictor_fig8(out: Path, accesses: int = 4_000_000, jobs: int = 2, quiet: bool = False,
+                   correlation_times: int = CORRELATION_TIMES, **_) -> pd.DataFrame:
+    df = fig8_table(out, accesses, correlation_times, jobs, quiet)
+    fig = fig8_figure(df)
+    worst = float(df.predicted_minus_simulated.abs().max())
+    save_figure(df, fig, out, "predictor_fig8", {"entries": ENTRIES, "keys": KEY_COUNTS, "min_accesses": accesses,
+                                                 "correlation_times": correlation_times, "worst_abs_difference": worst})
+    return df
+
+
+def fig8_figure(df: pd.DataFrame):
+    machines = list(dict.fromkeys(df["machine"]))
+    fig, axes = style.subplots(1, len(machines), width=6 * len(machines), height=4.4, sharey=True)
+    for ax, machine in zip(axes, machines, strict=True):
+        for i, (bench, part) in enumerate(df[df.machine == machine].groupby("benchmark")):
+            ax.plot(part["keys"], part["simulated"], "o", color=f"C{i}", ms=4, label=f"{bench} cachesim")
+            ax.plot(part["keys"], part["predicted"], "-", color=f"C{i}", lw=1.2, label=f"{bench} predictor")
+            ax.plot(part["keys"], part["markov_f"], ":", color=f"C{i}", lw=1)
+        ax.set_title(f"{presets.MACHINES[machine]} (dotted: Markov F_n(x))")
+        ax.set_xlabel("session keys")
+        ax.set_ylabel("SKC hit rate")
+        ax.set_ylim(0, 1.02)
+        ax.legend(ncol=2, fontsize=7)
+    worst = df.predicted_minus_simulated.abs().max()
+    fig.suptitle(f"Hit-rate predictor vs cachesim, Fig. 8's grid (1024 entries, LRU); worst |difference| "
+                 f"{100 * worst:.2f} points")
+    return fig
+
+
+# ---- fitted laws from the real traces -----------------------------------------------------------------------
+
+def real_traces() -> list[Path]:
+    """The shipped real traces with enough ON/OFF periods to fit (the largest class of each benchmark)."""
+    chosen = {}
+    for path in sorted(REAL_TRACES.glob("*.16.trace.zst")):
+        bench, cls = path.name.split(".")[:2]
+        if bench not in chosen or "SWA".index(cls) > "SWA".index(chosen[bench].name.split(".")[1]):
+            chosen[bench] = path
+    return list(chosen.values())
+
+
+def fitted_laws(trace: Path, periods_folder: Path) -> tuple[onoff_fit.FitResult, dict]:
+    """The fit of a trace and, per family, its (ON law, OFF law); the measured periods are written to
+    `periods_folder` for cachesim's empirical law."""
+    from ..output.files import write_text_output
+
+    result = onoff_fit.fit_trace(trace)
+    name = trace.name.split(".trace")[0]
+    laws = {family: (renewal.parse(result.on_fits[family]["spec"]), renewal.parse(result.off_fits[family]["spec"]))
+            for family in FITTED_FAMILIES if family != "empirical"}
+    files = []
+    for which, lengths in (("on", result.periods.on_ms), ("off", result.periods.off_ms)):
+        path = periods_folder / f"{name}.{which}.periods"
+        write_text_output(path, "".join(f"{v:.9g}\n" for v in lengths))
+        files.append(renewal.empirical(path))
+    laws["empirical"] = tuple(files)
+    return result, laws
+
+
+def fitted_table(out: Path, accesses: int, correlation_times: int, jobs: int, quiet: bool,
+                 traces: list[Path] | None = None) -> pd.DataFrame:
+    rows, points = [], []
+    for trace in traces or real_traces():
+        try:
+            result, laws = fitted_laws(trace, out / ".periods")
+        except IbsecError as error:  # a trace without an ON/OFF process to fit is reported and skipped
+            if not quiet:
+                print(f"{trace.name}: not fitted ({error})")
+            continue
+        rate = result.markov_inputs()["access_rate_per_ms"]
+        for family, (on, off) in laws.items():
+            for keys in FITTED_KEY_COUNTS:
+                group = hitrate.SessionGroup(keys, on, off, rate)
+                rows.append({"trace": trace.name.split(".trace")[0], "family": family, "keys": keys,
+                             "entries": ENTRIES, "on_mean_ms": on.mean, "off_mean_ms": off.mean,
+                             "access_rate_per_ms": rate,
+                             "ks_on": result.on_fits[family]["ks"] if family in result.on_fits else 0.0,
+                             "ks_off": result.off_fits[family]["ks"] if family in result.off_fits else 0.0,
+                             "predicted": hitrate.predict(ENTRIES, [group]).hit_rate,
+                             "converged": wanted_accesses(on, off, keys, rate, correlation_times) <= MAX_ACCESSES,
+                             "markov_f": markov.hit_rate_estimate(ENTRIES, keys, on.mean, off.mean)})
+                points.append({"on_period": on.spec(), "off_period": off.spec(), "access_rate": rate, "keys": keys,
+                               "entries": ENTRIES, "accesses": accesses_for(on, off, keys, rate, accesses,
+                                                                            correlation_times)})
+    sim = _simulate(points, out, jobs, quiet, "predictor-fitted")
+    df = pd.DataFrame(rows)
+    df["accesses"] = sim["accesses"]
+    df["simulated"] = sim["hit_rate"]
+    df["predicted_minus_simulated"] = df["predicted"] - df["simulated"]
+    return df
+
+
+def predictor_fitted(out: Path, accesses: int = 4_000_000, jobs: int = 2, quiet: bool = False,
+                     correlation_times: int = CORRELATION_TIMES, **_) -> pd.DataFrame:
+    df = fitted_table(out, accesses, correlation_times, jobs, quiet)
+    fig = fitted_figure(df)
+    save_figure(df, fig, out, "predictor_fitted", {"entries": ENTRIES, "keys": FITTED_KEY_COUNTS,
+                                                   "families": FITTED_FAMILIES, "min_accesses": accesses,
+                                                   "correlation_times": correlation_times,
+                                                   "worst_abs_difference_converged":
+                                                       float(df[df.converged].predicted_minus_simulated.abs().max()),
+                                                   "worst_abs_difference":
+                                                       float(df.predicted_minus_simulated.abs().max())})
+    return df
+
+
+def fitted_figure(df: pd.DataFrame):
+    fig, ax = style.subplots(width=6.2, height=5.2)
+    markers = dict(zip(FITTED_FAMILIES, "osD^", strict=True))
+    for i, (trace, part) in enumerate(df.groupby("trace")):
+        for family, rows in part.groupby("family"):
+            for converged, points in rows.groupby("converged"):
+                ax.plot(points["simulated"], points["predicted"], markers[family] if converged else "x",
+                        color=f"C{i}", ms=5, mfc="none",
+                        label=trace if family == FITTED_FAMILIES[0] and converged else None)
+    low = min(df.simulated.min(), df.predicted.min())
+    ax.plot([low, 1], [low, 1], color="grey", lw=0.8)
+    ax.set_xlabel("cachesim hit rate")
+    ax.set_ylabel("predicted hit rate")
+    converged = df[df.converged]
+    ax.set_title(f"Fitted real-trace ON/OFF laws (o lognormal, s Weibull, D hyperexp, ^ measured;\n"
+                 f"x: simulation too short for the law's tail). 1024 entries, 2 000 - 10 000 keys;\n"
+                 f"worst |difference| {100 * converged.predicted_minus_simulated.abs().max():.2f} points "
+                 f"({100 * df.predicted_minus_simulated.abs().max():.2f} with the x points)", fontsize=9)
+    ax.legend(fontsize=7)
+    return fig
