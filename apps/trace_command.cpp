@@ -173,9 +173,12 @@ void add_convert(CLI::App& trace) {
     traces::TraceWriter writer(*out, reader.header(), "out");
     read_checked(reader, [&](const traces::TraceEvent& e) { writer.write(e); });
     writer.finish();
-    std::printf("%s: wrote %llu events of %u processes as %s (%s), from %s\n", out->c_str(),
-                static_cast<unsigned long long>(reader.events_read()), reader.header().processes,
-                trace_form(*out).c_str(), human_bytes(std::filesystem::file_size(*out)).c_str(), in->c_str());
+    // Said only of a regular file: written to a pipe (/dev/stdout) the trace is the output, and has no size.
+    if (std::filesystem::is_regular_file(*out)) {
+      std::printf("%s: wrote %llu events of %u processes as %s (%s), from %s\n", out->c_str(),
+                  static_cast<unsigned long long>(reader.events_read()), reader.header().processes,
+                  trace_form(*out).c_str(), human_bytes(std::filesystem::file_size(*out)).c_str(), in->c_str());
+    }
   });
 }
 

@@ -100,6 +100,7 @@ class Recorder:
     """Replaces the figure functions: records each call and writes a one-row table."""
 
     def __init__(self, monkeypatch, fail_on: str | None = None):
+        import ibsec.paper.card_design as card_design
         import ibsec.paper.consistency as consistency
         import ibsec.paper.figures as figures
         import ibsec.paper.predictor as predictor
@@ -109,7 +110,8 @@ class Recorder:
         self.fail_on = fail_on
         for module, name in ((figures, "fig3"), (figures, "fig8"), (figures, "fig9"), (figures, "xval"),
                              (study, "fig5"), (study, "fig5d"), (predictor, "predictor_fig8"),
-                             (predictor, "predictor_fitted"), (consistency, "consistency")):
+                             (predictor, "predictor_fitted"), (consistency, "consistency"),
+                             (card_design, "noskc_overlap"), (card_design, "paper_mode")):
             monkeypatch.setattr(module, name, self.recorder(name))
         monkeypatch.setattr(reproduce_module, "_fig6", lambda ctx, mix: self.record("fig6", mix=mix))
         monkeypatch.setattr(reproduce_module, "_fig7", lambda ctx: self.record("fig7", skc=ctx.plan.fig7_skc_sizes))
@@ -131,13 +133,14 @@ def test_quick_plan_runs_every_figure_once_then_writes_the_report(tmp_path, monk
     recorder = Recorder(monkeypatch)
     assert main(["reproduce", "--quick", "--out", str(tmp_path), "--quiet"]) == 0
     names = [name for name, _ in recorder.calls]
-    assert names == ["fig3", "fig8", "fig9", "consistency", "fig5", "fig5d", "fig6", "fig6", "fig7", "hwcost"]
+    assert names == ["fig3", "fig8", "fig9", "consistency", "fig5", "fig5d", "noskc_overlap", "paper_mode", "fig6",
+                     "fig6", "fig7", "hwcost"]
     assert dict(recorder.calls[1][1]) == {"accesses": QUICK.accesses}
     assert recorder.calls[-2][1] == {"skc": QUICK.fig7_skc_sizes}
     assert [d["mix"] for n, d in recorder.calls if n == "fig6"] == ["nas15", "ft-jbb6"]
     text = (tmp_path / "REPORT.md").read_text()
     assert "`ibsec reproduce --quick --out" in text and "(quick run)" in text
-    assert "[10/10] §3.1 hardware cost" in capsys.readouterr().out
+    assert "[12/12] §3.1 hardware cost" in capsys.readouterr().out
 
 
 def test_full_plan_has_more_points_and_the_cross_check(tmp_path, monkeypatch):

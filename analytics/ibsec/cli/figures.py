@@ -12,9 +12,9 @@ FIGURE_NAMES = ["fig3", "fig8", "fig9", "xval", "security", "predictor", "predic
 
 
 def execute(args) -> None:
-    from ..paper.figures import FIGURES
+    from ..paper.figures import ALL_FIGURES, FIGURES
 
-    names = list(FIGURES) if "all" in args.names else args.names
+    names = list(ALL_FIGURES) if "all" in args.names else args.names
     for name in names:
         df = FIGURES[name](Path(args.out), accesses=args.accesses, jobs=args.jobs, quiet=args.quiet, seeds=args.seeds)
         if not args.quiet:
@@ -27,7 +27,8 @@ def add_parser(commands) -> None:
         description="Regenerate the paper's cache figures: each writes NAME.csv and NAME.parquet (its table), "
                     "NAME.pdf, NAME.svg and NAME.png (300 dpi) and NAME.meta.json (the command and parameters). "
                     "fig3 is analytic; fig8, fig9, xval and security are simulated, once per seed with --seeds.")
-    figs.add_argument("names", nargs="+", choices=[*FIGURE_NAMES, "all"], help="figures to make")
+    figs.add_argument("names", nargs="+", choices=[*FIGURE_NAMES, "all"],
+                      help="figures to make; all = every one but predictor-fitted and consistency (tens of minutes each)")
     figs.add_argument("--out", type=output_folder, default=DEFAULT_OUTPUT, help="output folder (default: %(default)s)")
     figs.add_argument("--accesses", type=count_option, default=4_000_000,
                       help="look-ups per simulated point (default: %(default)s)")
