@@ -28,8 +28,8 @@ def add_parser(commands) -> None:
                     "NAME.pdf, NAME.svg and NAME.png (300 dpi) and NAME.meta.json (the command and parameters). "
                     "fig3 is analytic; fig8, fig9, xval and security are simulated, once per seed with --seeds.")
     figs.add_argument("names", nargs="+", choices=[*FIGURE_NAMES, "all"],
-                      help="figures to make; all = every one but predictor-fitted and consistency (tens of minutes "
-                           "each)")
+                      help="figures to make; all = every one but predictor, predictor-fitted and consistency "
+                           "(tens of minutes or more each)")
     figs.add_argument("--out", type=output_folder, default=DEFAULT_OUTPUT, help="output folder (default: %(default)s)")
     figs.add_argument("--accesses", type=count_option, default=4_000_000,
                       help="look-ups per simulated point (default: %(default)s)")
