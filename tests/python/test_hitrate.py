@@ -167,7 +167,7 @@ def test_random_policy_prediction_matches_cachesim(on, off, rate, keys):
     assert predicted == pytest.approx(sim, abs=TOLERANCE)
 
 
-@pytest.mark.soak
+@pytest.mark.hours
 def test_predictor_matches_cachesim_on_the_whole_fig8_grid(tmp_path):
     from ibsec.paper.predictor import fig8_table
 
@@ -175,7 +175,7 @@ def test_predictor_matches_cachesim_on_the_whole_fig8_grid(tmp_path):
     assert table.predicted_minus_simulated.abs().max() <= TOLERANCE
 
 
-@pytest.mark.soak
+@pytest.mark.hours
 def test_predictor_within_two_points_on_fitted_real_trace_laws(tmp_path):
     from ibsec.paper.predictor import fitted_table
 
