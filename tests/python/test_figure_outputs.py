@@ -66,13 +66,13 @@ def test_the_png_reader_reads_the_resolution(tmp_path):
 
 def test_every_cache_figure_is_written_in_every_format_with_seeds(engine, tmp_path):
     """`ibsec figures all --seeds 2`: every figure of the command, two runs per simulated point."""
-    from ibsec.paper.figures import FIGURES
+    from ibsec.paper.figures import ALL_FIGURES
 
     ibsec("figures", "all", "--accesses", "20000", "--seeds", "2", "--out", str(tmp_path), "--quiet")
     for name in ("fig3_capacity", "fig8_hit_rate_vs_keys", "fig9_associativity", "xval_markov_vs_sim",
                  "security_overhead"):
         assert_figure_written(tmp_path, name)
-    assert len(FIGURES) == 5, "a new figure is added to the list above"
+    assert len(ALL_FIGURES) == 5, "a new figure is added to the list above"
     fig8 = pd.read_csv(tmp_path / "fig8_hit_rate_vs_keys.csv")
     assert sorted(set(fig8["seed"])) == [1, 2]
     per_point = fig8.groupby(["benchmark", "machine", "keys"])["hit_rate"]
