@@ -8,8 +8,9 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 
 
-# Every test is in exactly one tier (markers registered in pytest.ini at the repository root).
-TIERS = ("unit", "model", "soak")
+# Every test is in exactly one tier (markers registered in pytest.ini at the repository root). `hours` is for runs
+# that neither the default run nor CI selects.
+TIERS = ("unit", "model", "soak", "hours")
 
 
 # Tests in files this suite may not edit (test_golden.py stays as the golden results' commit made it).
@@ -25,7 +26,7 @@ def pytest_collection_modifyitems(config, items):
     wrong = [f"{item.nodeid}: {', '.join(t for t in TIERS if item.get_closest_marker(t)) or 'no tier'}"
              for item in items if sum(item.get_closest_marker(tier) is not None for tier in TIERS) != 1]
     if wrong:
-        raise pytest.UsageError("every test needs exactly one tier marker (unit, model or soak):\n  "
+        raise pytest.UsageError("every test needs exactly one tier marker (unit, model, soak or hours):\n  "
                                 + "\n  ".join(wrong))
 
 
