@@ -96,12 +96,12 @@ def test_rendezvous_sends_whose_receives_come_only_after_them_exit_3(tmp_path, e
 
 
 def test_workload_comparison_table_has_security_costs_in_the_expected_order(tmp_path, engine):
-    from ibsec.paper.workload_study import _with_overheads, replay_points, summary_tables
+    from ibsec.paper.workload_study import replay_points, summary_tables, with_overheads
 
     traces = {"RING": ring(tmp_path / "ring.trace", processes=8, rounds=10)}
     points = [{"bench": b, "trace": str(p), "configuration": c, "overrides": [f"nic.security={c}"]}
               for b, p in traces.items() for c in ("NoSecurity", "NoSKC", "SKC-1", "SKC-4")]
-    df = _with_overheads(replay_points(points, tmp_path / "runs", jobs=2, quiet=True, label="t"), ["bench"])
+    df = with_overheads(replay_points(points, tmp_path / "runs", jobs=2, quiet=True, label="t"), ["bench"])
     by = df.set_index("configuration")
     # Every packet of NoSKC fetches its key at both cards; SKC-4 holds each card's two keys.
     assert by.loc["NoSKC", "skc_hit_rate"] == 0.0

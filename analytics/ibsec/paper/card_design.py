@@ -21,9 +21,9 @@ import pandas as pd
 from ..output import figure_style as style
 from .workload_study import (
     MTU_SWEEP_BUFFER_BYTES,
-    _with_overheads,
     default_traces,
     replay_points,
+    with_overheads,
 )
 
 # Reads the card overlaps: key memory requests in flight = outstanding misses per direction.
@@ -101,7 +101,7 @@ def paper_mode(out: Path, traces_dir: Path, jobs: int = 2, quiet: bool = False, 
                 "overrides": [f"nic.security={config}", f"nic.mtu_bytes={mtu}",
                               f"network.vl_buffer_bytes={MTU_SWEEP_BUFFER_BYTES}", *settings]}
                for card, settings in cards.items() for mtu in MTU_ENDS for config in ("NoSecurity", "NoSKC")]
-    df = _with_overheads(replay_points(points, out / "card_paper_mode.runs", jobs, quiet, "paper-mode card"),
+    df = with_overheads(replay_points(points, out / "card_paper_mode.runs", jobs, quiet, "paper-mode card"),
                          ["card", "bench", "mtu_bytes"])
     rows = []
     for card in cards:

@@ -18,7 +18,7 @@ import pandas as pd
 from ..errors import ConfigError
 from ..output import figure_style as style
 from ..output.files import write_text_output
-from .workload_study import _with_overheads, replay_points
+from .workload_study import replay_points, with_overheads
 
 REAL_CONFIGS = ("NoSecurity", "NoSKC", "SKC-2", "SKC-6")
 REAL_NAME = re.compile(r"(?P<bench>[a-z]+)\.(?P<cls>[A-Z])\.(?P<procs>[0-9]+)\.trace\.(gz|zst)")
@@ -73,7 +73,7 @@ def real_vs_synthetic(out: Path, traces_dir: Path, classes: tuple[str, ...] = ("
     if not points:
         raise FileNotFoundError(f"no shipped real traces of class {', '.join(classes)} in the ibsec package")
     df = replay_points(points, out / "real_workloads.runs", jobs, quiet, "real and synthetic replays")
-    df = _with_overheads(df, ["bench", "class", "source"])
+    df = with_overheads(df, ["bench", "class", "source"])
     df = df.drop(columns=["trace"]).assign(trace=[Path(p["trace"]).name for p in points])
     fig = _figure(df, configs)
     write_text_output(out / "real_workloads.md", markdown_table(df))

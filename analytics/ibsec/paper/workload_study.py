@@ -82,7 +82,7 @@ def replay_points(points: list[dict], runs: Path, jobs: int, quiet: bool, label:
                          for p, row in zip(points, rows, strict=True)])
 
 
-def _with_overheads(df: pd.DataFrame, group: list[str]) -> pd.DataFrame:
+def with_overheads(df: pd.DataFrame, group: list[str]) -> pd.DataFrame:
     """Latency and completion time relative to NoSecurity in the same group."""
     base = df[df["configuration"] == "NoSecurity"].set_index(group)
     keys = df.set_index(group).index
@@ -100,7 +100,7 @@ def fig5(out: Path, traces_dir: Path, jobs: int = 2, quiet: bool = False,
     traces = default_traces(traces_dir, quiet)
     points = [{"bench": bench, "trace": str(path), "configuration": config, "overrides": [f"nic.security={config}"]}
               for bench, path in traces.items() for config in configs]
-    df = _with_overheads(replay_points(points, out / "fig5.runs", jobs, quiet, "workload replays"), ["bench"])
+    df = with_overheads(replay_points(points, out / "fig5.runs", jobs, quiet, "workload replays"), ["bench"])
     df = df.drop(columns=["trace"]).assign(trace=[Path(p["trace"]).name for p in points])
     style.save_figure(df, fig5_plot(df, configs), out, "fig5_workloads",
                       {"configurations": list(configs), "traces": {b: p.name for b, p in traces.items()},
@@ -168,7 +168,7 @@ def fig5d(out: Path, traces_dir: Path, jobs: int = 2, quiet: bool = False, bench
                "overrides": [f"nic.security={config}", f"nic.mtu_bytes={mtu}",
                              f"network.vl_buffer_bytes={MTU_SWEEP_BUFFER_BYTES}"]}
               for mtu in MTU_SWEEP_BYTES for config in MTU_SWEEP_CONFIGS]
-    df = _with_overheads(replay_points(points, out / "fig5d.runs", jobs, quiet, "packet-size replays"),
+    df = with_overheads(replay_points(points, out / "fig5d.runs", jobs, quiet, "packet-size replays"),
                          ["bench", "mtu_bytes"])
     df = df.drop(columns=["trace"]).assign(trace=trace.name)
     fig, (left, right) = style.subplots(1, 2, width=9.0, height=3.6)
