@@ -50,10 +50,6 @@ SerializationRate::SerializationRate(uint64_t ps_numerator, uint64_t ps_denomina
   assert(numerator_ < (uint64_t{1} << 31));
 }
 
-Tick SerializationRate::ticks(uint32_t bytes) const {
-  return (uint64_t{bytes} * numerator_ + denominator_ - 1) / denominator_;
-}
-
 double SerializationRate::ps_per_byte() const {
   return static_cast<double>(numerator_) / static_cast<double>(denominator_);
 }

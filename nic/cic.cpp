@@ -189,13 +189,17 @@ void Cic::advance(Pipeline& pipe, EventKind kind, Tick now) {
   if (pipe.stall.first != kNoStall) count_stall(pipe, now);
   while (step(pipe, kind, now)) {
   }
-  pipe.stall = pipe.waiting.empty() ? Stall{} : stall_reason(pipe, kind, now);
+  if (pipe.waiting.empty()) {
+    pipe.stall.first = kNoStall;  // nothing waits: count_stall looks no further
+  } else {
+    pipe.stall = stall_reason(pipe, kind, now);
+  }
   const Tick next = next_progress(pipe, kind, now);
   if (next != kNever) wake_later(pipe, kind, params_.clock.next_edge(next));
 }
 
 // Adds the time since the last advance to the reason found then.
-void Cic::count_stall(Pipeline& pipe, Tick now) {
+inline void Cic::count_stall(Pipeline& pipe, Tick now) {
   const Stall& stall = pipe.stall;
   if (now <= stall.since) return;
   const Tick split = std::clamp(stall.first_until, stall.since, now);
@@ -206,27 +210,30 @@ void Cic::count_stall(Pipeline& pipe, Tick now) {
 // Why the packets waiting for the look-up stage cannot enter it now, and
 // until when that holds as far as is known (a blocking stage: its packet waits
 // for its key, then for an engine).
-Cic::Stall Cic::stall_reason(const Pipeline& pipe, EventKind kind, Tick now) const {
+inline Cic::Stall Cic::stall_reason(const Pipeline& pipe, EventKind kind, Tick now) const {
   const bool stage_full = pipe.in_lookup.size() >= params_.lookup_outstanding_misses;
   if (!stage_full) {
     if (pipe.lookup_free_at <= now) return {};
-    if (params_.lookup_outstanding_misses > 1) return {now, kLookupPort};
+    if (params_.lookup_outstanding_misses > 1) return {.since = now, .first = kLookupPort};
     // A blocking stage is held until its last packet starts in an engine.
-    return {now, pipe.last_from_memory ? kKeyMemory : kLookupPort, pipe.last_key_ready, kGcmEngines};
+    return {.since = now,
+            .first_until = pipe.last_key_ready,
+            .first = pipe.last_from_memory ? kKeyMemory : kLookupPort,
+            .then = kGcmEngines};
   }
   const bool keys_here = std::ranges::any_of(pipe.in_lookup, [now](const InLookup& e) { return e.key_ready <= now; });
   if (!keys_here) {
     const bool misses = std::ranges::any_of(pipe.in_lookup, [](const InLookup& e) { return e.from_memory; });
-    return {now, misses ? kKeyMemory : kLookupPort};
+    return {.since = now, .first = misses ? kKeyMemory : kLookupPort};
   }
   // Keys are here but the GCM stage is full: its head waits for an engine or for the link.
   const bool head_done = !pipe.in_gcm.empty() && pipe.in_gcm.front().done <= now;
-  return {now, head_done && kind == kAdvanceSend ? kLink : kGcmEngines};
+  return {.since = now, .first = head_done && kind == kAdvanceSend ? kLink : kGcmEngines};
 }
 
 // Moves packets forward by at most one place per stage, last stage first so
 // that a stage frees before the one behind it looks.
-bool Cic::step(Pipeline& pipe, EventKind kind, Tick now) {
+inline bool Cic::step(Pipeline& pipe, EventKind kind, Tick now) {
   bool progressed = false;
   if (!pipe.in_gcm.empty() && pipe.in_gcm.front().done <= now && emit(pipe, kind, now)) {
     pipe.in_gcm.pop_front();
@@ -251,7 +258,7 @@ bool Cic::step(Pipeline& pipe, EventKind kind, Tick now) {
 // engines, so waking up at the key's arrival would only cost a kernel event.
 // Look-ups, which share the SKC with the other direction, and the link, which
 // shares credits with the network, are done only at their true time.
-bool Cic::step_blocking(Pipeline& pipe, Tick /*now*/) {
+inline bool Cic::step_blocking(Pipeline& pipe, Tick /*now*/) {
   if (pipe.in_lookup.empty() || pipe.in_gcm.size() >= kGcmSlots) return false;
   const InLookup entry = pipe.in_lookup.front();
   pipe.in_lookup.pop_front();
@@ -281,7 +288,7 @@ bool Cic::step_overlapped(Pipeline& pipe, Tick now) {
   return true;
 }
 
-void Cic::enter_lookup(Pipeline& pipe, EventKind kind, Tick now) {
+inline void Cic::enter_lookup(Pipeline& pipe, EventKind kind, Tick now) {
   const network::PacketHandle handle = pipe.waiting.front();
   pipe.waiting.pop_front();
   network::Packet& packet = pool_[handle];
@@ -295,7 +302,7 @@ void Cic::enter_lookup(Pipeline& pipe, EventKind kind, Tick now) {
 }
 
 // One datapath: packets leave the GCM stage in the order they entered it.
-void Cic::enter_gcm(Pipeline& pipe, network::PacketHandle handle, Tick start) {
+inline void Cic::enter_gcm(Pipeline& pipe, network::PacketHandle handle, Tick start) {
   Tick done = params_.security.encrypts() ? pipe.gcm.start(pool_[handle].payload_bytes, start) : start;
   if (!pipe.in_gcm.empty()) done = std::max(done, pipe.in_gcm.back().done);
   pipe.in_gcm.push_back(InGcm{handle, done});
@@ -324,7 +331,7 @@ bool Cic::emit(Pipeline& pipe, EventKind kind, Tick now) {
 
 // When something in `pipe` can next move, or kNever if it waits for credits
 // (the link calls back) or is empty.
-Tick Cic::next_progress(const Pipeline& pipe, EventKind kind, Tick now) const {
+inline Tick Cic::next_progress(const Pipeline& pipe, EventKind kind, Tick now) const {
   Tick next = kNever;
   if (!pipe.in_gcm.empty()) {
     const Tick done = pipe.in_gcm.front().done;
@@ -384,7 +391,7 @@ Cic::KeyArrival Cic::key_ready_at(SessionKeyId key, Tick now) {
 // and verified here, within the read's time: the GCM unit decrypts a 16-byte
 // key in about 14 cycles (52 ns), small next to the 2.5 us read, and the
 // key is not usable before the read ends anyway (docs/crypto.md).
-Tick Cic::read_key_memory(SessionKeyId key, Tick now) {
+inline Tick Cic::read_key_memory(SessionKeyId key, Tick now) {
   if (crypto_) crypto_->key_read(key);
   return memory_.access(now);
 }

@@ -189,8 +189,8 @@ class Cic final : public EventDrivenModule, public network::PacketReceiver, publ
   // The reason from `since` on: `first` until `first_until`, then `then`.
   struct Stall {
     Tick since = 0;
-    Bottleneck first = kNoStall;
     Tick first_until = kNever;
+    Bottleneck first = kNoStall;
     Bottleneck then = kNoStall;
   };
   struct Pipeline {
