@@ -1,9 +1,12 @@
 """The cycle-level model end to end: delivered packets per wall-clock second,
 kernel activations per packet and peak memory, for the cases of issue 3 (16
 nodes on one switch; 1 024 nodes as a 4-ary 5-tree and as a 32-ary 2-tree;
-uniform traffic at 10 % and 30 % load; SKC-6 cards).
+uniform traffic at 10 % and 30 % load; SKC-6 cards), and a card for today's
+links: 16 nodes on 4x NDR with SKC-16 cards of 8 GCM engines and 16
+overlapped key reads.
 
 Run: .venv/bin/python bench/bench_model.py [--messages 1000000] [--engine build/ibsec-engine] [--only 16]
+     [--only NDR]
 Each case is one `ibsec-engine run`; wall time and memory come from the
 engine's --perf-json (simulation only, after argument parsing).
 """
@@ -18,7 +21,12 @@ TOPOLOGIES = {
     "16 nodes, single switch": [],
     "1024 nodes, 4-ary 5-tree": ["network.topology=fat-tree", "network.fat_tree.k=4", "network.fat_tree.n=5"],
     "1024 nodes, 32-ary 2-tree": ["network.topology=fat-tree", "network.fat_tree.k=32", "network.fat_tree.n=2"],
+    "16 nodes, 4x NDR, 8 engines, 16 reads": ["network.link_rate=NDR", "network.link_width=4x", "nic.gcm.engines=8",
+                                              "nic.key_memory.requests_in_flight=16",
+                                              "nic.lookup.outstanding_misses=16"],
 }
+# A case that names its own card keeps it; the others take --security.
+CARDS = {"16 nodes, 4x NDR, 8 engines, 16 reads": "SKC-16"}
 
 
 def run_case(engine: str, overrides: list[str]) -> tuple[dict, dict]:
@@ -46,7 +54,7 @@ def main():
         if args.only and args.only not in name:
             continue
         for load in args.loads.split(","):
-            overrides = topology + [f"nic.security={args.security}", f"traffic.load={load}",
+            overrides = topology + [f"nic.security={CARDS.get(name, args.security)}", f"traffic.load={load}",
                                     f"traffic.messages={args.messages}", "traffic.warmup_messages=0"]
             stats, perf = run_case(args.engine, overrides)
             print(f"{name + ', load ' + load:<44} {perf['packets_per_second']:>10.0f} {perf['packets_delivered']:>10} "
