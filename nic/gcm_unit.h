@@ -18,7 +18,6 @@
 #pragma once
 
 #include <algorithm>
-#include <bit>
 #include <cstdint>
 #include <vector>
 
@@ -34,12 +33,8 @@ struct GcmTiming {
   uint32_t bytes_per_cycle = 16;
 
   // Datapath beats for a payload (a header-only packet still has one).
-  // Every packet asks twice; a power-of-two width (every real datapath) shifts instead of dividing.
   [[nodiscard]] constexpr uint32_t beats(uint32_t payload_bytes) const {
-    const uint32_t rounded_up = payload_bytes + bytes_per_cycle - 1;
-    const uint32_t beats = std::has_single_bit(bytes_per_cycle) ? rounded_up >> std::countr_zero(bytes_per_cycle)
-                                                                : rounded_up / bytes_per_cycle;
-    return std::max<uint32_t>(1, beats);
+    return std::max<uint32_t>(1, (payload_bytes + bytes_per_cycle - 1) / bytes_per_cycle);
   }
   // Cycles from the first beat in to the tag out.
   [[nodiscard]] constexpr Cycles latency(uint32_t payload_bytes) const {
