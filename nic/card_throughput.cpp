@@ -1,5 +1,6 @@
 #include "nic/card_throughput.h"
 
+#include <cmath>
 #include <limits>
 
 namespace ibsec::nic {
@@ -13,7 +14,11 @@ double per_second(double ps) { return ps <= 0 ? kUnbounded : kPsPerSecond / ps; 
 }  // namespace
 
 CardRateBounds card_rate_bounds(const CicParams& card, const CardLoad& load) {
-  CardRateBounds bounds{per_second(load.link_ps_per_packet), kUnbounded, kUnbounded, kUnbounded};
+  // The card hands a packet to its link on one of its clock edges, so back-to-back packets leave a whole
+  // number of card cycles apart.
+  const double period = static_cast<double>(card.clock.period());
+  const double link_ps = std::ceil(load.link_ps_per_packet / period) * period;
+  CardRateBounds bounds{per_second(link_ps), kUnbounded, kUnbounded, kUnbounded};
   if (!card.security.encrypts()) return bounds;
 
   const Clock gcm_clock = card.gcm_clock.value_or(card.clock);

@@ -193,10 +193,15 @@ class Cic final : public EventDrivenModule, public network::PacketReceiver, publ
     Bottleneck first = kNoStall;
     Bottleneck then = kNoStall;
   };
+  // Packets the GCM stage holds at once per engine (in flight plus finished
+  // ones waiting for the link). Eight covers latency / occupancy for every
+  // payload size, so a pipelined engine never stalls for lack of slots.
+  static constexpr size_t kGcmSlotsPerEngine = 8;
   struct Pipeline {
     Pipeline(const CicParams& params, std::array<Counter*, kBottlenecks> stalled)
         : in_lookup(params.lookup_outstanding_misses),
           gcm(params.gcm, params.gcm_clock.value_or(params.clock), params.gcm_pipelined, params.gcm_engines),
+          gcm_slots(kGcmSlotsPerEngine * params.gcm_engines),
           stalled(stalled) {}
     std::deque<network::PacketHandle> waiting;
     boost::circular_buffer<InLookup> in_lookup;  // in entry order, at most nic.lookup.outstanding_misses
@@ -205,6 +210,7 @@ class Cic final : public EventDrivenModule, public network::PacketReceiver, publ
     bool last_from_memory = false;               // ... and whether it came from the key memory
     std::deque<InGcm> in_gcm;
     GcmUnit gcm;
+    size_t gcm_slots;       // in_gcm's bound
     Tick wake_at = kNever;  // earliest advance already queued
     Stall stall;
     std::array<Counter*, kBottlenecks> stalled;  // where each reason's time is counted (null: not counted)

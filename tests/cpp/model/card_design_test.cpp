@@ -197,5 +197,20 @@ INSTANTIATE_TEST_SUITE_P(
                        1.0}),
     [](const auto& info) { return std::string(info.param.name); });
 
+// The GCM stage holds eight packets per engine: with thirty-two engines at
+// 4x NDR the card carries far more than eight packets per GCM latency, which
+// a stage of eight places (one engine's share) would cap at about 147 Gb/s.
+TEST(CardThroughput, GcmStagePlacesGrowWithTheEngines) {
+  const std::vector<std::string> overrides{
+      "traffic.pattern=shift", "traffic.messages=30000", "traffic.warmup_messages=3000", "nic.security=SKC-6",
+      "network.link_rate=NDR", "nic.gcm.engines=32",     "network.vl_buffer_bytes=65536"};
+  const Saturated s = saturate(overrides);
+  ASSERT_TRUE(s.outcome.drained);
+  const sim::SimConfig config = config_with(overrides);
+  const double latency_ps = static_cast<double>(config.nic.clock.ticks(config.nic.gcm.latency(256)));
+  const double eight_places_gbps = 8 * 256 * 8 / latency_ps * 1e3;
+  EXPECT_GT(s.statistics["accepted_gbps_per_node"].get<double>(), 1.25 * eight_places_gbps);
+}
+
 }  // namespace
 }  // namespace ibsec
