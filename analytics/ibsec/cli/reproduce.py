@@ -17,7 +17,7 @@ def execute(args) -> None:
         print(job_script(options), end="")
         return
     reproduce(Context(Path(args.out), Path(args.traces), Path(args.mix_traces), QUICK if args.quick else FULL,
-                      options.workers or default_jobs(), args.quiet, args.argv, options))
+                      options.workers or default_jobs(), args.quiet, args.argv, options, tuple(args.skip)))
 
 
 def add_parser(commands) -> None:
@@ -36,5 +36,9 @@ def add_parser(commands) -> None:
                        help="folder of the coscheduling mixes' traces, generated there if missing "
                             "(default: %(default)s)")
     repro.add_argument("-q", "--quiet", action="store_true", help="no progress bars (step titles are still printed)")
+    repro.add_argument("--skip", action="append", default=[], metavar="STEP",
+                       help="leave a step out by name, e.g. predictor-fitted (hours long); repeat for several. "
+                            "An unknown name lists the plan's steps. REPORT.md reads a skipped step's tables as "
+                            "they are in --out")
     add_cluster_options(repro)
     repro.set_defaults(func=execute)

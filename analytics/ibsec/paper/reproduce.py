@@ -11,6 +11,7 @@ point is simulated, so its numbers are the full run's at lower resolution.
 from __future__ import annotations
 
 import contextlib
+import difflib
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -57,40 +58,66 @@ class Context:
     quiet: bool
     argv: list[str]
     cluster: ClusterOptions = field(default_factory=ClusterOptions)
+    skip: tuple[str, ...] = ()  # step names (`steps`) left out
 
 
-def steps(ctx: Context) -> list[tuple[str, Callable[[], object]]]:
-    """(title, action) in the order they run: cheap analytic figures first."""
+@dataclass(frozen=True)
+class Step:
+    name: str  # what --skip takes
+    title: str
+    action: Callable[[], object]
+
+
+def steps(ctx: Context) -> list[Step]:
+    """Every step of the plan, in the order they run: cheap analytic figures first."""
     from . import card_design, consistency, figures, predictor, workload_study
 
     cache_options = {"accesses": ctx.plan.accesses, "jobs": ctx.jobs, "quiet": ctx.quiet}
+    replay_options = {"jobs": ctx.jobs, "quiet": ctx.quiet}
     todo = [
-        ("Fig. 3 (Markov capacity)", lambda: figures.fig3(ctx.out)),
-        ("Fig. 8 (hit rate vs keys, cachesim)", lambda: figures.fig8(ctx.out, **cache_options)),
-        ("Fig. 9 (associativity, cachesim)", lambda: figures.fig9(ctx.out, **cache_options)),
+        Step("fig3", "Fig. 3 (Markov capacity)", lambda: figures.fig3(ctx.out)),
+        Step("fig8", "Fig. 8 (hit rate vs keys, cachesim)", lambda: figures.fig8(ctx.out, **cache_options)),
+        Step("fig9", "Fig. 9 (associativity, cachesim)", lambda: figures.fig9(ctx.out, **cache_options)),
     ]
     if ctx.plan.xval:
-        todo.append(("Markov vs simulation cross-check", lambda: figures.xval(ctx.out, **cache_options)))
-        todo.append(("Hit-rate predictor vs cachesim (Fig. 8's grid)",
-                     lambda: predictor.predictor_fig8(ctx.out, **cache_options)))
-        todo.append(("Hit-rate predictor vs cachesim (fitted real-trace traffic)",
-                     lambda: predictor.predictor_fitted(ctx.out, **cache_options)))
-    todo.append(("Cache models vs the cycle-level SKC (real traces, 16 nodes)",
-                 lambda: consistency.consistency(ctx.out, jobs=ctx.jobs, quiet=ctx.quiet)))
+        todo += [
+            Step("xval", "Markov vs simulation cross-check", lambda: figures.xval(ctx.out, **cache_options)),
+            Step("predictor-fig8", "Hit-rate predictor vs cachesim (Fig. 8's grid)",
+                 lambda: predictor.predictor_fig8(ctx.out, **cache_options)),
+            Step("predictor-fitted", "Hit-rate predictor vs cachesim (fitted real-trace traffic)",
+                 lambda: predictor.predictor_fitted(ctx.out, **cache_options)),
+        ]
     todo += [
-        ("Fig. 5(a-c) and Table 1 (workload replays)",
-         lambda: workload_study.fig5(ctx.out, ctx.traces, jobs=ctx.jobs, quiet=ctx.quiet)),
-        ("Fig. 5(d) (packet size)", lambda: workload_study.fig5d(ctx.out, ctx.traces, jobs=ctx.jobs, quiet=ctx.quiet)),
-        ("Card design: NoSKC with overlapping key reads",
-         lambda: card_design.noskc_overlap(ctx.out, ctx.traces, jobs=ctx.jobs, quiet=ctx.quiet)),
-        ("Card design: the paper-mode card",
-         lambda: card_design.paper_mode(ctx.out, ctx.traces, jobs=ctx.jobs, quiet=ctx.quiet)),
+        Step("consistency", "Cache models vs the cycle-level SKC (real traces, 16 nodes)",
+             lambda: consistency.consistency(ctx.out, **replay_options)),
+        Step("fig5", "Fig. 5(a-c) and Table 1 (workload replays)",
+             lambda: workload_study.fig5(ctx.out, ctx.traces, **replay_options)),
+        Step("fig5d", "Fig. 5(d) (packet size)", lambda: workload_study.fig5d(ctx.out, ctx.traces, **replay_options)),
+        Step("card-noskc-overlap", "Card design: NoSKC with overlapping key reads",
+             lambda: card_design.noskc_overlap(ctx.out, ctx.traces, **replay_options)),
+        Step("card-paper-mode", "Card design: the paper-mode card",
+             lambda: card_design.paper_mode(ctx.out, ctx.traces, **replay_options)),
     ]
-    for mix in ctx.plan.mixes:
-        todo.append((f"Fig. 6 ({mix}, coschedulers)", lambda mix=mix: _fig6(ctx, mix)))
-    todo.append((f"Fig. 7 ({ctx.plan.fig7_mix}, SKC and buffer sizes)", lambda: _fig7(ctx)))
-    todo.append(("§3.1 hardware cost", lambda: _hardware(ctx)))
+    todo += [Step(f"fig6-{Path(mix).stem}", f"Fig. 6 ({mix}, coschedulers)", lambda mix=mix: _fig6(ctx, mix))
+             for mix in ctx.plan.mixes]
+    todo.append(Step("fig7", f"Fig. 7 ({ctx.plan.fig7_mix}, SKC and buffer sizes)", lambda: _fig7(ctx)))
+    todo.append(Step("hwcost", "§3.1 hardware cost", lambda: _hardware(ctx)))
     return todo
+
+
+def chosen_steps(ctx: Context) -> list[Step]:
+    """The plan's steps less those --skip names; ConfigError for a name that is no step of the plan."""
+    from ..errors import ConfigError
+
+    todo = steps(ctx)
+    names = [step.name for step in todo]
+    for name in ctx.skip:
+        if name not in names:
+            close = difflib.get_close_matches(name, names, n=1)
+            hint = f"did you mean '{close[0]}'? " if close else ""
+            raise ConfigError("--skip", f"{name!r} is no step of the {ctx.plan.name} plan; {hint}"
+                                        f"the steps are {', '.join(names)}")
+    return [step for step in todo if step.name not in ctx.skip]
 
 
 def _study(ctx: Context, mix_name: str):
@@ -146,14 +173,14 @@ def reproduce(ctx: Context) -> Path:
     """Run every step, then write REPORT.md; return its path."""
     started = time.monotonic()
     check_paper_names()
-    todo = steps(ctx)
+    todo = chosen_steps(ctx)
     with contextlib.ExitStack() as stack:
         # Every step's points run on one Dask cluster (local by default), as `ibsec sweep`'s do.
         stack.enter_context(points_run_on(stack.enter_context(dask_executor(ctx.cluster))))
-        for number, (title, action) in enumerate(todo, 1):
+        for number, step in enumerate(todo, 1):
             step_started = time.monotonic()
-            print(f"[{number}/{len(todo)}] {title}", flush=True)
-            action()
+            print(f"[{number}/{len(todo)}] {step.title}", flush=True)
+            step.action()
             if not ctx.quiet:
                 print(f"      done in {time.monotonic() - step_started:.0f} s", flush=True)
     path = report.write_report(ctx.out, command_line(ctx.argv), ctx.plan.name, time.monotonic() - started,
