@@ -1,8 +1,12 @@
 #include "nic/security_mode.h"
 
+#include <algorithm>
+#include <cctype>
 #include <charconv>
+#include <vector>
 
 #include "core/errors.h"
+#include "core/spelling.h"
 
 namespace ibsec::nic {
 namespace {
@@ -24,6 +28,22 @@ constexpr SecurityModeForm kForms[] = {
     {"SKC-<n>", "an n-entry session key cache in front of the key memory"},
     {"SKC-<n>+Prefetch-<m>", "an n-entry SKC and an m-entry prefetch buffer searched with it (+Prefetch: m = 8)"},
 };
+
+std::string lowercase(std::string text) {
+  std::ranges::transform(text, text.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return text;
+}
+
+// "did you mean" for a misspelt name, or for one that differs only in case
+// ("noskc", "skc-6"), which the edit distance alone would not catch.
+std::string spelling_hint(const std::string& text) {
+  std::vector<std::string> known{"NoSecurity", "NoSKC"};
+  if (lowercase(text.substr(0, 4)) == "skc-") known.push_back("SKC-" + text.substr(4));
+  for (const std::string& name : known) {
+    if (lowercase(name) == lowercase(text)) return "did you mean '" + name + "'? ";
+  }
+  return did_you_mean(text, known);
+}
 
 }  // namespace
 
@@ -47,8 +67,8 @@ SecurityMode parse_security_mode(const std::string& text, const std::string& fie
   if (text == "NoSecurity") return SecurityMode{KeyPath::kNone, 0, 0};
   if (text == "NoSKC") return SecurityMode{KeyPath::kExternalMemory, 0, 0};
   if (!starts_with(text, "SKC-")) {
-    throw ConfigError(field, "unknown card configuration '" + text +
-                                 "'; expected NoSecurity, NoSKC, SKC-<n> or SKC-<n>+Prefetch-<m>");
+    throw ConfigError(field, "unknown card configuration '" + text + "'; " + spelling_hint(text) +
+                                 "expected NoSecurity, NoSKC, SKC-<n> or SKC-<n>+Prefetch-<m>");
   }
   const std::string rest = text.substr(4);
   const auto plus = rest.find('+');

@@ -115,6 +115,22 @@ TEST(SecurityMode, PaperNamesRoundTrip) {
   }
 }
 
+TEST(SecurityMode, AMisspeltNameGetsTheNearestOne) {
+  const auto message = [](const char* given) {
+    try {
+      nic::parse_security_mode(given, "nic.security");
+    } catch (const ConfigError& error) {
+      return std::string(error.what());
+    }
+    return std::string("accepted");
+  };
+  EXPECT_NE(message("NoSKc").find("did you mean 'NoSKC'?"), std::string::npos) << message("NoSKc");
+  EXPECT_NE(message("noskc").find("did you mean 'NoSKC'?"), std::string::npos);
+  EXPECT_NE(message("NoSecurty").find("did you mean 'NoSecurity'?"), std::string::npos);
+  EXPECT_NE(message("skc-6").find("did you mean 'SKC-6'?"), std::string::npos);
+  EXPECT_EQ(message("Blowfish").find("did you mean"), std::string::npos);
+}
+
 TEST(LatencyHistogram, QuantilesWithinTheStatedPrecision) {
   Rng rng(3);
   std::vector<Tick> samples;
