@@ -1,9 +1,7 @@
 #include "nic/cic.h"
 
 #include <algorithm>
-#include <deque>
 #include <stdexcept>
-#include <string>
 
 #include "nic/card_crypto.h"
 
@@ -27,10 +25,8 @@ nlohmann::json per_lookup(const StatTotals& t, uint64_t count) {
 
 // The share of the run a direction had packets waiting for its look-up stage
 // because of one bottleneck, over all cards.
-DerivedStatistic stall_share(const char* name, const char* counter, const char* what) {
-  static std::deque<std::string> descriptions;  // DerivedStatistic keeps a pointer; a deque never moves them
-  descriptions.push_back(std::string("share of time packets waited to enter the look-up stage because of ") + what);
-  return {name, "fraction", descriptions.back().c_str(),
+DerivedStatistic stall_share(const char* name, const char* counter, const char* description) {
+  return {name, "fraction", description,
           [counter](const StatTotals& t) { return nlohmann::json(t.busy_fraction(counter)); }};
 }
 
@@ -45,15 +41,25 @@ const std::vector<DerivedStatistic>& CicStats::derived() {
        [](const StatTotals& t) { return per_lookup(t, t.sum("skc_hits")); }},
       {"prefetch_buffer_hit_rate", "fraction", "prefetch-buffer hits / look-ups; null without look-ups",
        [](const StatTotals& t) { return per_lookup(t, t.sum("buffer_hits")); }},
-      stall_share("send_stall_lookup_fraction", "send_stalled_lookup", "send: the look-up port (SKC access)"),
+      stall_share(
+          "send_stall_lookup_fraction", "send_stalled_lookup",
+          "share of time packets waited to enter the look-up stage because of send: the look-up port (SKC access)"),
       stall_share("send_stall_key_memory_fraction", "send_stalled_key_memory",
-                  "send: look-ups waiting for the key memory (outstanding misses or memory slots)"),
-      stall_share("send_stall_gcm_fraction", "send_stalled_gcm", "send: the GCM engines"),
-      stall_share("send_stall_link_fraction", "send_stalled_link", "send: the link (credits or serialization)"),
-      stall_share("receive_stall_lookup_fraction", "receive_stalled_lookup", "receive: the look-up port (SKC access)"),
+                  "share of time packets waited to enter the look-up stage because of send: look-ups waiting for the "
+                  "key memory (outstanding misses or memory slots)"),
+      stall_share("send_stall_gcm_fraction", "send_stalled_gcm",
+                  "share of time packets waited to enter the look-up stage because of send: the GCM engines"),
+      stall_share("send_stall_link_fraction", "send_stalled_link",
+                  "share of time packets waited to enter the look-up stage because of send: the link (credits or "
+                  "serialization)"),
+      stall_share(
+          "receive_stall_lookup_fraction", "receive_stalled_lookup",
+          "share of time packets waited to enter the look-up stage because of receive: the look-up port (SKC access)"),
       stall_share("receive_stall_key_memory_fraction", "receive_stalled_key_memory",
-                  "receive: look-ups waiting for the key memory (outstanding misses or memory slots)"),
-      stall_share("receive_stall_gcm_fraction", "receive_stalled_gcm", "receive: the GCM engines"),
+                  "share of time packets waited to enter the look-up stage because of receive: look-ups waiting for "
+                  "the key memory (outstanding misses or memory slots)"),
+      stall_share("receive_stall_gcm_fraction", "receive_stalled_gcm",
+                  "share of time packets waited to enter the look-up stage because of receive: the GCM engines"),
   };
   return list;
 }
