@@ -177,10 +177,12 @@ def test_predictor_matches_cachesim_on_the_whole_fig8_grid(tmp_path):
 
 @pytest.mark.hours
 def test_predictor_within_two_points_on_fitted_real_trace_laws(tmp_path):
-    from ibsec.paper.predictor import fitted_table
+    from ibsec.paper.predictor import FITTED_BOUND, fitted_table
 
+    # the reference is the mean of independent cachesim runs, its 95 % interval within a quarter of the bound
     table = fitted_table(tmp_path, 4_000_000, 400, jobs=1, quiet=True)
-    assert table[table.converged].predicted_minus_simulated.abs().max() <= 0.02
+    assert table.resolved.all(), table[~table.resolved][["trace", "family", "keys", "simulated_ci95", "seeds"]]
+    assert table.predicted_minus_simulated.abs().max() <= FITTED_BOUND
 
 
 # ---- insensitivity: the Markov model's binomial law holds for any ON and OFF laws ------------------------------
