@@ -26,11 +26,12 @@ def simulated(preset, keys, accesses, policy="lru", seed=1):
 # ---- theory: no simulation ---------------------------------------------------------------------------------
 
 @pytest.mark.unit
-@pytest.mark.parametrize("policy", ["lru", "random"])
+@pytest.mark.parametrize("policy", ["lru", "random", "fifo"])
 @pytest.mark.parametrize("keys", [1500, 4000, 20000])
 def test_always_on_sessions_are_uniform_irm_with_hit_rate_x_over_n(policy, keys):
     # OFF periods of 1e-9 ms: every key is looked up at the same constant rate, the independent reference model
-    # with uniform popularity, where LRU and random both hit with probability exactly x / n.
+    # with uniform popularity, where LRU, random and FIFO all hit with probability exactly x / n (FIFO = random
+    # under the IRM: Gelenbe 1973).
     predicted = hitrate.predict_exponential(ENTRIES, keys, 1.0, 1e-9, 50.0, policy).hit_rate
     assert predicted == pytest.approx(ENTRIES / keys, rel=1e-6)
 
@@ -86,9 +87,34 @@ def test_residual_samplers_follow_the_equilibrium_law():
 
 
 @pytest.mark.unit
-def test_fifo_is_refused_with_the_reason():
-    with pytest.raises(ConfigError, match="FIFO"):
-        hitrate.predict_exponential(ENTRIES, 5000, 1.0, 9.0, 100.0, policy="fifo")
+def test_fifo_under_non_exponential_periods_and_unknown_policies_are_refused_with_the_reason():
+    group = SessionGroup(5000, Distribution("lognormal", (0.0, 1.0)), Distribution("exp", (9.0,)), 100.0)
+    with pytest.raises(ConfigError, match="FIFO is predicted for exponential"):
+        hitrate.predict(ENTRIES, [group], policy="fifo")
+    with pytest.raises(ConfigError, match="lru, random, fifo, not 'lfu'"):
+        hitrate.predict_exponential(ENTRIES, 5000, 1.0, 9.0, 100.0, policy="lfu")
+
+
+@pytest.mark.unit
+def test_fifo_lookups_after_a_lookup_follow_the_on_off_chain():
+    # M(t) against a direct simulation of one key: from a look-up (session ON), count look-ups in (0, t].
+    on, off, rate, t = 0.4, 2.0, 30.0, 1.5
+    key = hitrate._ExponentialKey(SessionGroup(1, Distribution("exp", (on,)), Distribution("exp", (off,)), rate))
+    rng = np.random.default_rng(3)
+    counts = []
+    for _ in range(20_000):
+        now, is_on, count = 0.0, True, 0
+        while True:
+            period = rng.exponential(on if is_on else off)
+            if is_on:
+                count += rng.poisson(rate * min(period, t - now))
+            now += period
+            if now >= t:
+                break
+            is_on = not is_on
+        counts.append(count)
+    assert key.lookups_within(t) == pytest.approx(np.mean(counts), rel=0.02)
+    assert key.lookups_within(1e-6) == pytest.approx(rate * 1e-6, rel=1e-3)  # starts ON: rate r at first
 
 
 @pytest.mark.unit
@@ -158,13 +184,22 @@ def test_predictor_matches_cachesim_at_10000_keys(preset):
         simulated(preset, 10000, long_enough(preset, 10000, 100)), abs=TOLERANCE)
 
 
-@pytest.mark.model
-@pytest.mark.parametrize("on,off,rate,keys", UNIT_POINTS[:2])
-def test_random_policy_prediction_matches_cachesim(on, off, rate, keys):
-    predicted = hitrate.predict_exponential(ENTRIES, keys, on, off, rate, "random").hit_rate
+@pytest.mark.unit
+@pytest.mark.parametrize("policy", ["fifo", "random"])
+@pytest.mark.parametrize("on,off,rate,keys", UNIT_POINTS)
+def test_fifo_and_random_predictions_match_cachesim_unit_subset(on, off, rate, keys, policy):
+    predicted = hitrate.predict_exponential(ENTRIES, keys, on, off, rate, policy).hit_rate
     sim = cachesim.run_point({"on_mean": on, "off_mean": off, "access_rate": rate, "keys": keys, "entries": ENTRIES,
-                              "accesses": 4_000_000, "policy": "random"})["hit_rate"]
+                              "accesses": 1_000_000, "policy": policy})["hit_rate"]
     assert predicted == pytest.approx(sim, abs=TOLERANCE)
+
+
+@pytest.mark.model
+@pytest.mark.parametrize("policy", ["fifo", "random"])
+@pytest.mark.parametrize("preset", QUICK_PRESETS, ids=lambda p: p.name)
+def test_fifo_and_random_predictions_match_cachesim_at_10000_keys(preset, policy):
+    assert preset_prediction(preset, 10000, policy).hit_rate == pytest.approx(
+        simulated(preset, 10000, long_enough(preset, 10000, 100), policy), abs=TOLERANCE)
 
 
 @pytest.mark.hours

@@ -17,12 +17,22 @@ give it for renewal and ON/OFF request processes:
 - **Random.** A key stays for an exponential time of mean T_C after its
   last look-up unless looked up again: occupancy Lambda T_C (1 - phi(1/T_C)),
   hit = phi(1/T_C), with phi the Laplace transform of tau.
+- **FIFO.** A key inserted at a miss stays exactly T_C whatever its hits:
+  with M(T) the expected look-ups in (0, T] after the inserting one, a key
+  has 1 miss and M(T_C) hits per stay, so hit = M / (1 + M) and occupancy
+  Lambda T_C / (1 + M) (Martina, Garetto and Leonardi 2014). Under the
+  independent reference model (M = lambda T) FIFO and random coincide
+  (Gelenbe 1973).
 
 For exponential ON/OFF, tau is the first-passage time of a two-state
 Markov-modulated Poisson process and everything has a closed form in a
 2x2 matrix exponential; for other ON/OFF laws tau is sampled
-(models/renewal.py). FIFO has no such closed form for non-Poisson traffic
-(it needs the renewal function of tau) and is not predicted.
+(models/renewal.py). FIFO is predicted for exponential ON/OFF only: there a
+look-up always finds its session ON with a memoryless rest of the period,
+so the look-ups of a key are a renewal process and M is the same after a
+miss as after any look-up; with other laws a miss (most often the first
+look-up of an ON period) sees a different rest of its period than a look-up
+taken at random, and M has no closed form.
 """
 
 from __future__ import annotations
@@ -39,7 +49,7 @@ from ..numeric import positive_real, whole_number
 from . import renewal
 from .renewal import Distribution
 
-POLICIES = ("lru", "random")
+POLICIES = ("lru", "random", "fifo")
 
 
 @dataclass(frozen=True)
@@ -77,6 +87,13 @@ class _ExponentialKey:
 
     def laplace(self, s: float) -> float:
         return float(np.linalg.solve(s * np.eye(2) - self.a, self.rates)[0])
+
+    def lookups_within(self, t: float) -> float:
+        """M(t): expected look-ups in (0, t] after a look-up, r times the expected ON time in (0, t] from ON:
+        P(ON at s | ON at 0) = q + (1 - q) exp(-(mu + lambda) s), q the duty cycle."""
+        r, mu, lam = self.rates[0], -self.a[0, 0] - self.rates[0], self.a[1, 0]
+        q, k = lam / (mu + lam), mu + lam
+        return float(r * (q * t + (1 - q) * -math.expm1(-k * t) / k))
 
     def expect_over_tau(self, f) -> float:
         """E[f(tau)] for a decreasing f on [0, inf), by the increments of P(tau <= s) on a fine log grid
@@ -123,8 +140,13 @@ class _SampledKey:
         return (self.partial_sums[below] + t * (len(self.tau) - below)) / len(self.tau)
 
 
-def _key_model(group: SessionGroup, seed: int):
-    if group.on.kind == "exp" and group.off.kind == "exp":
+def _key_model(group: SessionGroup, seed: int, policy: str):
+    exponential = group.on.kind == "exp" and group.off.kind == "exp"
+    if policy == "fifo" and not exponential:
+        raise ConfigError("policy", "FIFO is predicted for exponential ON and OFF periods only, where a key's "
+                                    "look-ups are a renewal process (docs/markov-model.md); these sessions have "
+                                    f"{group.on.kind} ON and {group.off.kind} OFF periods")
+    if exponential:
         return _ExponentialKey(group)
     return _SampledKey(group, seed)
 
@@ -143,8 +165,8 @@ class Prediction:
 
 def _check(entries: int, groups: list[SessionGroup], policy: str) -> int:
     if policy not in POLICIES:
-        raise ConfigError("policy", f"the predictor covers {', '.join(POLICIES)}, not {policy!r} (FIFO under "
-                                    "non-Poisson traffic has no closed form; docs/markov-model.md)")
+        raise ConfigError("policy", f"the predictor covers {', '.join(POLICIES)}, not {policy!r} "
+                                    "(docs/markov-model.md)")
     if not groups:
         raise ConfigError("sessions", "at least one group of sessions is needed")
     for group in groups:
@@ -160,21 +182,27 @@ class Predictor:
         _check(1, groups, policy)
         self.groups, self.policy = groups, policy
         self.sessions = sum(g.sessions for g in groups)
-        self.keys = [_key_model(g, seed + i) for i, g in enumerate(groups)]
+        self.keys = [_key_model(g, seed + i, policy) for i, g in enumerate(groups)]
         self.weights = np.array([g.sessions * g.lookup_rate for g in groups])
 
     def occupancy(self, t: float) -> float:
         """Expected keys cached at characteristic time t."""
+        pairs = zip(self.weights, self.keys, strict=True)
         if self.policy == "lru":
-            return sum(w * k.survival_integral(t) for w, k in zip(self.weights, self.keys, strict=True))
-        return sum(w * t * (1.0 - k.laplace(1.0 / t)) for w, k in zip(self.weights, self.keys, strict=True))
+            return sum(w * k.survival_integral(t) for w, k in pairs)
+        if self.policy == "fifo":
+            return sum(w * t / (1.0 + k.lookups_within(t)) for w, k in pairs)
+        return sum(w * t * (1.0 - k.laplace(1.0 / t)) for w, k in pairs)
 
     def hit_at(self, t: float) -> float:
+        pairs = zip(self.weights, self.keys, strict=True)
         if self.policy == "lru":
-            hits = sum(w * k.cdf(t) for w, k in zip(self.weights, self.keys, strict=True))
+            hits = sum(w * k.cdf(t) for w, k in pairs)
+        elif self.policy == "fifo":
+            hits = sum(w * (m := k.lookups_within(t)) / (1.0 + m) for w, k in pairs)
         else:
-            hits = sum(w * k.laplace(1.0 / t) for w, k in zip(self.weights, self.keys, strict=True))
-        return hits / self.weights.sum()
+            hits = sum(w * k.laplace(1.0 / t) for w, k in pairs)
+        return float(hits / self.weights.sum())
 
     def predict(self, entries: int) -> Prediction:
         x = whole_number(entries, "entries", minimum=1)

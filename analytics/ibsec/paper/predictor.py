@@ -91,18 +91,20 @@ def _simulate(points: list[dict], out: Path, jobs: int, quiet: bool, label: str)
     return pd.DataFrame(rows)
 
 
-def fig8_table(out: Path, accesses: int, correlation_times: int, jobs: int, quiet: bool) -> pd.DataFrame:
-    combos = [(p, k) for p in presets.load() for k in KEY_COUNTS]
-    points = [{"on_mean": p.on_mean_ms, "off_mean": p.off_mean_ms, "keys": k, "entries": ENTRIES,
+def fig8_table(out: Path, accesses: int, correlation_times: int, jobs: int, quiet: bool, policy: str = "lru",
+               key_counts: list[int] = KEY_COUNTS) -> pd.DataFrame:
+    """Fig. 8's grid (every preset x `key_counts`) simulated and predicted under one replacement policy."""
+    combos = [(p, k) for p in presets.load() for k in key_counts]
+    points = [{"on_mean": p.on_mean_ms, "off_mean": p.off_mean_ms, "keys": k, "entries": ENTRIES, "policy": policy,
                "accesses": accesses_for(renewal.exponential(p.on_mean_ms), renewal.exponential(p.off_mean_ms), k,
                                         PRESET_ACCESS_RATE, accesses, correlation_times)} for p, k in combos]
-    sim = _simulate(points, out, jobs, quiet, "predictor")
+    sim = _simulate(points, out, jobs, quiet, f"predictor-{policy}")
     df = pd.DataFrame({
         "benchmark": [p.benchmark for p, _ in combos], "machine": [p.machine for p, _ in combos],
-        "keys": [k for _, k in combos], "entries": ENTRIES, "accesses": sim["accesses"],
+        "keys": [k for _, k in combos], "entries": ENTRIES, "policy": policy, "accesses": sim["accesses"],
         "simulated": sim["hit_rate"],
         "predicted": [hitrate.predict_exponential(ENTRIES, k, p.on_mean_ms, p.off_mean_ms,
-                                                  PRESET_ACCESS_RATE).hit_rate for p, k in combos],
+                                                  PRESET_ACCESS_RATE, policy).hit_rate for p, k in combos],
         "markov_f": [markov.hit_rate_estimate(ENTRIES, k, p.on_mean_ms, p.off_mean_ms) for p, k in combos],
     })
     df["predicted_minus_simulated"] = df["predicted"] - df["simulated"]
