@@ -220,6 +220,91 @@ def test_predictor_within_two_points_on_fitted_real_trace_laws(tmp_path):
     assert table.predicted_minus_simulated.abs().max() <= FITTED_BOUND
 
 
+# ---- set-associative caches ------------------------------------------------------------------------------------
+
+@pytest.mark.unit
+def test_keys_are_spread_over_sets_as_the_key_cache_maps_them():
+    assert hitrate.set_loads(10000, 1024) == [(10, 784), (9, 240)]  # key k in set k mod 1024
+    assert hitrate.set_loads(4096, 1024) == [(4, 1024)]
+    assert sum(load * count for load, count in hitrate.set_loads(5003, 64)) == 5003
+
+
+@pytest.mark.unit
+@pytest.mark.parametrize("policy,ways", [("lru", 1), ("lru", 4), ("lru", 32), ("random", 1), ("fifo", 1)])
+def test_set_associative_under_uniform_irm_hits_x_over_n(policy, ways):
+    # always-ON sessions: each set is a uniform IRM of `load` keys in `ways` entries, hitting ways / load, and
+    # the sets' shares of the look-ups (load / n) make it x / n whatever the associativity
+    predicted = hitrate.predict_exponential(ENTRIES, 7000, 1.0, 1e-9, 50.0, policy, ways=ways).hit_rate
+    assert predicted == pytest.approx(ENTRIES / 7000, rel=1e-5)
+
+
+@pytest.mark.unit
+def test_as_many_ways_as_entries_is_fully_associative_and_bad_ways_are_refused():
+    full = hitrate.predict_exponential(ENTRIES, 6000, 2.0, 19.0, 100.0)
+    assert hitrate.predict_exponential(ENTRIES, 6000, 2.0, 19.0, 100.0, ways=ENTRIES).hit_rate == full.hit_rate
+    with pytest.raises(ConfigError, match="sets of 3 ways"):
+        hitrate.predict_exponential(ENTRIES, 6000, 2.0, 19.0, 100.0, ways=3)
+    group = SessionGroup(100, Distribution("exp", (1.0,)), Distribution("exp", (9.0,)), 100.0)
+    with pytest.raises(ConfigError, match="one group"):
+        hitrate.predict(64, [group, group], ways=8)
+    with pytest.raises(ConfigError, match="random cache is predicted with 1 way only"):
+        hitrate.predict(64, [group], "random", ways=2)
+
+
+@pytest.mark.unit
+@pytest.mark.parametrize("policy", ["random", "fifo"])
+def test_one_way_sets_are_the_same_cache_under_every_policy(policy):
+    lru = hitrate.predict_exponential(ENTRIES, 10000, 2.0, 19.0, 100.0, "lru", ways=1).hit_rate
+    assert hitrate.predict_exponential(ENTRIES, 10000, 2.0, 19.0, 100.0, policy, ways=1).hit_rate == lru
+
+
+@pytest.mark.unit
+def test_entries_for_target_with_ways_counts_whole_sets():
+    group = SessionGroup(5000, Distribution("exp", (8.0,)), Distribution("exp", (24.0,)), 100.0)
+    x = hitrate.entries_for_target(0.9, [group], ways=8)
+    assert x % 8 == 0
+    assert hitrate.predict(x, [group], ways=8).hit_rate >= 0.9 > hitrate.predict(x - 8, [group], ways=8).hit_rate
+    assert x >= hitrate.entries_for_target(0.9, [group])  # conflicts cost entries
+
+
+FIG9_PRESETS = [("BT", "origin2000"), ("LU", "origin2000")]
+FIG9_WAYS = [1, 2, 4, 8, 16, 32]
+
+
+def fig9_point(benchmark, machine, keys, ways, policy):
+    preset = presets.get(benchmark, machine)
+    predicted = hitrate.predict_exponential(ENTRIES, keys, preset.on_mean_ms, preset.off_mean_ms, ACCESS_RATE,
+                                            policy, ways=ways).hit_rate
+    sim = cachesim.run_point({"on_mean": preset.on_mean_ms, "off_mean": preset.off_mean_ms, "keys": keys,
+                              "entries": ENTRIES, "ways": ways, "policy": policy,
+                              "accesses": long_enough(preset, keys, 100)})
+    return predicted, sim["hit_rate"]
+
+
+@pytest.mark.unit
+def test_set_associative_prediction_matches_cachesim_on_a_short_fig9_point():
+    # LU's short periods: 4 million look-ups span hundreds of ON/OFF cycles
+    predicted, simulated = fig9_point("LU", "origin2000", 5000, 4, "lru")
+    assert predicted == pytest.approx(simulated, abs=TOLERANCE)
+
+
+@pytest.mark.model
+@pytest.mark.parametrize("ways", FIG9_WAYS)
+@pytest.mark.parametrize("keys", [5000, 10000])
+@pytest.mark.parametrize("benchmark,machine", FIG9_PRESETS)
+def test_set_associative_prediction_matches_cachesim_on_fig9(benchmark, machine, keys, ways):
+    predicted, simulated = fig9_point(benchmark, machine, keys, ways, "lru")
+    assert predicted == pytest.approx(simulated, abs=TOLERANCE)
+
+
+@pytest.mark.model
+@pytest.mark.parametrize("policy", ["random", "fifo"])
+@pytest.mark.parametrize("keys", [5000, 10000])
+def test_one_way_random_and_fifo_match_cachesim_on_fig9(keys, policy):
+    predicted, simulated = fig9_point("BT", "origin2000", keys, 1, policy)
+    assert predicted == pytest.approx(simulated, abs=TOLERANCE)
+
+
 # ---- insensitivity: the Markov model's binomial law holds for any ON and OFF laws ------------------------------
 
 def sessions_on_at(on: Distribution, off: Distribution, sessions: int, replications: int, horizon: float,

@@ -33,6 +33,14 @@ so the look-ups of a key are a renewal process and M is the same after a
 miss as after any look-up; with other laws a miss (most often the first
 look-up of an ON period) sees a different rest of its period than a look-up
 taken at random, and M has no closed form.
+
+A `ways`-way set-associative cache (Fig. 9) is predicted set by set: key k
+goes to set k mod sets as in the card (nic/key_cache.h), so the sets hold
+floor or ceil of n / sets keys, and each is a `ways`-entry cache of its own
+keys under the same law: LRU with any number of ways (the stack-depth law
+is exact however few keys a set holds), random and FIFO with one way (the
+same cache as LRU's); with 2 or more ways their characteristic-time
+approximation misses by up to 30 points on the ten keys a set holds.
 """
 
 from __future__ import annotations
@@ -157,7 +165,8 @@ class Prediction:
     entries: int
     sessions: int
     hit_rate: float
-    characteristic_time_ms: float  # inf when every key fits
+    characteristic_time_ms: float  # inf when every key fits; set-associative: the most loaded set's (nan: 1 way)
+    ways: int = 0  # 0: fully associative
 
     def as_dict(self) -> dict:
         return dict(self.__dict__)
@@ -175,6 +184,13 @@ def _check(entries: int, groups: list[SessionGroup], policy: str) -> int:
     return whole_number(entries, "entries", minimum=1)
 
 
+def set_loads(sessions: int, sets: int) -> list[tuple[int, int]]:
+    """(keys in a set, sets with that many) as cachesim maps keys: session k to set k mod sets (nic/key_cache.h),
+    so the loads differ by at most one."""
+    base, extra = divmod(sessions, sets)
+    return [(load, count) for load, count in ((base + 1, extra), (base, sets - extra)) if count > 0]
+
+
 class Predictor:
     """The predictor for one set of session groups, at any cache size (the keys' tau laws are built once)."""
 
@@ -185,42 +201,79 @@ class Predictor:
         self.keys = [_key_model(g, seed + i, policy) for i, g in enumerate(groups)]
         self.weights = np.array([g.sessions * g.lookup_rate for g in groups])
 
-    def occupancy(self, t: float) -> float:
-        """Expected keys cached at characteristic time t."""
-        pairs = zip(self.weights, self.keys, strict=True)
+    def occupancy(self, t: float, weights: np.ndarray | None = None) -> float:
+        """Expected keys cached at characteristic time t (`weights`: each group's sessions x look-up rate)."""
+        pairs = zip(self.weights if weights is None else weights, self.keys, strict=True)
         if self.policy == "lru":
             return sum(w * k.survival_integral(t) for w, k in pairs)
         if self.policy == "fifo":
             return sum(w * t / (1.0 + k.lookups_within(t)) for w, k in pairs)
         return sum(w * t * (1.0 - k.laplace(1.0 / t)) for w, k in pairs)
 
-    def hit_at(self, t: float) -> float:
-        pairs = zip(self.weights, self.keys, strict=True)
+    def hit_at(self, t: float, weights: np.ndarray | None = None) -> float:
+        weights = self.weights if weights is None else weights
+        pairs = zip(weights, self.keys, strict=True)
         if self.policy == "lru":
             hits = sum(w * k.cdf(t) for w, k in pairs)
         elif self.policy == "fifo":
             hits = sum(w * (m := k.lookups_within(t)) / (1.0 + m) for w, k in pairs)
         else:
             hits = sum(w * k.laplace(1.0 / t) for w, k in pairs)
-        return float(hits / self.weights.sum())
+        return float(hits / weights.sum())
 
-    def predict(self, entries: int) -> Prediction:
+    def predict(self, entries: int, ways: int = 0) -> Prediction:
+        """Fully associative (`ways` 0 or `entries`) or `ways`-way set-associative with entries / ways sets."""
         x = whole_number(entries, "entries", minimum=1)
-        if self.sessions <= x:  # every key fits: after the first look-up of each, nothing misses
-            return Prediction(self.policy, x, self.sessions, 1.0, math.inf)
-        characteristic = _solve_characteristic_time(self.occupancy, x, 1.0 / self.weights.sum())
-        if self.policy == "lru" and len(self.groups) == 1:
-            return Prediction(self.policy, x, self.sessions, self.lru_stack_depth(x), characteristic)
-        return Prediction(self.policy, x, self.sessions, self.hit_at(characteristic), characteristic)
+        ways = whole_number(ways, "ways", minimum=0)
+        if ways in (0, x):
+            hit, characteristic = self._fully_associative(x, self.sessions)
+            return Prediction(self.policy, x, self.sessions, hit, characteristic)
+        if ways > x or x % ways:
+            raise ConfigError("ways", f"{entries} entries cannot be split into sets of {ways} ways")
+        if len(self.groups) > 1:
+            raise ConfigError("ways", "a set-associative cache is predicted for one group of sessions only")
+        if self.policy != "lru" and ways > 1:
+            raise ConfigError("ways", f"a set-associative {self.policy} cache is predicted with 1 way only (where "
+                                      "every policy evicts the set's one key); with more, its few keys per set "
+                                      "defeat the characteristic-time approximation (docs/markov-model.md)")
+        return self._set_associative(x, ways)
 
-    def lru_stack_depth(self, entries: int) -> float:
+    def _fully_associative(self, entries: int, sessions: int) -> tuple[float, float]:
+        """(hit rate, characteristic time) of `entries` entries shared by `sessions` keys (one group when
+        `sessions` differs from the groups' own total)."""
+        if sessions <= entries:  # every key fits: after the first look-up of each, nothing misses
+            return 1.0, math.inf
+        weights = self.weights * (sessions / self.sessions)
+        characteristic = _solve_characteristic_time(lambda t: self.occupancy(t, weights), entries,
+                                                     1.0 / weights.sum())
+        if self.policy == "lru" and len(self.groups) == 1:
+            return self.lru_stack_depth(entries, sessions), characteristic
+        return self.hit_at(characteristic, weights), characteristic
+
+    def _set_associative(self, entries: int, ways: int) -> Prediction:
+        """Each set is a cache of `ways` entries over the keys mapped to it (set_loads), independent of the
+        others; a set's hit rate weighs by its share of the look-ups (its keys: every key has the same rate)."""
+        sets = [(load, count, *self._one_set(ways, load)) for load, count in
+                set_loads(self.sessions, entries // ways)]  # the most loaded set first
+        hits = sum(hit * load * count for load, count, hit, _ in sets)
+        return Prediction(self.policy, entries, self.sessions, hits / self.sessions, sets[0][3], ways)
+
+    def _one_set(self, ways: int, load: int) -> tuple[float, float]:
+        """(hit rate, characteristic time) of one set of `ways` entries holding `load` keys. A one-way set evicts
+        its only key on every miss under any policy, so it is the LRU stack-depth law with one entry."""
+        if ways == 1 and load > 1:
+            return self.lru_stack_depth(1, load), math.nan
+        return self._fully_associative(ways, load)
+
+    def lru_stack_depth(self, entries: int, sessions: int | None = None) -> float:
         """LRU hit rate from the stack depth: a look-up hits iff fewer than `entries` other keys were looked up
         since its key's previous look-up tau ago. The other n - 1 keys are independent and stationary, each
         looked up in a window of length s with probability g(s) = Lambda E[min(tau, s)], so the count is
         binomial(n - 1, g(tau)) and hit = E[P(binomial(n - 1, g(tau)) <= entries - 1)]. Exact for independent
-        sessions; Che's approximation replaces the binomial by its mean."""
+        sessions; Che's approximation replaces the binomial by its mean. `sessions`: n, the group's own by
+        default."""
         group, key = self.groups[0], self.keys[0]
-        others = group.sessions - 1
+        others = (group.sessions if sessions is None else sessions) - 1
 
         def hits(s: np.ndarray) -> np.ndarray:
             seen = np.clip(group.lookup_rate * key.survival_integrals(s), 0.0, 1.0)
@@ -229,10 +282,11 @@ class Predictor:
         return key.expect_over_tau(hits)
 
 
-def predict(entries: int, groups: list[SessionGroup], policy: str = "lru", seed: int = 1) -> Prediction:
-    """The hit rate of a fully associative `entries`-key cache shared by the sessions of `groups`."""
+def predict(entries: int, groups: list[SessionGroup], policy: str = "lru", seed: int = 1, ways: int = 0) -> Prediction:
+    """The hit rate of an `entries`-key cache (fully associative, or `ways`-way set-associative) shared by the
+    sessions of `groups`."""
     _check(entries, groups, policy)
-    return Predictor(groups, policy, seed).predict(entries)
+    return Predictor(groups, policy, seed).predict(entries, ways)
 
 
 def _solve_characteristic_time(occupancy, entries: int, start: float) -> float:
@@ -248,22 +302,26 @@ def _solve_characteristic_time(occupancy, entries: int, start: float) -> float:
 
 
 def predict_exponential(entries: int, sessions: int, on_mean: float, off_mean: float, access_rate: float,
-                        policy: str = "lru") -> Prediction:
+                        policy: str = "lru", ways: int = 0) -> Prediction:
     """predict() for one group with exponential ON/OFF (the paper's model and the presets)."""
     group = SessionGroup(sessions, renewal.exponential(on_mean), renewal.exponential(off_mean), access_rate)
-    return predict(entries, [group], policy)
+    return predict(entries, [group], policy, ways=ways)
 
 
-def entries_for_target(target: float, groups: list[SessionGroup], policy: str = "lru", seed: int = 1) -> int:
-    """The fewest entries whose predicted hit rate reaches `target` (the hit rate grows with the entries)."""
+def entries_for_target(target: float, groups: list[SessionGroup], policy: str = "lru", seed: int = 1,
+                       ways: int = 0) -> int:
+    """The fewest entries whose predicted hit rate reaches `target` (the hit rate grows with the entries); with
+    `ways`, the fewest whole sets of that many ways."""
     if not 0.0 < target < 1.0:
         raise ConfigError("target", f"the target hit rate must lie strictly between 0 and 1, got {target!r}")
     predictor = Predictor(groups, policy, seed)
-    low, high = 0, predictor.sessions  # rate(low) < target <= rate(high): rate(0) is 0, rate(sessions) is 1
+    step = whole_number(ways, "ways", minimum=0) or 1  # entries are counted in sets of `ways`
+    # rate(low) < target <= rate(high), in units of `step`: rate(0) is 0; every key fits at `high`
+    low, high = 0, -(-predictor.sessions // step)
     while high - low > 1:
         middle = (low + high) // 2
-        if predictor.predict(middle).hit_rate >= target:
+        if predictor.predict(middle * step, ways).hit_rate >= target:
             high = middle
         else:
             low = middle
-    return high
+    return high * step
