@@ -247,8 +247,30 @@ def test_as_many_ways_as_entries_is_fully_associative_and_bad_ways_are_refused()
     group = SessionGroup(100, Distribution("exp", (1.0,)), Distribution("exp", (9.0,)), 100.0)
     with pytest.raises(ConfigError, match="one group"):
         hitrate.predict(64, [group, group], ways=8)
-    with pytest.raises(ConfigError, match="random cache is predicted with 1 way only"):
-        hitrate.predict(64, [group], "random", ways=2)
+    with pytest.raises(ConfigError, match="fifo cache with more than one way"):
+        hitrate.predict(64, [group], "fifo", ways=2)
+    lognormal = SessionGroup(100, Distribution("lognormal", (0.0, 1.0)), Distribution("exp", (9.0,)), 100.0)
+    with pytest.raises(ConfigError, match="random under exponential"):
+        hitrate.predict(64, [lognormal], "random", ways=2)
+
+
+@pytest.mark.unit
+def test_random_cache_chain_is_uniform_irm_without_off_periods_and_lru_with_one_entry():
+    # always ON: uniform IRM, x / n; one entry: random and LRU evict the same (only) key
+    assert hitrate.random_cache_chain(8, 40, 1.0, 1e-9, 50.0) == pytest.approx(8 / 40, rel=1e-6)
+    lru = hitrate.predict_exponential(1, 12, 0.5, 4.0, 60.0).hit_rate
+    assert hitrate.random_cache_chain(1, 12, 0.5, 4.0, 60.0) == pytest.approx(lru, abs=2e-4)
+
+
+@pytest.mark.unit
+@pytest.mark.parametrize("entries", [1, 2, 3, 6])
+def test_random_with_a_few_sessions_matches_cachesim(entries):
+    # the exact chain, where Che's threshold was half a point off (13 CG-like sessions)
+    on, off, rate = 0.27, 5.3, 385.0
+    predicted = hitrate.predict_exponential(entries, 13, on, off, rate, "random").hit_rate
+    sim = cachesim.run_point({"on_mean": on, "off_mean": off, "access_rate": rate, "keys": 13, "entries": entries,
+                              "accesses": 2_000_000, "policy": "random"})["hit_rate"]
+    assert predicted == pytest.approx(sim, abs=0.003)
 
 
 @pytest.mark.unit
@@ -298,10 +320,18 @@ def test_set_associative_prediction_matches_cachesim_on_fig9(benchmark, machine,
 
 
 @pytest.mark.model
-@pytest.mark.parametrize("policy", ["random", "fifo"])
 @pytest.mark.parametrize("keys", [5000, 10000])
-def test_one_way_random_and_fifo_match_cachesim_on_fig9(keys, policy):
-    predicted, simulated = fig9_point("BT", "origin2000", keys, 1, policy)
+def test_one_way_fifo_matches_cachesim_on_fig9(keys):
+    predicted, simulated = fig9_point("BT", "origin2000", keys, 1, "fifo")
+    assert predicted == pytest.approx(simulated, abs=TOLERANCE)
+
+
+@pytest.mark.model
+@pytest.mark.parametrize("ways", FIG9_WAYS)
+@pytest.mark.parametrize("keys", [5000, 10000])
+@pytest.mark.parametrize("benchmark,machine", FIG9_PRESETS)
+def test_set_associative_random_matches_cachesim_on_fig9(benchmark, machine, keys, ways):
+    predicted, simulated = fig9_point(benchmark, machine, keys, ways, "random")
     assert predicted == pytest.approx(simulated, abs=TOLERANCE)
 
 

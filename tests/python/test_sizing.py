@@ -84,7 +84,7 @@ def test_cli_sizes_a_set_associative_cache_of_another_policy_in_whole_sets():
     assert answer["predictor"]["predicted_hit_rate_at_entries"] >= 0.95
     # the predictor's size is a simulated 4-way cache's too, within the predictor's stated accuracy
     assert answer["cachesim"]["hit_rate_at_predictor_entries"] >= 0.95 - 0.01
-    done = run_cli("--preset", "BT", "--nodes", "64", "--policy", "random", "--ways", "2")
+    done = run_cli("--preset", "BT", "--nodes", "64", "--policy", "fifo", "--ways", "2")
     assert done.returncode == 2 and "'ways'" in done.stderr and "Traceback" not in done.stderr
 
 

@@ -207,16 +207,17 @@ def add_size_parser(analytic_commands) -> None:
                         help="trace: the ON/OFF gap threshold (default: as `ibsec analytic fit`)")
     sizing.add_argument("--policy", choices=POLICIES, default="lru",
                         help="replacement policy of the predictor and cachesim (default: %(default)s). What is "
-                             "approximate: random and FIFO use the characteristic-time approximation (Che; about "
-                             "half a point off with a handful of sessions) and FIFO needs exponential ON/OFF "
-                             "(--preset or --family exp); LRU is exact for independent sessions of one law "
+                             "approximate: FIFO and random use the characteristic-time approximation (Che; FIFO "
+                             "about half a point off with a handful of sessions; random is solved exactly there, "
+                             "under exponential ON/OFF) and FIFO needs exponential ON/OFF (--preset or --family "
+                             "exp); LRU is exact for independent sessions of one law "
                              "(stack-depth law; non-exponential laws through 400 000 sampled inter-look-up times, "
                              "about 0.1 point)")
     sizing.add_argument("--ways", type=whole_option(minimum=0), default=0,
-                        help="associativity: 0 = fully associative (default), else a power of two (random and "
-                             "FIFO: 0 or 1 only); the predictor treats each set as its own cache of the keys mapped "
-                             "to it (key mod sets, as the card), and F_n(x), which has no sets, is rounded up to "
-                             "whole sets")
+                        help="associativity: 0 = fully associative (default), else a power of two (FIFO: 0 or 1 "
+                             "only; random with more needs exponential ON/OFF); the predictor treats each set as its "
+                             "own cache of the keys mapped to it (key mod sets, as the card), and F_n(x), which has "
+                             "no sets, is rounded up to whole sets")
     sizing.add_argument("--entry-bytes", type=count_option, default=16, help="bytes per entry (default: %(default)s)")
     sizing.add_argument("--simulate", action="store_true", help="also run cachesim at both sizes")
     sizing.add_argument("--accesses", type=count_option, default=4_000_000,

@@ -38,8 +38,9 @@ A `ways`-way set-associative cache (Fig. 9) is predicted set by set: key k
 goes to set k mod sets as in the card (nic/key_cache.h), so the sets hold
 floor or ceil of n / sets keys, and each is a `ways`-entry cache of its own
 keys under the same law: LRU with any number of ways (the stack-depth law
-is exact however few keys a set holds), random and FIFO with one way (the
-same cache as LRU's); with 2 or more ways their characteristic-time
+is exact however few keys a set holds), random under exponential ON/OFF
+with any (random_cache_chain, exact for small caches), FIFO with one way
+(the same cache as LRU's); with 2 or more ways FIFO's characteristic-time
 approximation misses by up to 30 points on the ten keys a set holds.
 """
 
@@ -49,7 +50,8 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import linalg, optimize
+import scipy.sparse.linalg  # noqa: F401  (sparse.linalg)
+from scipy import linalg, optimize, sparse
 from scipy.stats import binom
 
 from ..errors import ConfigError
@@ -58,6 +60,9 @@ from . import renewal
 from .renewal import Distribution
 
 POLICIES = ("lru", "random", "fifo")
+# Random replacement under exponential ON/OFF is solved exactly (random_cache_chain) up to this many states (a
+# sparse solve of about a second at most); bigger caches use the characteristic time, accurate there.
+MAX_CHAIN_STATES = 10_000
 
 
 @dataclass(frozen=True)
@@ -165,7 +170,7 @@ class Prediction:
     entries: int
     sessions: int
     hit_rate: float
-    characteristic_time_ms: float  # inf when every key fits; set-associative: the most loaded set's (nan: 1 way)
+    characteristic_time_ms: float  # inf: every key fits; nan: an exact law without one; sets: the most loaded
     ways: int = 0  # 0: fully associative
 
     def as_dict(self) -> dict:
@@ -232,10 +237,12 @@ class Predictor:
             raise ConfigError("ways", f"{entries} entries cannot be split into sets of {ways} ways")
         if len(self.groups) > 1:
             raise ConfigError("ways", "a set-associative cache is predicted for one group of sessions only")
-        if self.policy != "lru" and ways > 1:
-            raise ConfigError("ways", f"a set-associative {self.policy} cache is predicted with 1 way only (where "
-                                      "every policy evicts the set's one key); with more, its few keys per set "
-                                      "defeat the characteristic-time approximation (docs/markov-model.md)")
+        exponential = isinstance(self.keys[0], _ExponentialKey)
+        if ways > 1 and not (self.policy == "lru" or (self.policy == "random" and exponential)):
+            raise ConfigError("ways", f"a set-associative {self.policy} cache with more than one way is predicted "
+                                      "for LRU, and for random under exponential ON/OFF; with this policy and law "
+                                      "the few keys per set defeat the characteristic-time approximation "
+                                      "(docs/markov-model.md)")
         return self._set_associative(x, ways)
 
     def _fully_associative(self, entries: int, sessions: int) -> tuple[float, float]:
@@ -243,6 +250,10 @@ class Predictor:
         `sessions` differs from the groups' own total)."""
         if sessions <= entries:  # every key fits: after the first look-up of each, nothing misses
             return 1.0, math.inf
+        if (self.policy == "random" and len(self.groups) == 1 and isinstance(self.keys[0], _ExponentialKey)
+                and (entries + 1) * (sessions - entries + 1) <= MAX_CHAIN_STATES):
+            group = self.groups[0]
+            return random_cache_chain(entries, sessions, group.on.mean, group.off.mean, group.access_rate), math.nan
         weights = self.weights * (sessions / self.sessions)
         characteristic = _solve_characteristic_time(lambda t: self.occupancy(t, weights), entries,
                                                      1.0 / weights.sum())
@@ -280,6 +291,38 @@ class Predictor:
             return binom.cdf(entries - 1, others, seen)
 
         return key.expect_over_tau(hits)
+
+
+def random_cache_chain(entries: int, keys: int, on_mean: float, off_mean: float, access_rate: float) -> float:
+    """Exact hit rate of a random-replacement cache of `entries` < `keys` entries under exponential ON/OFF.
+
+    Random eviction treats the cached keys alike, so the counts a (ON and cached) and c (ON, not cached) are a
+    Markov chain once the cache is full (b = entries - a OFF cached, d = keys - entries - c OFF elsewhere):
+    a -> a - 1 at a mu, a + 1 at b lambda, c -> c - 1 at c mu, c + 1 at d lambda, and a miss (rate c r) evicts
+    an OFF key (a + 1, c - 1) with probability b / entries, else an ON one (no change). Every ON key is looked
+    up at rate r, so hit = E[a] / E[a + c]. (entries + 1) (keys - entries + 1) states."""
+    mu, lam, r = 1.0 / on_mean, 1.0 / off_mean, access_rate
+    outside = keys - entries
+    size = (entries + 1) * (outside + 1)
+    index = np.arange(size).reshape(entries + 1, outside + 1)
+    rows, cols, rates = [], [], []
+    for a in range(entries + 1):
+        for c in range(outside + 1):
+            b, d = entries - a, outside - c
+            for da, dc, rate in ((-1, 0, a * mu), (1, 0, b * lam), (0, -1, c * mu), (0, 1, d * lam),
+                                 (1, -1, c * r * b / entries)):
+                if rate > 0:
+                    rows.append(index[a, c])
+                    cols.append(index[a + da, c + dc])
+                    rates.append(rate)
+    generator = sparse.csr_matrix((rates, (rows, cols)), shape=(size, size))
+    generator = generator - sparse.diags(np.asarray(generator.sum(axis=1)).ravel())
+    # pi Q = 0 with sum(pi) = 1: one balance equation replaced by the normalisation
+    system = sparse.vstack([generator.T[:-1], sparse.csr_matrix(np.ones((1, size)))]).tocsc()
+    pi = sparse.linalg.spsolve(system, np.r_[np.zeros(size - 1), 1.0]).reshape(entries + 1, outside + 1)
+    on_cached = float((pi.sum(axis=1) * np.arange(entries + 1)).sum())
+    on_elsewhere = float((pi.sum(axis=0) * np.arange(outside + 1)).sum())
+    return on_cached / (on_cached + on_elsewhere)
 
 
 def predict(entries: int, groups: list[SessionGroup], policy: str = "lru", seed: int = 1, ways: int = 0) -> Prediction:
