@@ -117,3 +117,15 @@ def test_collect_writes_parquet_and_csv_with_units(tmp_path, ibsec_cli):
     assert refused.returncode == 2 and "not an ibsec-engine result" in refused.stderr
     refused = ibsec_cli("collect", str(runs), "--out", str(tmp_path / "x.txt"), check=False)
     assert refused.returncode == 2 and ".csv or .parquet" in refused.stderr
+
+
+def test_the_sizing_is_the_commands(ibsec_cli):
+    import ibsec
+
+    given = ibsec.analytic.size(256, preset="CG", target=0.9, policy="fifo", ways=1)
+    printed = json.loads(ibsec_cli("analytic", "size", "--nodes", "256", "--preset", "CG", "--policy", "fifo",
+                                   "--ways", "1", "--json").stdout)
+    assert given == printed
+    prediction = ibsec.analytic.predict(given["sessions_per_card_max"], entries=given["predictor"]["entries"],
+                                        preset="CG", policy="fifo", ways=1)
+    assert prediction["hit_rate"] == given["predictor"]["predicted_hit_rate_at_entries"]

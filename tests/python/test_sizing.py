@@ -72,3 +72,23 @@ def test_cli_gives_three_answers_side_by_side():
 def test_cli_needs_exactly_one_traffic_source():
     done = run_cli("--nodes", "16")
     assert done.returncode != 0 and "Traceback" not in done.stderr and "--trace" in done.stderr
+
+
+def test_cli_sizes_a_set_associative_cache_of_another_policy_in_whole_sets():
+    done = run_cli("--preset", "BT", "--nodes", "64", "--target", "0.95", "--policy", "lru", "--ways", "4",
+                   "--simulate", "--accesses", "1000000", "--json")
+    assert done.returncode == 0, done.stderr
+    answer = json.loads(done.stdout)
+    assert answer["policy"] == "lru" and answer["ways"] == 4
+    assert answer["markov"]["entries"] % 4 == 0 and answer["predictor"]["entries"] % 4 == 0
+    assert answer["predictor"]["predicted_hit_rate_at_entries"] >= 0.95
+    # the predictor's size is a simulated 4-way cache's too, within the predictor's stated accuracy
+    assert answer["cachesim"]["hit_rate_at_predictor_entries"] >= 0.95 - 0.01
+    done = run_cli("--preset", "BT", "--nodes", "64", "--policy", "fifo", "--ways", "2")
+    assert done.returncode == 2 and "'ways'" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_cli_refuses_fifo_on_measured_periods_naming_the_policy():
+    done = run_cli("--trace", str(NPB / "lu.S.16.trace.zst"), "--nodes", "16", "--policy", "fifo")
+    assert done.returncode == 2 and "'policy'" in done.stderr and "exponential" in done.stderr
+    assert "Traceback" not in done.stderr

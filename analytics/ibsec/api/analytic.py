@@ -1,4 +1,5 @@
-"""`ibsec.analytic`: the Markov ON/OFF cache-capacity model (paper 3.2), as `ibsec analytic ... --json` gives it.
+"""`ibsec.analytic`: the Markov ON/OFF cache-capacity model (paper 3.2), the hit-rate predictor and the sizing,
+as `ibsec analytic ... --json` gives them.
 
 Cache size as `entries`, or `size` ('16KB') and `entry_bytes` (default 16); ON/OFF means in ms as `on_mean` and
 `off_mean`, or a NAS `preset` ('BT') and `machine` ('origin2000', 'sp2'; explicit means win over the preset's).
@@ -45,3 +46,36 @@ def states(processes: int, on_mean: float | None = None, off_mean: float | None 
     """P_0 .. P_n: the probability that i of the n sessions are ON (Eq. 1-2)."""
     _, on, off = _model_inputs(on_mean=on_mean, off_mean=off_mean, preset=preset, machine=machine, needs_size=False)
     return markov.state_probabilities(processes, on, off).tolist()
+
+
+def predict(processes: int, entries: int | None = None, size: str | None = None, entry_bytes: int | None = None,
+            on_mean: float | None = None, off_mean: float | None = None, preset: str | None = None,
+            machine: str | None = None, access_rate: float = 100.0, policy: str = "lru", ways: int = 0) -> dict:
+    """The hit-rate predictor (models/hitrate.py) for `processes` exponential ON/OFF sessions looked up
+    `access_rate` times per ms while ON: policy 'lru' (exact for independent sessions), 'random' or 'fifo'
+    (characteristic-time approximations); `ways` 0 for fully associative, else sets of that many ways."""
+    from ..models import hitrate as predictor
+
+    entries, on, off = _model_inputs(entries, size, entry_bytes, on_mean, off_mean, preset, machine)
+    return predictor.predict_exponential(entries, processes, on, off, access_rate, policy, ways).as_dict()
+
+
+def size(nodes: int, target: float = 0.9, trace: str | None = None, preset: str | None = None,
+         machine: str = "origin2000", processes_per_node: int = 1, placement: str = "block",
+         family: str = "empirical", gap_threshold_ms: float | None = None, entry_bytes: int = 16,
+         simulate: bool = False, accesses: int = 4_000_000, policy: str = "lru", ways: int = 0) -> dict:
+    """The SKC entries for a target hit rate, as `ibsec analytic size --json` gives them: Markov F_n(x), the
+    predictor (policy, ways) and, with `simulate`, cachesim."""
+    from pathlib import Path
+
+    from ..errors import ConfigError
+    from ..models import sizing
+
+    if (trace is None) == (preset is None):
+        raise ConfigError("trace", "give trace or preset, one of them")
+    with sizing.fresh_periods_folder() as folder:
+        traffic = (sizing.from_trace(trace, nodes, processes_per_node, placement, family, gap_threshold_ms,
+                                     Path(folder)) if trace is not None else
+                   sizing.from_preset(preset, machine, nodes, processes_per_node, placement))
+        answer = sizing.size(traffic, target, entry_bytes, simulate, accesses, policy, ways)
+    return {**answer, "nodes": nodes, "processes_per_node": processes_per_node, "placement": placement}

@@ -98,8 +98,9 @@ def markov_entries(target: float, sessions_count: int, duty_cycle: float) -> int
     return max(1, int(binom.ppf(target, sessions_count, duty_cycle)))
 
 
-def _simulate(traffic: Traffic, entries: int, accesses: int) -> float:
-    point = {"keys": traffic.busiest, "entries": entries, "access_rate": traffic.access_rate, "accesses": accesses}
+def _simulate(traffic: Traffic, entries: int, accesses: int, policy: str, ways: int) -> float:
+    point = {"keys": traffic.busiest, "entries": entries, "access_rate": traffic.access_rate, "accesses": accesses,
+             "policy": policy, "ways": ways}
     for which, law in (("on", traffic.on), ("off", traffic.off)):
         if law.kind == "exp":
             point[f"{which}_mean"] = law.mean
@@ -108,24 +109,33 @@ def _simulate(traffic: Traffic, entries: int, accesses: int) -> float:
     return float(cachesim.run_point(point)["hit_rate"])
 
 
+def whole_sets(entries: int, ways: int) -> int:
+    """`entries` rounded up to a whole number of sets of `ways` (0: fully associative, unchanged)."""
+    return entries if ways == 0 else -(-entries // ways) * ways
+
+
 def size(traffic: Traffic, target: float, entry_bytes: int = 16, simulate: bool = False,
-         accesses: int = 4_000_000) -> dict:
+         accesses: int = 4_000_000, policy: str = "lru", ways: int = 0) -> dict:
+    """The three answers for the busiest card. `policy` and `ways` are the predictor's and cachesim's; F_n(x)
+    knows neither (its x is rounded up to whole sets of `ways`)."""
     n = traffic.busiest
     group = hitrate.SessionGroup(n, traffic.on, traffic.off, traffic.access_rate)
-    x_markov = markov_entries(target, n, traffic.duty_cycle)
-    x_predicted = hitrate.entries_for_target(target, [group])
+    predictor = hitrate.Predictor([group], policy)
+    x_markov = whole_sets(markov_entries(target, n, traffic.duty_cycle), ways)
+    x_predicted = hitrate.entries_for_target(target, [group], policy, ways=ways)
     answers = {
         "markov": {"entries": x_markov, "bytes": x_markov * entry_bytes,
                    "f_at_entries": markov.hit_rate_estimate(x_markov, n, traffic.on.mean, traffic.off.mean),
-                   "predicted_hit_rate_at_entries": hitrate.predict(x_markov, [group]).hit_rate,
+                   "predicted_hit_rate_at_entries": predictor.predict(x_markov, ways).hit_rate,
                    "sessions_supported": markov.capacity(x_markov, traffic.on.mean, traffic.off.mean, target)},
         "predictor": {"entries": x_predicted, "bytes": x_predicted * entry_bytes,
-                      "predicted_hit_rate_at_entries": hitrate.predict(x_predicted, [group]).hit_rate,
+                      "predicted_hit_rate_at_entries": predictor.predict(x_predicted, ways).hit_rate,
                       "f_at_entries": markov.hit_rate_estimate(x_predicted, n, traffic.on.mean, traffic.off.mean)},
     }
     if simulate:
-        answers["cachesim"] = {"hit_rate_at_markov_entries": _simulate(traffic, x_markov, accesses),
-                               "hit_rate_at_predictor_entries": _simulate(traffic, x_predicted, accesses),
+        answers["cachesim"] = {"hit_rate_at_markov_entries": _simulate(traffic, x_markov, accesses, policy, ways),
+                               "hit_rate_at_predictor_entries": _simulate(traffic, x_predicted, accesses, policy,
+                                                                          ways),
                                "keys": n, "accesses": accesses}
     ceiling = traffic.lookups_per_on / (1 + traffic.lookups_per_on)
     return {
@@ -133,7 +143,8 @@ def size(traffic: Traffic, target: float, entry_bytes: int = 16, simulate: bool 
         "sessions_per_card_mean": float(traffic.sessions_per_card.mean()), "sessions_per_card_max": n,
         "on_mean_ms": traffic.on.mean, "off_mean_ms": traffic.off.mean, "duty_cycle": traffic.duty_cycle,
         "access_rate_per_ms": traffic.access_rate, "lookups_per_on": traffic.lookups_per_on,
-        "entry_bytes": entry_bytes, **answers, "why_they_differ": why(x_markov, x_predicted, n, ceiling, target),
+        "entry_bytes": entry_bytes, "policy": policy, "ways": ways, **answers,
+        "why_they_differ": why(x_markov, x_predicted, n, ceiling, target),
     }
 
 
