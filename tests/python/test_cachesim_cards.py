@@ -87,3 +87,18 @@ def test_size_simulates_every_card_when_the_cluster_has_several():
     assert cards["cards"] == 64
     low, high = cards["card_hit_rate_min_at_predictor_entries"], cards["card_hit_rate_max_at_predictor_entries"]
     assert 0.0 < low <= cards["hit_rate_at_predictor_entries"] <= high <= 1.0
+
+
+def test_card_file_gives_the_session_weighted_mean_of_one_card_runs(tmp_path):
+    # Three cards of 20, 60 and 120 sessions on 10 entries each, from a file, against independent one-card runs
+    # of the same look-ups each (seed 1), weighted by sessions. One run's standard deviation here is about 0.3
+    # points at these lengths, so 1 point is about three of the difference's.
+    sizes = [20, 60, 120]
+    point = {"entries": 10, "on_mean": 1.0, "off_mean": 9.0, "accesses": 8_000_000}
+    pooled = cachesim.run_point({**point, "card_sessions": str(cachesim.card_sessions_file(sizes, tmp_path / "c"))})
+    alone = [cachesim.run_point({**point, "keys": n})["hit_rate"] for n in sizes]
+    weighted = sum(n * rate for n, rate in zip(sizes, alone, strict=True)) / sum(sizes)
+    assert pooled["hit_rate"] == pytest.approx(weighted, abs=0.01)
+    # the cards differ by far more than the tolerance, so a wrong weighting would show
+    assert alone[0] - alone[2] > 0.05
+    assert pooled["card_hit_rate_min"] == pytest.approx(alone[2], abs=0.02)

@@ -64,3 +64,9 @@ def test_quick_plan_keeps_to_64_ranks_and_full_plan_to_every_count():
     assert reproduce.QUICK.consistency_ranks == (64,)
     assert reproduce.FULL.consistency_ranks is None  # consistency.SYNTHETIC_RANKS
     assert consistency.SYNTHETIC_RANKS == (64, 256)
+
+
+def test_a_plan_without_synthetic_ranks_replays_only_the_real_traces(tmp_path, monkeypatch):
+    monkeypatch.setattr("ibsec.workloads.generate", lambda params, path: pytest.fail("nothing to generate"))
+    points = consistency.replay_plan(tmp_path, ("S",), (), quiet=True)
+    assert points and all(p["source"] == "real" for p in points)

@@ -34,7 +34,7 @@ class Plan:
     fig7_pb_sizes: tuple[int, ...]
     xval: bool  # the Markov-vs-simulation cross-check (not a paper figure)
     fig7_mix: str = "nas15"  # a built-in mix or a mix file
-    # the synthetic traces' rank counts in the consistency check; None: all of consistency.SYNTHETIC_RANKS
+    # the synthetic traces' rank counts in the consistency check; None: all of consistency.SYNTHETIC_RANKS, (): none
     consistency_ranks: tuple[int, ...] | None = None
 
 
@@ -77,9 +77,9 @@ def steps(ctx: Context) -> list[tuple[str, Callable[[], object]]]:
                      lambda: predictor.predictor_fig8(ctx.out, **cache_options)))
         todo.append(("Hit-rate predictor vs cachesim (fitted real-trace traffic)",
                      lambda: predictor.predictor_fitted(ctx.out, **cache_options)))
-    ranks = ctx.plan.consistency_ranks or consistency.SYNTHETIC_RANKS
-    todo.append((f"Cache models vs the cycle-level SKC (real traces at 16 nodes, synthetic at "
-                 f"{', '.join(str(r) for r in ranks)} ranks)",
+    ranks = consistency.SYNTHETIC_RANKS if ctx.plan.consistency_ranks is None else ctx.plan.consistency_ranks
+    synthetic = f", synthetic at {', '.join(str(r) for r in ranks)} ranks" if ranks else ""
+    todo.append((f"Cache models vs the cycle-level SKC (real traces at 16 nodes{synthetic})",
                  lambda: consistency.consistency(ctx.out, ranks=ranks, jobs=ctx.jobs, quiet=ctx.quiet)))
     todo += [
         ("Fig. 5(a-c) and Table 1 (workload replays)",
