@@ -1,16 +1,21 @@
 // `ibsec-engine cachesim`: the synthetic ON/OFF look-up stream of §4.4 run
-// against one key cache.
+// against one key cache, or against several cards' caches (--cards,
+// --card-sessions; cachesim/multi_card.h).
 #include <unistd.h>
+#include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <iostream>
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "apps/commands.h"
+#include "cachesim/multi_card.h"
 #include "cachesim/onoff_cachesim.h"
 #include "core/errors.h"
 #include "core/size_parse.h"
@@ -26,55 +31,116 @@ struct CachesimOptions {
   std::optional<uint32_t> entries;  // overrides size when given
   std::string size = "16KB";
   uint32_t entry_bytes = 16;
-  int64_t warmup = -1;     // -1: a tenth of the measured look-ups
-  std::string on_period;   // a PeriodDistribution spec; empty: exponential with --on-mean
-  std::string off_period;  // likewise for OFF
+  int64_t warmup = -1;        // -1: a tenth of the measured look-ups
+  std::string on_period;      // a PeriodDistribution spec; empty: exponential with --on-mean
+  std::string off_period;     // likewise for OFF
+  uint64_t cards = 1;         // cards with --keys sessions each
+  std::string card_sessions;  // a file of per-card session counts; replaces --keys and --cards
   bool json = false;
   bool quiet = false;
 };
 
-nlohmann::ordered_json result_json(const CachesimOptions& o, const cachesim::CacheSimResult& r) {
+uint64_t total_sessions(const cachesim::MultiCardResult& r) {
+  uint64_t sessions = 0;
+  for (const auto& card : r.cards) sessions += card.sessions;
+  return sessions;
+}
+
+nlohmann::ordered_json config_json(const CachesimOptions& o) {
   const auto& c = o.sim;
+  nlohmann::ordered_json config = {{"keys", c.workload.keys},
+                                   {"entries", c.cache.entries},
+                                   {"entry_bytes", o.entry_bytes},
+                                   {"ways", c.cache.ways},
+                                   {"sets", c.cache.ways == 0 ? 1 : c.cache.entries / c.cache.ways},
+                                   {"policy", c.cache.policy},
+                                   {"on_mean", c.workload.on_mean},
+                                   {"off_mean", c.workload.off_mean},
+                                   {"access_rate", c.workload.access_rate},
+                                   {"accesses", c.accesses},
+                                   {"warmup", c.warmup},
+                                   {"seed", c.workload.seed}};
+  // Only when given, so that the exponential runs' output stays as it was.
+  if (c.periods.on) config["on_period"] = c.periods.on->spec();
+  if (c.periods.off) config["off_period"] = c.periods.off->spec();
+  return config;
+}
+
+std::vector<Statistic> statistics(const cachesim::CacheSimResult& r, const std::string& hit_rate_description) {
+  return {
+      {"hit_rate", "fraction", hit_rate_description, r.stats.hit_rate()},
+      {"accesses", "look-ups", "measured look-ups (after warm-up)", r.stats.lookups},
+      {"hits", "look-ups", "measured look-ups found in the cache", r.stats.hits},
+      {"misses", "look-ups", "measured look-ups not found (filled from external memory)", r.stats.misses},
+      {"evictions", "keys", "valid keys displaced during measurement", r.stats.evictions},
+      {"transitions", "events", "ON/OFF switches generated over the whole run", r.transitions},
+  };
+}
+
+nlohmann::ordered_json result_json(const CachesimOptions& o, const cachesim::CacheSimResult& r) {
   nlohmann::ordered_json out;
   out["ibsec_version"] = IBSEC_VERSION;
   out["command"] = "cachesim";
-  out["config"] = {{"keys", c.workload.keys},
-                   {"entries", c.cache.entries},
-                   {"entry_bytes", o.entry_bytes},
-                   {"ways", c.cache.ways},
-                   {"sets", c.cache.ways == 0 ? 1 : c.cache.entries / c.cache.ways},
-                   {"policy", c.cache.policy},
-                   {"on_mean", c.workload.on_mean},
-                   {"off_mean", c.workload.off_mean},
-                   {"access_rate", c.workload.access_rate},
-                   {"accesses", c.accesses},
-                   {"warmup", c.warmup},
-                   {"seed", c.workload.seed}};
-  // Only when given, so that the exponential runs' output stays as it was.
-  if (c.periods.on) out["config"]["on_period"] = c.periods.on->spec();
-  if (c.periods.off) out["config"]["off_period"] = c.periods.off->spec();
-  write_statistics(
-      out, {
-               {"hit_rate", "fraction", "hits / measured look-ups", r.stats.hit_rate()},
-               {"accesses", "look-ups", "measured look-ups (after warm-up)", r.stats.lookups},
-               {"hits", "look-ups", "measured look-ups found in the cache", r.stats.hits},
-               {"misses", "look-ups", "measured look-ups not found (filled from external memory)", r.stats.misses},
-               {"evictions", "keys", "valid keys displaced during measurement", r.stats.evictions},
-               {"transitions", "events", "ON/OFF switches generated over the whole run", r.transitions},
-           });
+  out["config"] = config_json(o);
+  write_statistics(out, statistics(r, "hits / measured look-ups"));
   return out;
 }
 
-void print_text(const CachesimOptions& o, const cachesim::CacheSimResult& r) {
+// The cards pooled, the spread of their hit rates, and one line per card.
+nlohmann::ordered_json multi_card_json(const CachesimOptions& o, const cachesim::MultiCardResult& r) {
+  nlohmann::ordered_json out;
+  out["ibsec_version"] = IBSEC_VERSION;
+  out["command"] = "cachesim";
+  out["config"] = config_json(o);
+  out["config"]["keys"] = total_sessions(r);
+  out["config"]["cards"] = r.cards.size();
+  if (!o.card_sessions.empty()) out["config"]["card_sessions"] = o.card_sessions;
+  auto stats = statistics({r.pooled, r.transitions}, "hits / measured look-ups, all cards pooled");
+  stats.push_back(
+      {"card_hit_rate_mean", "fraction", "mean over cards of each card's hit rate", r.card_hit_rate_mean()});
+  stats.push_back({"card_hit_rate_min", "fraction", "lowest card hit rate", r.card_hit_rate_min()});
+  stats.push_back({"card_hit_rate_max", "fraction", "highest card hit rate", r.card_hit_rate_max()});
+  write_statistics(out, stats);
+  auto& cards = out["cards"] = nlohmann::ordered_json::array();
+  for (const auto& card : r.cards) {
+    cards.push_back({{"sessions", card.sessions},
+                     {"accesses", card.result.stats.lookups},
+                     {"hits", card.result.stats.hits},
+                     {"hit_rate", card.result.stats.hit_rate()}});
+  }
+  return out;
+}
+
+// `keys`: the sessions of every card together.
+void print_text(const CachesimOptions& o, const cachesim::CacheSimResult& r, uint64_t keys) {
   const auto& c = o.sim;
   std::printf("cachesim: %llu keys, %u entries (%s, %s), ON %.6g / OFF %.6g, %llu look-ups\n",
-              static_cast<unsigned long long>(c.workload.keys), c.cache.entries,
+              static_cast<unsigned long long>(keys), c.cache.entries,
               c.cache.ways == 0 ? "fully associative" : (std::to_string(c.cache.ways) + "-way").c_str(),
               c.cache.policy.c_str(), c.workload.on_mean, c.workload.off_mean,
               static_cast<unsigned long long>(c.accesses));
   std::printf("hit rate %.6f  (hits %llu, misses %llu, evictions %llu)\n", r.stats.hit_rate(),
               static_cast<unsigned long long>(r.stats.hits), static_cast<unsigned long long>(r.stats.misses),
               static_cast<unsigned long long>(r.stats.evictions));
+}
+
+void print_cards(const cachesim::MultiCardResult& r) {
+  uint64_t low = UINT64_MAX;
+  uint64_t high = 0;
+  for (const auto& card : r.cards) {
+    low = std::min(low, card.sessions);
+    high = std::max(high, card.sessions);
+  }
+  std::printf("%zu cards, %llu to %llu sessions each: card hit rate mean %.6f, min %.6f, max %.6f\n", r.cards.size(),
+              static_cast<unsigned long long>(low), static_cast<unsigned long long>(high), r.card_hit_rate_mean(),
+              r.card_hit_rate_min(), r.card_hit_rate_max());
+}
+
+// The session count of each card: the file's, or --cards cards of --keys sessions.
+std::vector<uint64_t> card_sessions(const CachesimOptions& o) {
+  if (!o.card_sessions.empty()) return cachesim::read_card_sessions(o.card_sessions, "card_sessions");
+  if (o.cards == 0) throw ConfigError("cards", "at least one card is needed");
+  return std::vector<uint64_t>(o.cards, o.sim.workload.keys);
 }
 
 void run(CachesimOptions& o) {
@@ -93,7 +159,15 @@ void run(CachesimOptions& o) {
                    100.0 * static_cast<double>(done) / static_cast<double>(total));
     };
   }
-  const auto result = cachesim::run_cachesim(c, progress);
+  const bool one_card = o.cards == 1 && o.card_sessions.empty();
+  std::optional<cachesim::MultiCardResult> cards;
+  cachesim::CacheSimResult result;
+  if (one_card) {
+    result = cachesim::run_cachesim(c, progress);
+  } else {
+    cards = cachesim::run_cards(c, card_sessions(o), progress);
+    result = {cards->pooled, cards->transitions};
+  }
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (progress) std::fprintf(stderr, "\n");
   if (!o.quiet) {
@@ -101,9 +175,10 @@ void run(CachesimOptions& o) {
                  static_cast<double>(c.warmup + c.accesses) / seconds / 1e6);
   }
   if (o.json) {
-    std::cout << result_json(o, result).dump(2) << "\n";
+    std::cout << (cards ? multi_card_json(o, *cards) : result_json(o, result)).dump(2) << "\n";
   } else {
-    print_text(o, result);
+    print_text(o, result, cards ? total_sessions(*cards) : c.workload.keys);
+    if (cards) print_cards(*cards);
   }
 }
 
@@ -127,9 +202,19 @@ void add_cachesim_command(CLI::App& app) {
   auto options = std::make_shared<CachesimOptions>();
   auto& o = *options;
   auto* cmd = app.add_subcommand("cachesim", "synthetic ON/OFF session-key look-ups against one key cache (paper 4.4)");
-  cmd->add_option("--keys", o.sim.workload.keys, "number of session keys (ON/OFF sessions)")
-      ->check(kWholeNumber)
-      ->capture_default_str();
+  auto* keys = cmd->add_option("--keys", o.sim.workload.keys, "number of session keys (ON/OFF sessions) per card")
+                   ->check(kWholeNumber)
+                   ->capture_default_str();
+  auto* cards = cmd->add_option("--cards", o.cards,
+                                "cards, each with --keys sessions and its own cache; the look-ups (--accesses, "
+                                "--warmup) are shared among the cards in proportion to their sessions")
+                    ->check(kWholeNumber)
+                    ->capture_default_str();
+  cmd->add_option("--card-sessions", o.card_sessions,
+                  "file of per-card session counts, one whole number a line ('#' comments): one card each, "
+                  "instead of --cards and --keys")
+      ->excludes(keys)
+      ->excludes(cards);
   auto* entries =
       cmd->add_option("--entries", o.entries, "cache size in entries (overrides --size)")->check(kWholeNumber);
   cmd->add_option("--size", o.size, "cache size in bytes, e.g. 2KB, 16KB")->capture_default_str()->excludes(entries);

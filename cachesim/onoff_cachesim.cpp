@@ -26,18 +26,6 @@ CacheSimResult drive(nic::KeyCache& cache, const CacheSimConfig& config, NextKey
   return {cache.stats(), 0};
 }
 
-void check_work(const CacheSimConfig& config) {
-  const double events = expected_events(config);
-  if (events <= kMaxEvents) return;
-  const double switches = 2.0 / config.workload.on_mean / config.workload.access_rate;
-  const std::string about = std::isfinite(events) ? "about " + nlohmann::json(events).dump() : "more than 1e308";
-  throw ConfigError(switches > 1.0 ? "on_mean" : "accesses",
-                    "the run asks for " + about + " look-ups and ON/OFF switches (" + nlohmann::json(switches).dump() +
-                        " switches per look-up at on_mean " + nlohmann::json(config.workload.on_mean).dump() +
-                        ", access_rate " + nlohmann::json(config.workload.access_rate).dump() +
-                        "); at most 1e12 are run");
-}
-
 template <typename Generator>
 CacheSimResult run_with(Generator& generator, const CacheSimConfig& config, const ProgressFn& progress) {
   const auto& policy = nic::PolicyRegistry::get(config.cache.policy);
@@ -64,6 +52,18 @@ CacheSimResult run_with(Generator& generator, const CacheSimConfig& config, cons
 double expected_events(const CacheSimConfig& config) {
   const double switches_per_lookup = 2.0 / config.workload.on_mean / config.workload.access_rate;
   return (static_cast<double>(config.warmup) + static_cast<double>(config.accesses)) * (1.0 + switches_per_lookup);
+}
+
+void check_work(const CacheSimConfig& config) {
+  const double events = expected_events(config);
+  if (events <= kMaxEvents) return;
+  const double switches = 2.0 / config.workload.on_mean / config.workload.access_rate;
+  const std::string about = std::isfinite(events) ? "about " + nlohmann::json(events).dump() : "more than 1e308";
+  throw ConfigError(switches > 1.0 ? "on_mean" : "accesses",
+                    "the run asks for " + about + " look-ups and ON/OFF switches (" + nlohmann::json(switches).dump() +
+                        " switches per look-up at on_mean " + nlohmann::json(config.workload.on_mean).dump() +
+                        ", access_rate " + nlohmann::json(config.workload.access_rate).dump() +
+                        "); at most 1e12 are run");
 }
 
 CacheSimResult run_cachesim(const CacheSimConfig& config, const ProgressFn& progress) {

@@ -34,6 +34,8 @@ inline constexpr double kMaxEvents = 1e12;
 // per look-up (a session switches twice per ON period, which holds
 // on_mean x access_rate look-ups on average).
 double expected_events(const CacheSimConfig& config);
+// ConfigError (on_mean or accesses) if expected_events exceeds kMaxEvents.
+void check_work(const CacheSimConfig& config);
 
 // Validates both halves of the config and the work it asks for (ConfigError
 // naming the field).

@@ -111,6 +111,13 @@ def size(args) -> None:
         print(f"  cachesim:       {c['hit_rate_at_markov_entries']:.4f} at {m['entries']} entries, "
               f"{c['hit_rate_at_predictor_entries']:.4f} at {p['entries']} entries ({c['keys']} keys, "
               f"{c['accesses']} look-ups)")
+        if "all_cards" in c:
+            a = c["all_cards"]
+            print(f"  cachesim, all {a['cards']} cards (each its own sessions and cache, pooled): "
+                  f"{a['hit_rate_at_markov_entries']:.4f} at {m['entries']} entries, "
+                  f"{a['hit_rate_at_predictor_entries']:.4f} at {p['entries']} entries (cards from "
+                  f"{a['card_hit_rate_min_at_predictor_entries']:.4f} to "
+                  f"{a['card_hit_rate_max_at_predictor_entries']:.4f})")
     print(f"why they differ: {answer['why_they_differ']}")
 
 
@@ -219,7 +226,9 @@ def add_size_parser(analytic_commands) -> None:
                              "own cache of the keys mapped to it (key mod sets, as the card), and F_n(x), which has "
                              "no sets, is rounded up to whole sets")
     sizing.add_argument("--entry-bytes", type=count_option, default=16, help="bytes per entry (default: %(default)s)")
-    sizing.add_argument("--simulate", action="store_true", help="also run cachesim at both sizes")
+    sizing.add_argument("--simulate", action="store_true",
+                        help="also run cachesim at both sizes: the busiest card's sessions on one cache, and every "
+                             "card with its own sessions and cache (pooled hit rate, spread over cards)")
     sizing.add_argument("--accesses", type=count_option, default=4_000_000,
                         help="cachesim look-ups per point (default: %(default)s)")
     sizing.add_argument("--json", action="store_true", help="print JSON")

@@ -1,4 +1,5 @@
-"""`ibsec cachesim`: synthetic ON/OFF look-ups against one key cache, or a sweep of one parameter (paper 4.4)."""
+"""`ibsec cachesim`: synthetic ON/OFF look-ups against one key cache (or several cards' caches), or a sweep of
+one parameter (paper 4.4)."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from .options import (
 )
 
 CACHESIM_OPTIONS = ["keys", "entries", "size", "entry_bytes", "ways", "policy", "access_rate", "accesses", "warmup",
-                    "seed", "on_period", "off_period"]
+                    "seed", "on_period", "off_period", "cards", "card_sessions"]
 
 
 def parameter(name: str):
@@ -69,6 +70,10 @@ def run_one(point: dict, json: bool) -> int:
     else:
         print(f"hit rate {result['hit_rate']:.6f} ({result['hits']} hits, {result['misses']} misses "
               f"of {result['accesses']} look-ups; {result['keys']} keys, {result['entries']} entries)")
+        if "cards" in result:
+            print(f"{result['cards']} cards, each its own cache: card hit rate mean "
+                  f"{result['card_hit_rate_mean']:.6f}, min {result['card_hit_rate_min']:.6f}, max "
+                  f"{result['card_hit_rate_max']:.6f}")
     return 0
 
 
@@ -131,7 +136,14 @@ def add_parser(commands) -> None:
         "cachesim", formatter_class=RegistryHelpFormatter,
         help="synthetic ON/OFF look-ups against a key cache (paper 4.4)",
         description="Run the ON/OFF session-key generator against one key cache, or sweep one parameter.")
-    sim.add_argument("--keys", type=parameter("keys"), help="session keys (default 1000)")
+    sim.add_argument("--keys", type=parameter("keys"), help="session keys, per card (default 1000)")
+    sim.add_argument("--cards", type=parameter("cards"),
+                     help="cards, each with --keys sessions and its own cache of this size; the look-ups (--accesses, "
+                          "--warmup) are shared among them in proportion to their sessions, and the result gives the "
+                          "pooled hit rate and its mean, min and max over cards (default 1)")
+    sim.add_argument("--card-sessions", metavar="FILE",
+                     help="file of per-card session counts, one whole number a line ('#' comments), instead of "
+                          "--keys and --cards: one card each")
     add_size_options(sim, required=False)
     sim.add_argument("--ways", type=parameter("ways"), help="associativity, 0 = fully associative (default 0)")
     sim.add_argument("--policy", help="replacement policy, one of the engine's: {replacement_policies} (default lru)")

@@ -1,10 +1,13 @@
-"""The synthetic ON/OFF cache simulation (§4.4), one point at a time, via ibsec-engine."""
+"""The synthetic ON/OFF cache simulation (§4.4), one point at a time, via ibsec-engine: one card's cache, or
+several cards each with its own sessions and cache (`cards`, `card_sessions`; cachesim/multi_card.h)."""
 
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 from ..engine.binary import engine_digest, run_engine
+from ..engine.digests import file_digest
 from ..errors import ConfigError
 from ..numeric import positive_real, whole_number
 
@@ -24,9 +27,13 @@ DEFAULTS = {
     "seed": 1,
     "on_period": None,  # a law of the ON lengths other than the exponential (models/renewal.py); replaces on_mean
     "off_period": None,  # likewise for OFF; replaces off_mean
+    "cards": None,  # None: one card; N: N cards of `keys` sessions each, the look-ups shared among them
+    "card_sessions": None,  # a file of per-card session counts (card_sessions_file); replaces keys and cards
 }
 
 STATISTICS = ["hit_rate", "accesses", "hits", "misses", "evictions", "transitions"]
+# Several cards: the spread of their hit rates (hit_rate is then all cards' look-ups pooled).
+CARD_STATISTICS = ["card_hit_rate_mean", "card_hit_rate_min", "card_hit_rate_max"]
 
 # The range of each numeric parameter, as the engine's options take them (its unsigned options would wrap a
 # negative value to 2^64 - 1). The engine keeps each session's key in 32 bits.
@@ -41,6 +48,7 @@ NUMBERS = {
     "accesses": lambda v, f: whole_number(v, f, minimum=1),
     "warmup": lambda v, f: whole_number(v, f, minimum=0),
     "seed": whole_number,
+    "cards": lambda v, f: whole_number(v, f, minimum=1, maximum=2**32 - 1),
 }
 
 # The most generator events (look-ups and ON/OFF switches) one point may ask for: about 7 hours at the
@@ -91,6 +99,10 @@ def check_point(point: dict) -> dict:
     for which in ("on", "off"):
         if point.get(f"{which}_period") is not None and point.get(f"{which}_mean") is not None:
             raise ConfigError(f"{which}_mean", f"give {which}_mean or {which}_period, not both")
+    if point.get("card_sessions") is not None:
+        for replaced in ("keys", "cards"):
+            if point.get(replaced) is not None:
+                raise ConfigError(replaced, f"give {replaced} or card_sessions (each card's sessions), not both")
     checked = {name: value if value is None or name not in NUMBERS else NUMBERS[name](value, name)
                for name, value in point.items()}
     events = expected_events(checked)
@@ -113,6 +125,8 @@ def engine_arguments(point: dict) -> list[str]:
             continue
         if name in ("on_mean", "off_mean") and point.get(name.replace("mean", "period")) is not None:
             continue
+        if name == "keys" and point.get("card_sessions") is not None:
+            continue
         args += [f"--{name.replace('_', '-')}", str(value)]
     return args
 
@@ -122,9 +136,26 @@ def run_point(point: dict) -> dict:
     result = run_engine(engine_arguments(point))
     row = dict(result["config"])
     row.update({name: result[name] for name in STATISTICS})
+    row.update({name: result[name] for name in CARD_STATISTICS if name in result})
     return row
 
 
+def card_sessions_file(counts, path: Path) -> Path:
+    """Write each card's session count (cards with none left out), one a line, as `card_sessions` reads them."""
+    lines = [f"{int(count)}\n" for count in counts if int(count) > 0]
+    if not lines:
+        raise ConfigError("card_sessions", "no card has a session")
+    path.write_text("".join(lines))
+    return path
+
+
 def identity(point: dict) -> dict:
-    """What decides a point's result, as a resumable store keys it: the engine binary and the parameters."""
+    """What decides a point's result, as a resumable store keys it: the engine binary and the parameters (a
+    card sessions file by its contents)."""
+    if point.get("card_sessions") is not None:
+        try:
+            contents = file_digest(point["card_sessions"])
+        except OSError:
+            contents = None  # the engine says what is wrong with it
+        point = {**point, "card_sessions": {"contents": contents}}
     return {"engine": engine_digest(), "cachesim": point}

@@ -4,7 +4,9 @@
    card, q the sessions' duty cycle. It asks "do all ON sessions fit", not "does a look-up hit".
 2. **Predictor** (models/hitrate.py): the fewest entries whose characteristic-time hit rate reaches the
    target, from the sessions' ON/OFF laws and look-up rate.
-3. **cachesim** (`simulate`): the synthetic simulation at both sizes, n keys, the same laws.
+3. **cachesim** (`simulate`): the synthetic simulation at both sizes, n keys, the same laws; and, when the
+   cluster has more than one card, every card with its own sessions and cache (the pooled hit rate and the
+   spread over cards).
 
 The traffic comes from a trace (`ibsec analytic fit`: the measured ON/OFF periods by default, or one fitted
 family) or from a NAS preset (exponential, the paper's model); the sessions per card from models/sessions.py.
@@ -98,15 +100,35 @@ def markov_entries(target: float, sessions_count: int, duty_cycle: float) -> int
     return max(1, int(binom.ppf(target, sessions_count, duty_cycle)))
 
 
-def _simulate(traffic: Traffic, entries: int, accesses: int, policy: str, ways: int) -> float:
-    point = {"keys": traffic.busiest, "entries": entries, "access_rate": traffic.access_rate, "accesses": accesses,
-             "policy": policy, "ways": ways}
+def _simulate(traffic: Traffic, entries: int, accesses: int, policy: str, ways: int,
+              card_sessions: Path | None = None) -> dict:
+    """cachesim at `entries`: the busiest card's keys, or with `card_sessions` every card, each its own cache."""
+    point = {"entries": entries, "access_rate": traffic.access_rate, "accesses": accesses, "policy": policy,
+             "ways": ways}
+    if card_sessions is None:
+        point["keys"] = traffic.busiest
+    else:
+        point["card_sessions"] = str(card_sessions)
     for which, law in (("on", traffic.on), ("off", traffic.off)):
         if law.kind == "exp":
             point[f"{which}_mean"] = law.mean
         else:
             point[f"{which}_period"] = law.spec()
-    return float(cachesim.run_point(point)["hit_rate"])
+    return cachesim.run_point(point)
+
+
+def _simulate_cards(traffic: Traffic, x_markov: int, x_predicted: int, accesses: int, policy: str,
+                    ways: int) -> dict:
+    """cachesim of every card with its own sessions and cache, at both sizes; the look-ups are shared among the
+    cards by their sessions, so this costs what the busiest card's runs cost."""
+    with tempfile.TemporaryDirectory(prefix="ibsec-size-cards-") as folder:
+        counts = cachesim.card_sessions_file(traffic.sessions_per_card, Path(folder) / "card_sessions.txt")
+        at_markov = _simulate(traffic, x_markov, accesses, policy, ways, counts)
+        at_predictor = _simulate(traffic, x_predicted, accesses, policy, ways, counts)
+    return {"cards": int(at_markov["cards"]), "hit_rate_at_markov_entries": at_markov["hit_rate"],
+            "hit_rate_at_predictor_entries": at_predictor["hit_rate"],
+            "card_hit_rate_min_at_predictor_entries": at_predictor["card_hit_rate_min"],
+            "card_hit_rate_max_at_predictor_entries": at_predictor["card_hit_rate_max"]}
 
 
 def whole_sets(entries: int, ways: int) -> int:
@@ -133,10 +155,14 @@ def size(traffic: Traffic, target: float, entry_bytes: int = 16, simulate: bool 
                       "f_at_entries": markov.hit_rate_estimate(x_predicted, n, traffic.on.mean, traffic.off.mean)},
     }
     if simulate:
-        answers["cachesim"] = {"hit_rate_at_markov_entries": _simulate(traffic, x_markov, accesses, policy, ways),
-                               "hit_rate_at_predictor_entries": _simulate(traffic, x_predicted, accesses, policy,
-                                                                          ways),
+        answers["cachesim"] = {"hit_rate_at_markov_entries":
+                               _simulate(traffic, x_markov, accesses, policy, ways)["hit_rate"],
+                               "hit_rate_at_predictor_entries":
+                               _simulate(traffic, x_predicted, accesses, policy, ways)["hit_rate"],
                                "keys": n, "accesses": accesses}
+        if np.count_nonzero(traffic.sessions_per_card) > 1:
+            answers["cachesim"]["all_cards"] = _simulate_cards(traffic, x_markov, x_predicted, accesses, policy,
+                                                                ways)
     ceiling = traffic.lookups_per_on / (1 + traffic.lookups_per_on)
     return {
         "target": target, "source": traffic.source, "sessions_rule": traffic.sessions_rule,

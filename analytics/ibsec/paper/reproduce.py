@@ -35,10 +35,12 @@ class Plan:
     fig7_pb_sizes: tuple[int, ...]
     xval: bool  # the Markov-vs-simulation cross-check (not a paper figure)
     fig7_mix: str = "nas15"  # a built-in mix or a mix file
+    # the synthetic traces' rank counts in the consistency check; None: all of consistency.SYNTHETIC_RANKS, (): none
+    consistency_ranks: tuple[int, ...] | None = None
 
 
 QUICK = Plan("quick", accesses=1_000_000, mixes=("nas15", "ft-jbb6"), fig7_skc_sizes=(2, 5, 10, 20, 30),
-             fig7_pb_sizes=(1, 4, 16), xval=False)
+             fig7_pb_sizes=(1, 4, 16), xval=False, consistency_ranks=(64,))
 FULL = Plan("full", accesses=4_000_000, mixes=("nas15", "ft-jbb6"), fig7_skc_sizes=(2, 5, 10, 15, 20, 25, 30),
             fig7_pb_sizes=(1, 2, 4, 8, 16), xval=True)
 
@@ -87,9 +89,11 @@ def steps(ctx: Context) -> list[Step]:
             Step("predictor-fitted", "Hit-rate predictor vs cachesim (fitted real-trace traffic)",
                  lambda: predictor.predictor_fitted(ctx.out, **cache_options)),
         ]
+    ranks = consistency.SYNTHETIC_RANKS if ctx.plan.consistency_ranks is None else ctx.plan.consistency_ranks
+    synthetic = f", synthetic at {', '.join(str(r) for r in ranks)} ranks" if ranks else ""
     todo += [
-        Step("consistency", "Cache models vs the cycle-level SKC (real traces, 16 nodes)",
-             lambda: consistency.consistency(ctx.out, **replay_options)),
+        Step("consistency", f"Cache models vs the cycle-level SKC (real traces at 16 nodes{synthetic})",
+             lambda: consistency.consistency(ctx.out, ranks=ranks, **replay_options)),
         Step("fig5", "Fig. 5(a-c) and Table 1 (workload replays)",
              lambda: workload_study.fig5(ctx.out, ctx.traces, **replay_options)),
         Step("fig5d", "Fig. 5(d) (packet size)", lambda: workload_study.fig5d(ctx.out, ctx.traces, **replay_options)),
