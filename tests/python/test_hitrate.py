@@ -311,11 +311,12 @@ def test_set_associative_prediction_matches_cachesim_on_a_short_fig9_point():
 
 
 @pytest.mark.model
+@pytest.mark.parametrize("policy", ["lru", "random"])
 @pytest.mark.parametrize("ways", FIG9_WAYS)
 @pytest.mark.parametrize("keys", [5000, 10000])
 @pytest.mark.parametrize("benchmark,machine", FIG9_PRESETS)
-def test_set_associative_prediction_matches_cachesim_on_fig9(benchmark, machine, keys, ways):
-    predicted, simulated = fig9_point(benchmark, machine, keys, ways, "lru")
+def test_set_associative_prediction_matches_cachesim_on_fig9(benchmark, machine, keys, ways, policy):
+    predicted, simulated = fig9_point(benchmark, machine, keys, ways, policy)
     assert predicted == pytest.approx(simulated, abs=TOLERANCE)
 
 
@@ -323,15 +324,6 @@ def test_set_associative_prediction_matches_cachesim_on_fig9(benchmark, machine,
 @pytest.mark.parametrize("keys", [5000, 10000])
 def test_one_way_fifo_matches_cachesim_on_fig9(keys):
     predicted, simulated = fig9_point("BT", "origin2000", keys, 1, "fifo")
-    assert predicted == pytest.approx(simulated, abs=TOLERANCE)
-
-
-@pytest.mark.model
-@pytest.mark.parametrize("ways", FIG9_WAYS)
-@pytest.mark.parametrize("keys", [5000, 10000])
-@pytest.mark.parametrize("benchmark,machine", FIG9_PRESETS)
-def test_set_associative_random_matches_cachesim_on_fig9(benchmark, machine, keys, ways):
-    predicted, simulated = fig9_point(benchmark, machine, keys, ways, "random")
     assert predicted == pytest.approx(simulated, abs=TOLERANCE)
 
 
