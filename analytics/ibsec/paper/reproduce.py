@@ -187,7 +187,10 @@ def reproduce(ctx: Context) -> Path:
             step.action()
             if not ctx.quiet:
                 print(f"      done in {time.monotonic() - step_started:.0f} s", flush=True)
-    path = report.write_report(ctx.out, command_line(ctx.argv), ctx.plan.name, time.monotonic() - started,
-                               engine_digest())
+    # A skipped step's tables are read as they are in the folder: the header says the run did not make them.
+    mode = f"{ctx.plan.name} run"
+    if ctx.skip:
+        mode += f", {len(ctx.skip)} of {len(steps(ctx))} steps skipped"
+    path = report.write_report(ctx.out, command_line(ctx.argv), mode, time.monotonic() - started, engine_digest())
     print(f"wrote {path} after {(time.monotonic() - started) / 60:.1f} min", flush=True)
     return path
