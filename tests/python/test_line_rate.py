@@ -43,3 +43,11 @@ def test_tiny_study_measures_every_card_against_its_own_baseline(tmp_path):
     assert list(cheapest.workload) == ["uniform"]
     for name in ("line_rate.csv", "line_rate.png", "line_rate_runs.csv"):
         assert (tmp_path / name).is_file()
+
+
+@pytest.mark.model
+def test_uniform_runs_grow_with_the_link_so_each_generation_simulates_as_long():
+    grid = line_rate.Grid(messages=20_000)
+    assert line_rate.uniform_messages(grid, "SDR") == 20_000
+    assert line_rate.uniform_messages(grid, "QDR") == 80_000  # 8 Gb/s a lane against 2
+    assert line_rate.uniform_messages(grid, "NDR") == 1_000_000  # 100 Gb/s a lane
