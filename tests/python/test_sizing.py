@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from ibsec.errors import ConfigError
 from ibsec.models import markov, onoff_fit, sessions, sizing
 
 pytestmark = pytest.mark.unit
@@ -92,3 +93,10 @@ def test_cli_refuses_fifo_on_measured_periods_naming_the_policy():
     done = run_cli("--trace", str(NPB / "lu.S.16.trace.zst"), "--nodes", "16", "--policy", "fifo")
     assert done.returncode == 2 and "'policy'" in done.stderr and "exponential" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+@pytest.mark.unit
+def test_a_way_count_that_is_not_a_power_of_two_is_refused_as_the_card_refuses_it():
+    traffic = sizing.from_preset("CG", "origin2000", 16, 1, "block")
+    with pytest.raises(ConfigError, match="power of two"):
+        sizing.size(traffic, 0.9, ways=3)

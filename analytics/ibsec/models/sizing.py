@@ -140,6 +140,9 @@ def size(traffic: Traffic, target: float, entry_bytes: int = 16, simulate: bool 
          accesses: int = 4_000_000, policy: str = "lru", ways: int = 0) -> dict:
     """The three answers for the busiest card. `policy` and `ways` are the predictor's and cachesim's; F_n(x)
     knows neither (its x is rounded up to whole sets of `ways`)."""
+    if ways < 0 or ways & (ways - 1):
+        # The card and cachesim index sets by the key's low bits; the predictor alone would accept any count.
+        raise ConfigError("ways", f"{ways}: expected 0 (fully associative) or a power of two")
     n = traffic.busiest
     group = hitrate.SessionGroup(n, traffic.on, traffic.off, traffic.access_rate)
     predictor = hitrate.Predictor([group], policy)
