@@ -6,6 +6,7 @@
 #include <optional>
 #include <utility>
 
+#include "cachesim/data_line.h"
 #include "core/errors.h"
 #include "core/random.h"
 
@@ -21,13 +22,6 @@ std::optional<uint64_t> parse_count(const std::string& text) {
   return value;
 }
 
-std::string trimmed(const std::string& line) {
-  const auto first = line.find_first_not_of(" \t\r");
-  if (first == std::string::npos) return "";
-  const auto last = line.find_last_not_of(" \t\r");
-  return line.substr(first, last - first + 1);
-}
-
 }  // namespace
 
 std::vector<uint64_t> read_card_sessions(const std::string& path, const std::string& field) {
@@ -36,13 +30,13 @@ std::vector<uint64_t> read_card_sessions(const std::string& path, const std::str
   std::vector<uint64_t> counts;
   std::string line;
   for (int number = 1; std::getline(in, line); ++number) {
-    const std::string text = trimmed(line);
-    if (text.empty() || text[0] == '#') continue;
-    const auto count = parse_count(text);
+    const auto text = data_line(line);
+    if (!text) continue;
+    const auto count = parse_count(*text);
     if (!count || *count > UINT32_MAX) {
       throw ConfigError(field, path + ":" + std::to_string(number) +
                                    ": expected a card's session count (a whole number from 1 to 4294967295), got '" +
-                                   text.substr(0, 40) + "'");
+                                   text->substr(0, 40) + "'");
     }
     counts.push_back(*count);
   }

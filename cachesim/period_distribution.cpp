@@ -7,6 +7,7 @@
 #include <sstream>
 #include <utility>
 
+#include "cachesim/data_line.h"
 #include "core/errors.h"
 
 namespace ibsec::cachesim {
@@ -41,12 +42,12 @@ std::vector<double> read_lengths(const std::string& path, const std::string& fie
   std::vector<double> lengths;
   std::string line;
   for (int number = 1; std::getline(in, line); ++number) {
-    const auto first = line.find_first_not_of(" \t\r");
-    if (first == std::string::npos || line[first] == '#') continue;
+    const auto text = data_line(line);
+    if (!text) continue;
     size_t used = 0;
     double value = 0.0;
     try {
-      value = std::stod(line.substr(first), &used);
+      value = std::stod(*text, &used);
     } catch (const std::exception&) {
       used = 0;
     }
