@@ -141,7 +141,7 @@ struct BinaryCountsLayout {
 
 // The field of a record that carries each argument, indexed by TraceArg.
 inline constexpr std::array<BinaryField, kTraceArgCount> kArgumentFields{{
-#define TRACE_ARG(Id, text, slot, member, max, words) BinaryRecordLayout::slot,
+#define TRACE_ARG(Id, text, slot, member, max, words, since) BinaryRecordLayout::slot,
 #include "traces/trace_ops.def"
 }};
 

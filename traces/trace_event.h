@@ -21,7 +21,7 @@ namespace ibsec::traces {
 
 // An argument of an event line.
 enum class TraceArg : uint8_t {
-#define TRACE_ARG(Id, text, slot, member, max, words) k##Id,
+#define TRACE_ARG(Id, text, slot, member, max, words, since) k##Id,
 #include "traces/trace_ops.def"
   kNone,  // fills a layout's places after its last argument; not an argument
 };
@@ -34,7 +34,7 @@ enum class ArgLayout : uint8_t {
 
 // Values are the binary encoding's op byte; do not renumber.
 enum class TraceOp : uint8_t {
-#define TRACE_OP(Id, ID, text, code, layout, collective, counts, v1, blocking) k##Id = code,
+#define TRACE_OP(Id, ID, text, code, layout, collective, counts, since, blocking) k##Id = code,
 #include "traces/trace_ops.def"
 };
 
@@ -42,6 +42,7 @@ struct TraceArgInfo {
   std::string_view name;   // as the format's documentation and error messages call it
   uint64_t max;            // the largest value a trace may give it
   std::string_view words;  // empty for a number, else the words for 0, 1, ... separated by spaces
+  uint32_t since;          // the format version that added it
 
   // The word an event line uses for `value` (at most max), if the argument is a word.
   [[nodiscard]] constexpr std::string_view word(uint64_t value) const {
@@ -59,7 +60,7 @@ struct TraceArgInfo {
 };
 
 inline constexpr auto kTraceArgs = std::to_array<TraceArgInfo>({
-#define TRACE_ARG(Id, text, slot, member, max, words) {text, max, words},
+#define TRACE_ARG(Id, text, slot, member, max, words, since) {text, max, words, since},
 #include "traces/trace_ops.def"
 });
 inline constexpr size_t kTraceArgCount = kTraceArgs.size();
@@ -102,13 +103,13 @@ struct TraceOpInfo {
   ArgLayout layout;
   bool collective;   // called by every member of the communicator its first argument names
   bool counts;       // its line ends with one byte count per member of the communicator
-  int v1_arguments;  // how many arguments a version-1 line carries; -1: not in version 1
+  uint32_t since;    // the format version that added it
   TraceOp blocking;  // the op whose messages it sends: itself, or a non-blocking collective's blocking form
 };
 
 inline constexpr auto kTraceOps = std::to_array<TraceOpInfo>({
-#define TRACE_OP(Id, ID, text, code, layout, collective, counts, v1, blocking) \
-  {text, code, ArgLayout::k##layout, (collective) != 0, (counts) != 0, v1, TraceOp::k##blocking},
+#define TRACE_OP(Id, ID, text, code, layout, collective, counts, since, blocking) \
+  {text, code, ArgLayout::k##layout, (collective) != 0, (counts) != 0, since, TraceOp::k##blocking},
 #include "traces/trace_ops.def"
 });
 inline constexpr int kTraceOpCount = static_cast<int>(kTraceOps.size());
@@ -119,6 +120,14 @@ constexpr const TraceOpInfo& info(TraceOp op) { return kTraceOps[static_cast<siz
 constexpr std::string_view name(TraceOp op) { return info(op).name; }
 // The arguments of the op's event line, in order.
 constexpr std::span<const TraceArg> arguments(TraceOp op) { return info(info(op).layout).args(); }
+// Those a line of format `version` carries: the ones that version had, which
+// come first (trace_op_arguments_by_version checks it); the rest read as 0.
+constexpr std::span<const TraceArg> arguments(TraceOp op, uint32_t version) {
+  const auto all = arguments(op);
+  size_t count = 0;
+  while (count < all.size() && info(all[count]).since <= version) ++count;
+  return all.first(count);
+}
 constexpr bool has_argument(TraceOp op, TraceArg arg) { return info(info(op).layout).has(arg); }
 
 // Op codes index kTraceOps.
@@ -155,7 +164,7 @@ constexpr bool opens_request(TraceOp op) { return op != TraceOp::kWait && has_ar
 constexpr bool has_root(TraceOp op) { return has_argument(op, TraceArg::kRoot); }
 constexpr bool has_counts(TraceOp op) { return info(op).counts; }
 constexpr TraceOp blocking_form(TraceOp op) { return info(op).blocking; }
-constexpr bool in_version_1(TraceOp op) { return info(op).v1_arguments >= 0; }
+constexpr bool in_version(TraceOp op, uint32_t version) { return info(op).since <= version; }
 
 // A non-blocking collective sends what its blocking form does, and only a
 // non-blocking collective names another op as its blocking form.
@@ -167,11 +176,23 @@ constexpr bool trace_op_blocking_forms_valid() {
     if (!own && (!op.collective || !kTraceOps[form].collective || kTraceOps[form].blocking != op.blocking ||
                  kTraceOps[form].counts != op.counts || !info(op.layout).has(TraceArg::kReq)))
       return false;
-    if (op.v1_arguments > static_cast<int>(info(op.layout).count)) return false;
+    if (op.since == 0) return false;
   }
   return true;
 }
-static_assert(trace_op_blocking_forms_valid(), "trace_ops.def: a blocking form or a v1 argument count is wrong");
+static_assert(trace_op_blocking_forms_valid(), "trace_ops.def: a blocking form or a version is wrong");
+
+// In every layout, an argument added by a later version comes after those of
+// earlier ones, so that a line of an older version carries a prefix of them.
+constexpr bool trace_op_arguments_by_version() {
+  for (const ArgLayoutInfo& layout : kArgLayouts) {
+    for (size_t i = 1; i < layout.count; ++i) {
+      if (info(layout.places[i]).since < info(layout.places[i - 1]).since) return false;
+    }
+  }
+  return true;
+}
+static_assert(trace_op_arguments_by_version(), "trace_ops.def: a layout lists a newer argument before an older one");
 
 // Fields an op does not use are zero, so that equal events compare equal.
 struct TraceEvent {
@@ -185,6 +206,7 @@ struct TraceEvent {
   uint32_t comm = 0;   // communicator id (0 = world)
   uint32_t root = 0;   // rooted collectives: world rank
   uint8_t posted = 0;  // receives: 1 if posted with MPI_ANY_SOURCE (peer is the source that matched)
+  uint64_t cpu_ns = 0;  // compute (version 3): the part of START..END the process spent on a CPU
   TraceOp op = TraceOp::kCompute;
   // Ops with counts: one byte count per member of the communicator, in
   // communicator-rank order; `bytes` is their sum. Shared, so that an event
@@ -193,7 +215,8 @@ struct TraceEvent {
 
   bool operator==(const TraceEvent& other) const {
     auto fields = [](const TraceEvent& e) {
-      return std::tie(e.start_ns, e.end_ns, e.bytes, e.rank, e.peer, e.tag, e.request, e.comm, e.root, e.posted, e.op);
+      return std::tie(e.start_ns, e.end_ns, e.bytes, e.rank, e.peer, e.tag, e.request, e.comm, e.root, e.posted,
+                      e.cpu_ns, e.op);
     };
     const bool same_counts = counts == other.counts || (counts && other.counts && *counts == *other.counts);
     return fields(*this) == fields(other) && same_counts;
@@ -201,7 +224,7 @@ struct TraceEvent {
 };
 
 // Each argument's member can hold every value the format allows it.
-#define TRACE_ARG(Id, text, slot, member, largest, words)                              \
+#define TRACE_ARG(Id, text, slot, member, largest, words, since)                         \
   static_assert((largest) <= std::numeric_limits<decltype(TraceEvent::member)>::max(), \
                 "trace_ops.def: TraceEvent::" #member " cannot hold every value of " text);
 #include "traces/trace_ops.def"
@@ -209,7 +232,7 @@ struct TraceEvent {
 // The field of TraceEvent that holds an argument (TRACE_ARG's member).
 constexpr uint64_t argument(const TraceEvent& event, TraceArg arg) {
   switch (arg) {
-#define TRACE_ARG(Id, text, slot, member, max, words) \
+#define TRACE_ARG(Id, text, slot, member, max, words, since) \
   case TraceArg::k##Id:                               \
     return event.member;
 #include "traces/trace_ops.def"
@@ -222,7 +245,7 @@ constexpr uint64_t argument(const TraceEvent& event, TraceArg arg) {
 // `value` must be at most the argument's max (the reader checks it first).
 constexpr void set_argument(TraceEvent& event, TraceArg arg, uint64_t value) {
   switch (arg) {
-#define TRACE_ARG(Id, text, slot, member, max, words)                \
+#define TRACE_ARG(Id, text, slot, member, max, words, since)         \
   case TraceArg::k##Id:                                              \
     event.member = static_cast<decltype(TraceEvent::member)>(value); \
     break;

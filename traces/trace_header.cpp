@@ -24,13 +24,27 @@ std::map<uint32_t, Communicator> TraceHeader::communicators() const {
   return all;
 }
 
+std::vector<std::string> TraceHeader::oversubscribed_hosts() const {
+  constexpr std::string_view kHost = "host ";
+  constexpr std::string_view kOversubscribed = " oversubscribed";
+  std::vector<std::string> hosts;
+  for (const std::string& note : notes) {
+    const std::string_view text = note;
+    if (!text.starts_with(kHost) || !text.ends_with(kOversubscribed)) continue;
+    const std::string_view rest = text.substr(kHost.size());
+    hosts.emplace_back(rest.substr(0, rest.find(' ')));
+  }
+  return hosts;
+}
+
 std::string format_header(const TraceHeader& header) {
-  std::string text = "ibsec-trace " + std::to_string(kTraceFormatVersion) + "\n";
+  std::string text = "ibsec-trace " + std::to_string(header.written_version()) + "\n";
   text += "processes " + std::to_string(header.processes) + "\n";
   text += "time_unit ns\n";
   text += std::string("origin ") + (header.origin == TraceOrigin::kCaptured ? "captured" : "synthetic");
   if (!header.origin_text.empty()) text += " " + header.origin_text;
   text += "\n";
+  if (header.cpu_clock != CpuClock::kNone) text += "cpu_time " + std::string(name(header.cpu_clock)) + "\n";
   for (const auto& note : header.notes) text += note.empty() ? "note\n" : "note " + note + "\n";
   for (const auto& [id, members] : header.comms) {
     text += "comm " + std::to_string(id);

@@ -272,6 +272,8 @@ void TraceReader::parse_header_line(std::string_view line, int& stage) {
       fail("origin", quoted(kind) + " is neither 'captured' nor 'synthetic'");
     }
     header_.origin_text = std::string(text);
+  } else if (key == "cpu_time") {
+    parse_cpu_time(rest);
   } else if (key == "note") {
     if (header_.notes.size() == kMaxNotes) fail("note", "more than " + std::to_string(kMaxNotes) + " note lines");
     header_.notes.emplace_back(rest);
@@ -301,12 +303,31 @@ void TraceReader::parse_header_line(std::string_view line, int& stage) {
     }
     header_.comms.emplace(static_cast<uint32_t>(id), std::move(members));
   } else {
-    fail(std::string(key), "unknown header line (expected processes, time_unit, origin, note, comm or events)");
+    fail(std::string(key), "unknown header line (expected processes, time_unit, origin, cpu_time, note, comm or events)");
+  }
+}
+
+void TraceReader::parse_cpu_time(std::string_view clock) {
+  if (header_.version < kCpuTimeVersion) {
+    fail("cpu_time", "a version-" + std::to_string(header_.version) + " trace has no CPU times (they came with version " +
+                         std::to_string(kCpuTimeVersion) + ")");
+  }
+  if (header_.cpu_clock != CpuClock::kNone) fail("cpu_time", "given twice");
+  if (clock == name(CpuClock::kThread)) {
+    header_.cpu_clock = CpuClock::kThread;
+  } else if (clock == name(CpuClock::kProcess)) {
+    header_.cpu_clock = CpuClock::kProcess;
+  } else {
+    fail("cpu_time", quoted(clock) + " is neither 'thread' nor 'process'");
   }
 }
 
 void TraceReader::finish_header() {
   if (header_.processes == 0) fail("processes", "the header has no 'processes' line");
+  if (header_.version >= kCpuTimeVersion && header_.cpu_clock == CpuClock::kNone) {
+    fail("cpu_time", "a version-" + std::to_string(header_.version) +
+                         " trace must say which clock measured its CPU times ('cpu_time thread' or 'cpu_time process')");
+  }
   comms_ = header_.communicators();
   rank_free_at_.assign(header_.processes, 0);
 }
@@ -376,11 +397,11 @@ uint64_t TraceReader::argument_field(std::string_view text, TraceArg arg) const 
 // How many arguments `op` carries in this trace's version; an op the
 // version does not have is an unknown event.
 size_t TraceReader::argument_count(TraceOp op, std::string_view text) const {
-  if (header_.version >= 2) return arguments(op).size();
-  if (!in_version_1(op)) {
-    fail("op", "unknown event " + quoted(text) + " in a version-1 trace (it came with version 2)");
+  if (!in_version(op, header_.version)) {
+    fail("op", "unknown event " + quoted(text) + " in a version-" + std::to_string(header_.version) +
+                   " trace (it came with version " + std::to_string(info(op).since) + ")");
   }
-  return static_cast<size_t>(info(op).v1_arguments);
+  return arguments(op, header_.version).size();
 }
 
 void TraceReader::parse_event_line(std::string_view line, TraceEvent& event) {
@@ -530,9 +551,10 @@ void TraceReader::decode_record(const unsigned char* record, TraceEvent& event) 
   }
   event = TraceEvent{};
   event.op = static_cast<TraceOp>(op);
-  if (binary_version_ < 2 && !in_version_1(event.op)) {
-    fail("op", "event code " + std::to_string(op) + " (" + std::string(name(event.op)) +
-                   ") in a version-1 trace (it came with version 2)");
+  if (!in_version(event.op, binary_version_)) {
+    fail("op", "event code " + std::to_string(op) + " (" + std::string(name(event.op)) + ") in a version-" +
+                   std::to_string(binary_version_) + " trace (it came with version " +
+                   std::to_string(info(event.op).since) + ")");
   }
   event.start_ns = load(record, R::start);
   event.end_ns = load(record, R::end);
@@ -543,6 +565,19 @@ void TraceReader::decode_record(const unsigned char* record, TraceEvent& event) 
     decode_arguments<ArgLayout::k##Id>(record, event);       \
     break;
 #include "traces/trace_ops.def"
+  }
+  check_arguments_of_version(event);
+}
+
+// A binary record has a place for every argument; those the trace's version
+// does not have must be zero.
+void TraceReader::check_arguments_of_version(const TraceEvent& event) const {
+  const auto all = arguments(event.op);
+  for (const TraceArg arg : all.subspan(arguments(event.op, binary_version_).size())) {
+    if (argument(event, arg) != 0) {
+      fail(std::string(info(arg).name), "must be 0 in a version-" + std::to_string(binary_version_) +
+                                            " trace (it came with version " + std::to_string(info(arg).since) + ")");
+    }
   }
 }
 
@@ -583,6 +618,10 @@ void TraceReader::check_event(const TraceEvent& e) {
   }
   if (e.end_ns < e.start_ns) {
     fail("end", std::to_string(e.end_ns) + " is before the event's start " + std::to_string(e.start_ns));
+  }
+  if (e.op == TraceOp::kCompute && header_.cpu_clock == CpuClock::kThread && e.cpu_ns > e.end_ns - e.start_ns) {
+    fail("cpu", std::to_string(e.cpu_ns) + " ns on the thread's CPU clock is more than the event's " +
+                    std::to_string(e.end_ns - e.start_ns) + " ns of wall time");
   }
   if (e.start_ns < last_start_) {
     fail("start", std::to_string(e.start_ns) + " is before the previous event's start " + std::to_string(last_start_) +

@@ -62,6 +62,7 @@ class TraceReader {
   void read_binary_header();
   void read_binary_header_text();
   void parse_header_line(std::string_view line, int& stage);
+  void parse_cpu_time(std::string_view clock);
   void finish_header();
   bool next_text(TraceEvent& event);
   bool next_binary(TraceEvent& event);
@@ -75,6 +76,7 @@ class TraceReader {
   const unsigned char* next_record();
   void read_counts_records(TraceEvent& event);
   void decode_record(const unsigned char* record, TraceEvent& event);
+  void check_arguments_of_version(const TraceEvent& event) const;
   template <ArgLayout kLayout>
   void decode_arguments(const unsigned char* record, TraceEvent& event);
   void check_event(const TraceEvent& event);

@@ -17,14 +17,14 @@ char* put(char* at, char* end, uint64_t value) {
   return std::to_chars(at, end, value).ptr;
 }
 
-char* format_into(char* at, char* end, const TraceEvent& e) {
+char* format_into(char* at, char* end, const TraceEvent& e, uint32_t version) {
   at = std::to_chars(at, end, e.rank).ptr;
   at = put(at, end, e.start_ns);
   at = put(at, end, e.end_ns);
   *at++ = ' ';
   const std::string_view op = name(e.op);
   at = std::copy(op.begin(), op.end(), at);
-  for (const TraceArg arg : arguments(e.op)) {
+  for (const TraceArg arg : arguments(e.op, version)) {
     const TraceArgInfo& about = info(arg);
     if (about.words.empty()) {
       at = put(at, end, argument(e, arg));
@@ -52,9 +52,9 @@ void append_counts(std::string& line, const TraceEvent& e) {
 
 }  // namespace
 
-std::string format_event(const TraceEvent& event) {
+std::string format_event(const TraceEvent& event, uint32_t version) {
   char buffer[kLineBuffer];
-  std::string line(buffer, format_into(buffer, buffer + sizeof buffer, event));
+  std::string line(buffer, format_into(buffer, buffer + sizeof buffer, event, version));
   if (has_counts(event.op) && event.counts) append_counts(line, event);
   return line;
 }
@@ -64,14 +64,14 @@ TraceWriter::TraceWriter(const std::string& path, const TraceHeader& header, con
 
 TraceWriter::TraceWriter(const std::string& path, const TraceHeader& header, TraceEncoding encoding,
                          TraceCompression compression, const std::string& field)
-    : file_(path, field), encoding_(encoding) {
+    : file_(path, field), encoding_(encoding), version_(header.written_version()) {
   if (compression == TraceCompression::kGzip) out_.push(boost::iostreams::gzip_compressor());
   if (compression == TraceCompression::kZstd) out_.push(boost::iostreams::zstd_compressor());
   out_.push(file_.stream());
   const std::string text = format_header(header);
   if (encoding_ == TraceEncoding::kBinary) {
     unsigned char preamble[BinaryPreamble::size] = {};
-    store(preamble, BinaryPreamble::version, kTraceFormatVersion);
+    store(preamble, BinaryPreamble::version, version_);
     store(preamble, BinaryPreamble::header_length, text.size());
     out_.write(kBinaryMagic.data(), static_cast<std::streamsize>(kBinaryMagic.size()));
     out_.write(reinterpret_cast<const char*>(preamble), sizeof preamble);
@@ -92,12 +92,12 @@ void TraceWriter::write(const TraceEvent& event) {
 
 void TraceWriter::write_text(const TraceEvent& event) {
   if (has_counts(event.op)) {
-    const std::string line = format_event(event) + "\n";
+    const std::string line = format_event(event, version_) + "\n";
     out_.write(line.data(), static_cast<std::streamsize>(line.size()));
     return;
   }
   char buffer[kLineBuffer];
-  char* end = format_into(buffer, buffer + sizeof buffer - 1, event);
+  char* end = format_into(buffer, buffer + sizeof buffer - 1, event, version_);
   *end++ = '\n';
   out_.write(buffer, end - buffer);
 }
@@ -109,7 +109,7 @@ void TraceWriter::write_binary(const TraceEvent& e) {
   store(record, R::start, e.start_ns);
   store(record, R::end, e.end_ns);
   store(record, R::rank, e.rank);
-  for (const TraceArg arg : arguments(e.op)) store(record, field_of(arg), argument(e, arg));
+  for (const TraceArg arg : arguments(e.op, version_)) store(record, field_of(arg), argument(e, arg));
   store(record, R::op, static_cast<uint8_t>(e.op));
   out_.write(reinterpret_cast<const char*>(record), sizeof record);
   if (has_counts(e.op)) write_counts_records(*e.counts);
@@ -151,7 +151,7 @@ nlohmann::ordered_json trace_ops_json() {
                    {"arguments", args},
                    {"collective", op.collective},
                    {"blocking_form", name(op.blocking)},
-                   {"in_version_1", op.v1_arguments >= 0}});
+                   {"since_version", op.since}});
   }
   return ops;
 }

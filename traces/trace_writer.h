@@ -39,10 +39,12 @@ class TraceWriter {
   AtomicFile file_;
   boost::iostreams::filtering_ostream out_;
   TraceEncoding encoding_;
+  uint32_t version_;  // the header's written_version(): which arguments the events carry
   uint64_t events_ = 0;
 };
 
-// The text line of one event, without its '\n' (for messages and tests).
-std::string format_event(const TraceEvent& event);
+// The text line of one event as format `version` writes it, without its '\n'
+// (for messages and tests).
+std::string format_event(const TraceEvent& event, uint32_t version = kTraceFormatVersion);
 
 }  // namespace ibsec::traces

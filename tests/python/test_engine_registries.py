@@ -84,7 +84,7 @@ def test_trace_ops_are_the_binary_op_bytes_in_order(engine):
     assert [op["code"] for op in ops] == list(range(len(ops)))
     send = next(op for op in ops if op["name"] == "send")
     assert send == {"name": "send", "code": 1, "arguments": ["peer", "bytes", "tag", "comm"], "collective": False,
-                    "blocking_form": "send", "in_version_1": True}
+                    "blocking_form": "send", "since_version": 1}
     assert all(op["collective"] == (op["arguments"][:1] == ["comm"]) for op in ops)
 
 

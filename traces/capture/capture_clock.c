@@ -1,6 +1,8 @@
 /* The clocks of libibsec_capture: each process's own (events are kept in ns
  * since it left MPI_Init) and the common one of the trace (rank 0's), with
- * the offsets between hosts measured at MPI_Init and MPI_Finalize. */
+ * the offsets between hosts measured at MPI_Init and MPI_Finalize; and the
+ * CPU-time clock that says how much of a compute event the process spent
+ * on a CPU. */
 #include "capture_internal.h"
 
 uint64_t mono_ns(void)
@@ -10,12 +12,73 @@ uint64_t mono_ns(void)
     return (uint64_t)ts.tv_sec * UINT64_C(1000000000) + (uint64_t)ts.tv_nsec + S.skew;
 }
 
+/* -- CPU time --
+ *
+ * A compute event is the time between two recorded calls. On a host with
+ * more processes than CPUs much of that wall time is spent waiting for a
+ * CPU while other processes run; the CPU-time clock counts only the time the
+ * process ran. Every now() also reads the CPU-time clock and keeps the pair
+ * in a small ring of this thread's latest readings, so that the CPU time at
+ * a call's start or end (times that now() returned) can be found when the
+ * call is recorded. The calling thread's clock is the default: time MPI or
+ * its helper threads spend in other threads is not the program's
+ * computation (docs/trace-format.md, "CPU time"). */
+
+#define CPU_READINGS 16 /* a recorded call reads the clock 2 to 4 times */
+
+struct cpu_reading {
+    uint64_t wall, cpu;
+};
+static __thread struct cpu_reading readings[CPU_READINGS];
+static __thread unsigned next_reading;
+static __thread int readings_used;
+
+/* The clock IBSEC_CAPTURE_CPU_CLOCK names: thread (the default), process or none. */
+enum cpu_clock cpu_clock_from_environment(void)
+{
+    const char *name = getenv("IBSEC_CAPTURE_CPU_CLOCK");
+    if (!name || !name[0] || strcmp(name, "thread") == 0) return CPU_CLOCK_THREAD;
+    if (strcmp(name, "process") == 0) return CPU_CLOCK_PROCESS;
+    if (strcmp(name, "none") == 0) return CPU_CLOCK_NONE;
+    warn("IBSEC_CAPTURE_CPU_CLOCK='%s' is not one of thread, process, none: the thread's clock is used", name);
+    return CPU_CLOCK_THREAD;
+}
+
+uint64_t cpu_ns(void)
+{
+    if (S.cpu_clock == CPU_CLOCK_NONE) return 0;
+    struct timespec ts;
+    clockid_t id = S.cpu_clock == CPU_CLOCK_PROCESS ? CLOCK_PROCESS_CPUTIME_ID : CLOCK_THREAD_CPUTIME_ID;
+    if (clock_gettime(id, &ts) != 0) return 0;
+    return (uint64_t)ts.tv_sec * UINT64_C(1000000000) + (uint64_t)ts.tv_nsec;
+}
+
 /* ns since this process left the barrier ending MPI_Init. Events are kept
  * on this clock and put on the common one at MPI_Finalize. */
 uint64_t now(void)
 {
     uint64_t t = mono_ns();
-    return t > S.t0 ? t - S.t0 : 0;
+    uint64_t wall = t > S.t0 ? t - S.t0 : 0;
+    if (S.cpu_clock != CPU_CLOCK_NONE) {
+        readings[next_reading] = (struct cpu_reading){wall, cpu_ns()};
+        next_reading = (next_reading + 1) % CPU_READINGS;
+        if (readings_used < CPU_READINGS) ++readings_used;
+    }
+    return wall;
+}
+
+/* The CPU time this thread read with the wall time WALL, if now() returned
+ * WALL to it lately: 1 and *CPU, else 0. The latest such reading wins. */
+int cpu_at(uint64_t wall, uint64_t *cpu)
+{
+    for (int k = 1; k <= readings_used; ++k) {
+        const struct cpu_reading *r = &readings[(next_reading + CPU_READINGS - (unsigned)k) % CPU_READINGS];
+        if (r->wall == wall) {
+            *cpu = r->cpu;
+            return 1;
+        }
+    }
+    return 0;
 }
 
 /* -- One clock for all processes --

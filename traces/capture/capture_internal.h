@@ -97,17 +97,17 @@ _Static_assert(sizeof(MPI_Message) <= sizeof(uint64_t), "MPI_Message wider than 
 /* ------------------------------------------------------------------------ */
 
 enum op {
-#define TRACE_OP(Id, ID, text, code, layout, collective, counts, v1, blocking) OP_##ID = code,
+#define TRACE_OP(Id, ID, text, code, layout, collective, counts, since, blocking) OP_##ID = code,
 #include "../trace_ops.def"
 };
 enum {
     OP_COUNT = 0
-#define TRACE_OP(Id, ID, text, code, layout, collective, counts, v1, blocking) +1
+#define TRACE_OP(Id, ID, text, code, layout, collective, counts, since, blocking) +1
 #include "../trace_ops.def"
 };
 
 enum arg {
-#define TRACE_ARG(Id, text, slot, member, max, words) ARG_##Id,
+#define TRACE_ARG(Id, text, slot, member, max, words, since)ARG_##Id,
 #include "../trace_ops.def"
     ARG_None /* fills a layout's places after its last argument */
 };
@@ -117,7 +117,8 @@ enum layout {
 #include "../trace_ops.def"
 };
 #define MAX_ARGS 6
-#define TRACE_FORMAT_VERSION 2 /* traces/trace_header.h, kTraceFormatVersion */
+#define TRACE_FORMAT_VERSION 3 /* traces/trace_header.h, kTraceFormatVersion */
+#define TRACE_FORMAT_VERSION_WITHOUT_CPU 2 /* IBSEC_CAPTURE_CPU_CLOCK=none: the version written before CPU times */
 
 /* An op's word in an event line, which arguments follow it, and whether
  * COUNTS (one byte count per member of its communicator) end the line. */
@@ -138,20 +139,23 @@ enum call {
 /* One event of this process. Sent to rank 0 as raw bytes at the end (all
  * processes run the same library on the same kind of machine), hence the
  * explicit padding: no uninitialised bytes go over the wire. Its fields a, b,
- * c and bytes carry the arguments as TRACE_ARG's slot says. */
+ * c, d, flags and bytes carry the arguments as TRACE_ARG's slot says. */
 struct record {
     uint64_t start; /* ns since the origin */
     uint64_t end;
-    uint32_t bytes;
-    uint32_t a; /* PEER (world rank), or the communicator's agreed id */
-    uint32_t b; /* TAG, or ROOT (world rank) of a rooted collective */
-    uint32_t c; /* REQ */
-    uint32_t d; /* COMM of a point-to-point event (the communicator's agreed id) */
+    uint64_t bytes; /* BYTES (at most UINT32_MAX), or a compute event's CPU time in ns */
+    uint32_t a;     /* PEER (world rank), or the communicator's agreed id */
+    uint32_t b;     /* TAG, or ROOT (world rank) of a rooted collective */
+    uint32_t c;     /* REQ */
+    uint32_t d;     /* COMM of a point-to-point event (the communicator's agreed id) */
     uint8_t op;
     uint8_t flags; /* POSTED: 1 if a receive was posted with MPI_ANY_SOURCE */
-    uint8_t zero[2];
+    uint8_t zero[6];
 };
-_Static_assert(sizeof(struct record) == 40, "unexpected padding in struct record");
+_Static_assert(sizeof(struct record) == 48, "unexpected padding in struct record");
+
+/* Which CPU-time clock measures compute events (IBSEC_CAPTURE_CPU_CLOCK). */
+enum cpu_clock { CPU_CLOCK_NONE, CPU_CLOCK_THREAD, CPU_CLOCK_PROCESS };
 
 /* Things the trace cannot express or that went wrong; summed over the
  * processes and reported as `note` lines and on stderr. */
@@ -165,6 +169,7 @@ enum counter {
     C_BYTES_CLAMPED,   /* sizes above 2^32-1 */
     C_TIME_CLAMPED,    /* events overlapping their predecessor (several threads) */
     C_CAUSALITY,       /* receives extended to end after their send started (clock error between hosts) */
+    C_CPU_UNKNOWN,     /* compute events whose CPU time could not be read (their wall time is kept) */
     C_COUNT
 };
 
@@ -237,6 +242,10 @@ struct capture_state {
     int64_t off_init;  /* this host's clock + off = rank 0's clock, measured at MPI_Init */
     int64_t origin;    /* the trace's origin on rank 0's clock: the earliest t0 + off_init */
     uint64_t last_end; /* END of this process's latest event, in ns since t0 */
+    enum cpu_clock cpu_clock;
+    uint64_t last_end_cpu;     /* the CPU-time clock at last_end, if last_end_cpu_known */
+    int last_end_cpu_known;    /* read by last_end_thread */
+    pthread_t last_end_thread; /* a thread's CPU time means nothing to another thread */
     char *trace_path;
     char *program;
     char *mpi_version;
@@ -332,7 +341,8 @@ struct span {
 extern const struct op_info OP_INFO[OP_COUNT];
 extern const enum arg LAYOUT_ARGS[][MAX_ARGS]; /* in line order, ARG_None after the last */
 int op_has_arg(enum op op, enum arg arg);
-uint32_t record_arg(const struct record *r, enum arg arg);
+uint64_t record_arg(const struct record *r, enum arg arg);
+extern const unsigned ARG_SINCE[]; /* the format version that added each argument */
 struct map_slot *map_find(const struct map *m, uint64_t key);
 int map_put(struct map *m, uint64_t key, uint64_t value);
 int map_take(struct map *m, uint64_t key, uint64_t *value);
@@ -354,6 +364,9 @@ void drop_locked(size_t index);
 /* capture_clock.c */
 uint64_t mono_ns(void);
 uint64_t now(void);
+enum cpu_clock cpu_clock_from_environment(void);
+uint64_t cpu_ns(void);
+int cpu_at(uint64_t wall, uint64_t *cpu);
 void clock_setup(void);
 int64_t clock_offset(void);
 void to_common_clock(int64_t off_fin, uint64_t t_fin);

@@ -143,6 +143,10 @@ void capture_start(const char *argv0, int thread_level)
     PMPI_Allreduce(&mine, &S.origin, 1, MPI_INT64_T, MPI_MIN, S.priv);
     S.t0 = mono_ns(); /* the allreduce is part of MPI_Init, not of the program */
     S.last_end = 0;
+    S.cpu_clock = cpu_clock_from_environment();
+    S.last_end_cpu = cpu_ns();
+    S.last_end_cpu_known = S.cpu_clock != CPU_CLOCK_NONE;
+    S.last_end_thread = pthread_self();
     S.active = 1;
 }
 

@@ -206,7 +206,7 @@ static int push_locked(struct record r, size_t *index)
 /* ------------------------------------------------------------------------ */
 
 const struct op_info OP_INFO[OP_COUNT] = {
-#define TRACE_OP(Id, ID, text, code, layout, collective, counts, v1, blocking)                                         \
+#define TRACE_OP(Id, ID, text, code, layout, collective, counts, since, blocking)                                         \
     [OP_##ID] = {text, LAYOUT_##layout, counts},
 #include "../trace_ops.def"
 };
@@ -225,11 +225,16 @@ int op_has_arg(enum op op, enum arg arg)
     return 0;
 }
 
+const unsigned ARG_SINCE[] = {
+#define TRACE_ARG(Id, text, slot, member, max, words, since) [ARG_##Id] = since,
+#include "../trace_ops.def"
+};
+
 /* The value of argument ARG in R: the field TRACE_ARG's slot names. */
-uint32_t record_arg(const struct record *r, enum arg arg)
+uint64_t record_arg(const struct record *r, enum arg arg)
 {
     switch (arg) {
-#define TRACE_ARG(Id, text, slot, member, max, words)                                                                  \
+#define TRACE_ARG(Id, text, slot, member, max, words, since)\
     case ARG_##Id:                                                                                                     \
         return r->slot;
 #include "../trace_ops.def"
@@ -239,8 +244,30 @@ uint32_t record_arg(const struct record *r, enum arg arg)
     return 0;
 }
 
+/* The CPU time this thread spent from the end of its previous event to
+ * WALL, a time now() returned to it; WALL - FROM (the wall time since FROM)
+ * when that cannot be known, counted. */
+static uint64_t cpu_since_last_end_locked(uint64_t from, uint64_t wall)
+{
+    uint64_t cpu = 0;
+    if (S.last_end_cpu_known && pthread_equal(S.last_end_thread, pthread_self()) && cpu_at(wall, &cpu) &&
+        cpu >= S.last_end_cpu)
+        return cpu - S.last_end_cpu;
+    S.counters[C_CPU_UNKNOWN]++;
+    return wall - from;
+}
+
+/* Remembers the CPU time at END, the end of the event just recorded. */
+static void note_last_end_locked(uint64_t end)
+{
+    S.last_end = end;
+    S.last_end_cpu_known = S.cpu_clock != CPU_CLOCK_NONE && cpu_at(end, &S.last_end_cpu);
+    S.last_end_thread = pthread_self();
+}
+
 /* Appends one event of this process, preceded by a `compute` event for the
- * time since its previous event. Returns 0 if nothing could be recorded. */
+ * time since its previous event (with the CPU time the thread spent in it).
+ * Returns 0 if nothing could be recorded. */
 int append_locked(uint64_t start, uint64_t end, enum op op, uint64_t bytes, uint32_t a, uint32_t b, uint32_t c,
                   size_t *index)
 {
@@ -252,23 +279,28 @@ int append_locked(uint64_t start, uint64_t end, enum op op, uint64_t bytes, uint
         start = S.last_end;
     }
     if (end < start) end = start;
+    const int with_cpu = S.cpu_clock != CPU_CLOCK_NONE;
     if (start > S.last_end) {
         struct record gap = {.start = S.last_end, .end = start, .op = OP_COMPUTE};
+        if (with_cpu) gap.bytes = cpu_since_last_end_locked(S.last_end, start);
         if (!push_locked(gap, NULL)) return 0;
     }
     struct record r = {
         .start = start, .end = end, .bytes = clamp_bytes_locked(bytes), .a = a, .b = b, .c = c, .op = (uint8_t)op};
+    if (op == OP_COMPUTE) r.bytes = with_cpu && end > start ? cpu_since_last_end_locked(start, end) : 0;
     if (!push_locked(r, index)) return 0;
-    S.last_end = end;
+    note_last_end_locked(end);
     return 1;
 }
 
 /* An event that turned out not to be expressible (a cancelled request, a
- * receive from itself): its time stays, as computation. */
+ * receive from itself): its time stays, as computation, all of it on a CPU
+ * (the CPU time of a call is not kept; such calls are rare and short). */
 void drop_locked(size_t index)
 {
     struct record *r = &S.recs[index];
     r->op = OP_COMPUTE;
-    r->bytes = r->a = r->b = r->c = r->d = 0;
+    r->a = r->b = r->c = r->d = 0;
+    r->bytes = S.cpu_clock != CPU_CLOCK_NONE ? r->end - r->start : 0;
     r->flags = 0;
 }

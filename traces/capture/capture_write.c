@@ -193,6 +193,7 @@ static const char *const COUNTER_NOTE[C_COUNT] = {
     "events overlapped the previous event of their process (MPI calls from several threads) and were moved after it",
     "receives ended before their send started (clock offset error between hosts); each was extended to the send's "
     "start and the later events of its process delayed as much",
+    "compute events had no CPU-time reading (MPI calls from several threads); their wall time was taken as CPU time",
 };
 
 static const char *const CALL_NAME[CALL_COUNT] = {
@@ -227,10 +228,19 @@ void trace_notes(const struct trace_data *t, struct text *notes)
 /* Header and events                                                        */
 /* ------------------------------------------------------------------------ */
 
+/* The version written: without CPU times, the one before them (the same
+ * bytes as before they came). */
+static unsigned written_version(void)
+{
+    return S.cpu_clock == CPU_CLOCK_NONE ? TRACE_FORMAT_VERSION_WITHOUT_CPU : TRACE_FORMAT_VERSION;
+}
+
 static void header_text(const struct trace_data *t, const struct text *notes, struct text *h)
 {
-    text_printf(h, "ibsec-trace %d\nprocesses %d\ntime_unit ns\n", TRACE_FORMAT_VERSION, t->nprocs);
+    text_printf(h, "ibsec-trace %u\nprocesses %d\ntime_unit ns\n", written_version(), t->nprocs);
     text_printf(h, "origin captured %s %s (%s) program=%s\n", TOOL_NAME, TOOL_VERSION, S.mpi_version, S.program);
+    if (S.cpu_clock != CPU_CLOCK_NONE)
+        text_printf(h, "cpu_time %s\n", S.cpu_clock == CPU_CLOCK_PROCESS ? "process" : "thread");
     for (size_t from = 0; from < notes->len;) {
         size_t n = strcspn(notes->s + from, "\n");
         text_printf(h, "note %.*s\n", (int)n, notes->s + from);
@@ -247,7 +257,7 @@ static void header_text(const struct trace_data *t, const struct text *notes, st
 
 /* The words of a word argument (TRACE_ARG's `words`), "" for numbers. */
 static const char *const ARG_WORDS[] = {
-#define TRACE_ARG(Id, text, slot, member, max, words) [ARG_##Id] = words,
+#define TRACE_ARG(Id, text, slot, member, max, words, since)[ARG_##Id] = words,
 #include "../trace_ops.def"
 };
 
@@ -272,17 +282,37 @@ static struct event_comm comm_of(const struct trace_data *t, int rank, uint32_t 
     return hit ? (struct event_comm){(uint32_t)hit->value, (uint32_t)(hit->value >> 32)} : (struct event_comm){0, 0};
 }
 
+/* The value R's argument ARG is written with: a communicator's id in the
+ * trace; a compute event's CPU time no more than its wall time on the
+ * thread's clock (the two clocks are read one after the other, and the
+ * repairs of capture_finish.c may shorten an event). */
+static uint64_t written_arg(const struct trace_data *t, int rank, const struct record *r, enum arg arg)
+{
+    uint64_t value = record_arg(r, arg);
+    if (arg == ARG_Comm || arg == ARG_MsgComm) return comm_of(t, rank, (uint32_t)value).id;
+    if (arg == ARG_Cpu && S.cpu_clock == CPU_CLOCK_THREAD && value > r->end - r->start) return r->end - r->start;
+    return value;
+}
+
+/* The number of arguments of OP the written version carries (those it has come first). */
+static int written_args(enum op op)
+{
+    const enum arg *args = LAYOUT_ARGS[OP_INFO[op].layout];
+    int n = 0;
+    while (n < MAX_ARGS && args[n] != ARG_None && ARG_SINCE[args[n]] <= written_version()) ++n;
+    return n;
+}
+
 static void text_event(const struct trace_data *t, int rank, const struct record *r, struct text *line)
 {
     text_printf(line, "%d %" PRIu64 " %" PRIu64 " %s", rank, r->start, r->end, OP_INFO[r->op].text);
     const enum arg *args = LAYOUT_ARGS[OP_INFO[r->op].layout];
-    for (int i = 0; i < MAX_ARGS && args[i] != ARG_None; ++i) {
-        uint32_t value = record_arg(r, args[i]);
+    for (int i = 0; i < written_args(r->op); ++i) {
+        uint64_t value = written_arg(t, rank, r, args[i]);
         if (ARG_WORDS[args[i]][0] != '\0')
-            put_word(line, ARG_WORDS[args[i]], value);
+            put_word(line, ARG_WORDS[args[i]], (uint32_t)value);
         else
-            text_printf(line, " %" PRIu32,
-                        args[i] == ARG_Comm || args[i] == ARG_MsgComm ? comm_of(t, rank, value).id : value);
+            text_printf(line, " %" PRIu64, value);
     }
     if (OP_INFO[r->op].counts) {
         uint32_t n = comm_of(t, rank, r->a).size;
@@ -307,11 +337,10 @@ static int binary_event(const struct trace_data *t, int rank, const struct recor
     PUT_FIELD(rec, end, r->end);
     PUT_FIELD(rec, rank, (uint32_t)rank);
     const enum arg *args = LAYOUT_ARGS[OP_INFO[r->op].layout];
-    for (int i = 0; i < MAX_ARGS && args[i] != ARG_None; ++i) {
-        uint32_t value = record_arg(r, args[i]);
-        if (args[i] == ARG_Comm || args[i] == ARG_MsgComm) value = comm_of(t, rank, value).id;
+    for (int i = 0; i < written_args(r->op); ++i) {
+        uint64_t value = written_arg(t, rank, r, args[i]);
         switch (args[i]) {
-#define TRACE_ARG(Id, text, slot, member, max, words)                                                                  \
+#define TRACE_ARG(Id, text, slot, member, max, words, since)\
     case ARG_##Id:                                                                                                     \
         PUT_FIELD(rec, slot, value);                                                                                   \
         break;
@@ -347,7 +376,7 @@ static int write_event(const struct trace_data *t, int binary, int rank, const s
 static int write_preamble(struct out *o, const struct text *header)
 {
     unsigned char pre[BIN_PREAMBLE_SIZE];
-    put_le(pre + BIN_PREAMBLE_VERSION_OFFSET, TRACE_FORMAT_VERSION, BIN_PREAMBLE_VERSION_SIZE);
+    put_le(pre + BIN_PREAMBLE_VERSION_OFFSET, written_version(), BIN_PREAMBLE_VERSION_SIZE);
     put_le(pre + BIN_PREAMBLE_HEADER_LENGTH_OFFSET, header->len, BIN_PREAMBLE_HEADER_LENGTH_SIZE);
     return out_write(o, BIN_MAGIC, BIN_MAGIC_SIZE) && out_write(o, pre, sizeof pre);
 }

@@ -41,6 +41,14 @@ TraceHeader sample_header() {
   return h;
 }
 
+// A version-3 header: compute events carry their CPU time. The process's
+// clock puts no bound on it, so any value round-trips.
+TraceHeader sample_header_with_cpu() {
+  TraceHeader h = sample_header();
+  h.cpu_clock = CpuClock::kProcess;
+  return h;
+}
+
 std::vector<TraceEvent> sample_events() {
   auto ev = [](uint32_t rank, uint64_t start, uint64_t end, TraceOp op) {
     TraceEvent e;
@@ -180,8 +188,8 @@ std::vector<BadCase> bad_cases() {
   const std::string pair = "0 0 10 send 1 8 0\n1 0 20 recv 0 8 0\n";
   return {
       {"empty", "", ": is empty, not a trace"},
-      {"not_a_trace", "hello\n", ":1: not an ibsec trace (the first line must be 'ibsec-trace 2'), found 'hello'"},
-      {"version", "ibsec-trace 3\n", ":1: field 'version': trace format '3' is not supported"},
+      {"not_a_trace", "hello\n", ":1: not an ibsec trace (the first line must be 'ibsec-trace 3'), found 'hello'"},
+      {"version", "ibsec-trace 4\n", ":1: field 'version': trace format '4' is not supported"},
       {"version_zero", "ibsec-trace 0\n", ":1: field 'version': trace format '0' is not supported"},
       {"no_processes", "ibsec-trace 1\ntime_unit ns\nevents\nend 0\n", ":3: field 'processes': the header has no"},
       {"bad_processes", "ibsec-trace 1\nprocesses many\n", ":2: field 'processes': 'many' is not a number"},
@@ -389,7 +397,7 @@ TEST(TraceOps, ArgumentsAreTheDocumentedOnes) {
   const Names i_flat = {"comm", "bytes", "req"};
   const Names i_comm = {"comm", "req"};
   const Names i_comm_root = {"comm", "root", "req"};
-  const std::vector<Names> documented = {{},          send,      recv,   isend,  irecv,  {"req"}, comm,     rooted,
+  const std::vector<Names> documented = {{"cpu"},     send,      recv,   isend,  irecv,  {"req"}, comm,     rooted,
                                          rooted,      rooted,    rooted, flat,   flat,   flat,    comm,     comm,
                                          comm_root,   comm_root, comm,   flat,   flat,   i_comm,  i_rooted, i_rooted,
                                          i_rooted,    i_rooted,  i_flat, i_flat, i_flat, i_comm,  i_comm,   i_comm_root,
@@ -436,9 +444,9 @@ TEST(TraceOps, JsonListsEveryOpInCodeOrder) {
     EXPECT_EQ(entry["collective"], is_collective(op));
   }
   EXPECT_EQ(ops[1].dump(), R"({"name":"send","code":1,"arguments":["peer","bytes","tag","comm"],"collective":false,)"
-                           R"("blocking_form":"send","in_version_1":true})");
+                           R"("blocking_form":"send","since_version":1})");
   EXPECT_EQ(ops[29].dump(), R"({"name":"ialltoallv","code":29,"arguments":["comm","req","counts"],"collective":true,)"
-                            R"("blocking_form":"alltoallv","in_version_1":false})");
+                            R"("blocking_form":"alltoallv","since_version":2})");
 }
 
 // One event of `op` by rank 0 of sample_header() with every argument set:
@@ -466,7 +474,7 @@ TraceEvent one_event_of(TraceOp op) {
 // The reader's own checks only: one event alone does not match anything.
 TraceEvent write_and_read_one(const TraceEvent& event, const std::string& file_name) {
   const std::string path = (scratch_dir() / file_name).string();
-  TraceWriter writer(path, sample_header());
+  TraceWriter writer(path, sample_header_with_cpu());
   writer.write(event);
   writer.finish();
   TraceReader reader(path);
@@ -503,7 +511,7 @@ size_t counts_records(TraceOp op) { return has_counts(op) ? BinaryCountsLayout::
 // table says; only the op's own arguments are non-zero.
 std::string binary_record_of(const TraceEvent& event, const std::string& file_name) {
   const std::string path = (scratch_dir() / file_name).string();
-  TraceWriter writer(path, sample_header());
+  TraceWriter writer(path, sample_header_with_cpu());
   writer.write(event);
   writer.finish();
   const std::string bytes = read_bytes(path);
@@ -533,6 +541,7 @@ TEST(TraceOps, BinaryRecordsAreLaidOutAsDocumented) {
   EXPECT_EQ(field_of(TraceArg::kBytes), R::bytes);
   EXPECT_EQ(field_of(TraceArg::kMsgComm), R::d);
   EXPECT_EQ(field_of(TraceArg::kPosted), R::flags);
+  EXPECT_EQ(field_of(TraceArg::kCpu), R::bytes);
 
   for (const TraceOp op : all_ops()) {
     TraceEvent event = one_event_of(op);
