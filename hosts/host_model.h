@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -12,6 +13,13 @@
 #include "schedulers/scheduler.h"
 
 namespace ibsec::hosts {
+
+// Something about the hosts a reader of the result must not overlook (the
+// result's "warnings", beside the network's).
+struct HostWarning {
+  std::string kind;
+  std::string message;
+};
 
 class HostModel : public EventDrivenModule, public nic::HostInterface {
  public:
@@ -30,6 +38,7 @@ class HostModel : public EventDrivenModule, public nic::HostInterface {
   [[nodiscard]] virtual bool deadlocked() const { return false; }
   // What the hosts still wait for when a run ends unfinished (empty: nothing).
   [[nodiscard]] virtual std::string stall_report() const { return {}; }
+  [[nodiscard]] virtual std::vector<HostWarning> warnings() const { return {}; }
 };
 
 }  // namespace ibsec::hosts

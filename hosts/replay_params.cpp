@@ -26,6 +26,17 @@ void read_scheme(const ParameterValues& v, const std::string& key, ReplayParams&
   r.collectives = scheme == "tuned" ? CollectiveScheme::kTuned : CollectiveScheme::kSimple;
 }
 
+void read_compute(const ParameterValues& v, const std::string& key, ReplayParams& r) {
+  const std::string clock = v.text(key);
+  for (const ComputeClock c : {ComputeClock::kWall, ComputeClock::kCpu, ComputeClock::kAuto}) {
+    if (clock == name(c)) {
+      r.compute = c;
+      return;
+    }
+  }
+  throw ConfigError(key, "expected wall, cpu or auto, got '" + clock + "'");
+}
+
 void read_wildcards(const ParameterValues& v, const std::string& key, ReplayParams& r) {
   const std::string wildcards = v.text(key);
   if (wildcards != "recorded" && wildcards != "rematch") {
@@ -66,6 +77,11 @@ ParameterSet<ReplayParams> declare() {
               "multiplies every compute event and every gap between a process's events (0.5: a CPU twice as "
               "fast as the traced one; at most 1000)",
               Bound::kPositive)
+      .custom("replay.compute", std::string(name(d.compute)), "",
+              "which time a compute event lasts: wall (END - START, as recorded), cpu (the CPU time the capture "
+              "measured, trace format version 3) or auto (cpu where the trace has CPU times and its capture notes a "
+              "host with more processes than CPUs, wall otherwise); docs/replay.md",
+              read_compute)
       .count("replay.eager_limit_bytes", &ReplayParams::eager_limit_bytes, "bytes",
              "a send (blocking or not, collectives' too) of more bytes goes by rendezvous: a request to send, the "
              "receiver's clear to send once its receive is posted, then the data; 12288 is Open MPI's openib eager "

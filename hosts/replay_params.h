@@ -10,6 +10,7 @@
 
 #include "core/parameters.h"
 #include "hosts/collectives.h"
+#include "hosts/compute_clock.h"
 
 namespace ibsec::hosts {
 
@@ -20,6 +21,8 @@ struct ReplayParams {
   // Multiplies every compute event and every gap between events: 0.5 models
   // a CPU twice as fast as the traced one.
   double compute_scale = 1.0;
+  // Which clock compute events are taken from (hosts/compute_clock.h).
+  ComputeClock compute = ComputeClock::kAuto;
   // A send of more bytes goes by rendezvous: Open MPI's openib BTL eager
   // limit, 12 KiB (docs/replay.md cites it). The largest value disables
   // rendezvous.

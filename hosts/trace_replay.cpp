@@ -32,7 +32,8 @@ TraceReplay::TraceReplay(const sc_core::sc_module_name& name, KernelCounters& co
   std::vector<schedulers::ProcessPlacement> placement;
   for (auto& reader : jobs) {
     const JobId j = jobs_.next_id();
-    Job& job = jobs_.emplace_back(Job{std::move(reader), processes_.next_id()});
+    ComputeChoice compute = choose_compute_clock(params_.compute, reader->header(), reader->path());
+    Job& job = jobs_.emplace_back(Job{std::move(reader), processes_.next_id(), std::move(compute)});
     for (uint32_t rank = 0; rank < job.reader->header().processes; ++rank) {
       const ProcessId p = processes_.next_id();
       Process& process = processes_.emplace_back();
@@ -72,6 +73,11 @@ Tick TraceReplay::cpu_time(uint64_t original_ns) const {
                                                   " ns beyond the model's time range (kMaxDuration)");
   }
   return static_cast<Tick>(scaled);
+}
+
+// How long a compute event of p's trace computes: its CPU time or its wall time (replay.compute).
+uint64_t TraceReplay::compute_ns(ProcessId p, const TraceEvent& e) const {
+  return jobs_[processes_[p].job].compute.from_cpu ? e.cpu_ns : e.end_ns - e.start_ns;
 }
 
 void TraceReplay::handle(const ModuleEvent& event) {
@@ -248,8 +254,9 @@ bool TraceReplay::begin(ProcessId p, Tick now) {
   process.ahead.pop_front();
   process.original_first_start_ns = std::min(process.original_first_start_ns, e.start_ns);
   if (e.op == TraceOp::kCompute) {
-    if (e.end_ns == e.start_ns) return true;
-    start_work(p, cpu_time(e.end_ns - e.start_ns), AfterWork::kFinishCompute, now);
+    const uint64_t computes_ns = compute_ns(p, e);
+    if (computes_ns == 0) return true;
+    start_work(p, cpu_time(computes_ns), AfterWork::kFinishCompute, now);
     return false;
   }
   if (has_argument(e.op, traces::TraceArg::kPeer) && e.peer == rank(p)) return begin_self_message(p, e, now);
@@ -340,6 +347,8 @@ nlohmann::ordered_json TraceReplay::report() const {
     jobs.push_back({{"job", j.value()},
                     {"trace", jobs_[j].reader->path()},
                     {"processes", jobs_[j].reader->header().processes},
+                    {"compute", jobs_[j].compute.from_cpu ? "cpu" : "wall"},
+                    {"compute_why", jobs_[j].compute.why},
                     {"completed", span.completed},
                     {"completion_time_ns", ns_from_ticks(span.completed_at)},
                     {"original_execution_time_ns", span.original_ns()}});
@@ -348,6 +357,8 @@ nlohmann::ordered_json TraceReplay::report() const {
   const bool one_job = jobs_.size() == 1;
   nlohmann::ordered_json doc;
   doc["trace"] = one_job ? nlohmann::ordered_json(jobs_[JobId(0)].reader->path()) : nlohmann::ordered_json(nullptr);
+  doc["compute"] = one_job ? nlohmann::ordered_json(jobs_[JobId(0)].compute.from_cpu ? "cpu" : "wall")
+                           : nlohmann::ordered_json(nullptr);
   doc["processes"] = processes_.size();
   doc["completed"] = finished();
   doc["original_execution_time_ns"] = original;
@@ -374,6 +385,14 @@ nlohmann::ordered_json TraceReplay::placement_report() const {
   doc["processes_per_node"] = per_node;
   doc["max_processes_per_node"] = per_node.empty() ? 0 : *std::ranges::max_element(per_node);
   return doc;
+}
+
+std::vector<HostWarning> TraceReplay::warnings() const {
+  std::vector<HostWarning> list;
+  for (const Job& job : jobs_) {
+    if (!job.compute.warning.empty()) list.push_back({"compute_oversubscribed", job.compute.warning});
+  }
+  return list;
 }
 
 std::string TraceReplay::stall_report() const {

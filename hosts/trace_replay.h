@@ -28,6 +28,7 @@
 
 #include "core/id_vector.h"
 #include "core/types.h"
+#include "hosts/compute_clock.h"
 #include "hosts/host_model.h"
 #include "hosts/mpi_matching.h"
 #include "hosts/replay_params.h"
@@ -61,6 +62,7 @@ class TraceReplay final : public HostModel, private schedulers::SchedulerHost, p
   // on if the replay could not finish.
   [[nodiscard]] nlohmann::ordered_json report() const override;
   [[nodiscard]] std::string stall_report() const override;
+  [[nodiscard]] std::vector<HostWarning> warnings() const override;
   [[nodiscard]] nlohmann::ordered_json scheduler_report() const override { return scheduler_->report(); }
   [[nodiscard]] const schedulers::SchedulerStats* scheduler_stats() const override { return &scheduler_->stats(); }
 
@@ -75,6 +77,7 @@ class TraceReplay final : public HostModel, private schedulers::SchedulerHost, p
   struct Job {
     std::unique_ptr<TraceReader> reader;
     ProcessId first;
+    ComputeChoice compute;  // which time its compute events last
     bool exhausted = false;
   };
   struct Process {
@@ -122,6 +125,7 @@ class TraceReplay final : public HostModel, private schedulers::SchedulerHost, p
   bool begin_self_message(ProcessId p, const TraceEvent& e, Tick now);
   void finish_current(ProcessId p);
   [[nodiscard]] Tick cpu_time(uint64_t original_ns) const;
+  [[nodiscard]] uint64_t compute_ns(ProcessId p, const TraceEvent& e) const;
   [[nodiscard]] nlohmann::ordered_json placement_report() const;
   static IdVector<JobId, MpiJob> mpi_jobs(const std::vector<std::unique_ptr<TraceReader>>& readers);
   [[nodiscard]] uint32_t rank(ProcessId p) const { return p.value() - jobs_[processes_[p].job].first.value(); }

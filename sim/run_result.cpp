@@ -210,6 +210,8 @@ nlohmann::ordered_json Cluster::result(const RunOutcome& outcome) const {
                                                 .drained = outcome.drained,
                                                 .packets_stuck = outcome.packets_stuck,
                                                 .packets_measured = statistics_.latency().count()}));
+  for (const hosts::HostWarning& w : host_->warnings())
+    doc["warnings"].push_back({{"kind", w.kind}, {"message", w.message}});
   if (attacker_) {
     nic::AttackOutcomes outcomes;
     for (const auto& card : cards_) outcomes += card->attack_outcomes();

@@ -203,9 +203,9 @@ struct TraceEvent {
   uint32_t peer = 0;  // point-to-point partner (world rank)
   uint32_t tag = 0;
   uint32_t request = 0;
-  uint32_t comm = 0;   // communicator id (0 = world)
-  uint32_t root = 0;   // rooted collectives: world rank
-  uint8_t posted = 0;  // receives: 1 if posted with MPI_ANY_SOURCE (peer is the source that matched)
+  uint32_t comm = 0;    // communicator id (0 = world)
+  uint32_t root = 0;    // rooted collectives: world rank
+  uint8_t posted = 0;   // receives: 1 if posted with MPI_ANY_SOURCE (peer is the source that matched)
   uint64_t cpu_ns = 0;  // compute (version 3): the part of START..END the process spent on a CPU
   TraceOp op = TraceOp::kCompute;
   // Ops with counts: one byte count per member of the communicator, in
@@ -224,7 +224,7 @@ struct TraceEvent {
 };
 
 // Each argument's member can hold every value the format allows it.
-#define TRACE_ARG(Id, text, slot, member, largest, words, since)                         \
+#define TRACE_ARG(Id, text, slot, member, largest, words, since)                       \
   static_assert((largest) <= std::numeric_limits<decltype(TraceEvent::member)>::max(), \
                 "trace_ops.def: TraceEvent::" #member " cannot hold every value of " text);
 #include "traces/trace_ops.def"
@@ -233,7 +233,7 @@ struct TraceEvent {
 constexpr uint64_t argument(const TraceEvent& event, TraceArg arg) {
   switch (arg) {
 #define TRACE_ARG(Id, text, slot, member, max, words, since) \
-  case TraceArg::k##Id:                               \
+  case TraceArg::k##Id:                                      \
     return event.member;
 #include "traces/trace_ops.def"
     case TraceArg::kNone:

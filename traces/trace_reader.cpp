@@ -303,14 +303,15 @@ void TraceReader::parse_header_line(std::string_view line, int& stage) {
     }
     header_.comms.emplace(static_cast<uint32_t>(id), std::move(members));
   } else {
-    fail(std::string(key), "unknown header line (expected processes, time_unit, origin, cpu_time, note, comm or events)");
+    fail(std::string(key),
+         "unknown header line (expected processes, time_unit, origin, cpu_time, note, comm or events)");
   }
 }
 
 void TraceReader::parse_cpu_time(std::string_view clock) {
   if (header_.version < kCpuTimeVersion) {
-    fail("cpu_time", "a version-" + std::to_string(header_.version) + " trace has no CPU times (they came with version " +
-                         std::to_string(kCpuTimeVersion) + ")");
+    fail("cpu_time", "a version-" + std::to_string(header_.version) +
+                         " trace has no CPU times (they came with version " + std::to_string(kCpuTimeVersion) + ")");
   }
   if (header_.cpu_clock != CpuClock::kNone) fail("cpu_time", "given twice");
   if (clock == name(CpuClock::kThread)) {
@@ -325,8 +326,9 @@ void TraceReader::parse_cpu_time(std::string_view clock) {
 void TraceReader::finish_header() {
   if (header_.processes == 0) fail("processes", "the header has no 'processes' line");
   if (header_.version >= kCpuTimeVersion && header_.cpu_clock == CpuClock::kNone) {
-    fail("cpu_time", "a version-" + std::to_string(header_.version) +
-                         " trace must say which clock measured its CPU times ('cpu_time thread' or 'cpu_time process')");
+    fail("cpu_time",
+         "a version-" + std::to_string(header_.version) +
+             " trace must say which clock measured its CPU times ('cpu_time thread' or 'cpu_time process')");
   }
   comms_ = header_.communicators();
   rank_free_at_.assign(header_.processes, 0);

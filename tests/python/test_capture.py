@@ -29,9 +29,9 @@ pytestmark = [pytest.mark.model, pytest.mark.skipif(
 needs_fortran = pytest.mark.skipif(
     MPIF90 is None, reason="no MPI Fortran compiler (mpif90/mpifort; Debian: apt-get install gfortran)")
 
-# Arguments of each op after RANK START END OP (traces/trace_ops.def, format version 2), COUNTS not included.
+# Arguments of each op after RANK START END OP (traces/trace_ops.def, format version 3), COUNTS not included.
 ARGUMENTS = {
-    "compute": (), "send": ("peer", "bytes", "tag", "comm"), "recv": ("peer", "bytes", "tag", "comm", "posted"),
+    "compute": ("cpu",), "send": ("peer", "bytes", "tag", "comm"), "recv": ("peer", "bytes", "tag", "comm", "posted"),
     "isend": ("peer", "bytes", "tag", "req", "comm"), "irecv": ("peer", "bytes", "tag", "req", "comm", "posted"),
     "wait": ("req",), "barrier": ("comm",),
     **{op: ("comm", "root", "bytes") for op in ("bcast", "reduce", "gather", "scatter")},
@@ -135,19 +135,20 @@ POSTED = {"exact": 0, "any": 1}
 
 def parse(path: Path) -> Trace:
     """Reads a text trace, asserting the layout docs/trace-format.md and traces/trace_ops.def prescribe
-    (version 2: canonical text, header order, arguments, counts, trailer)."""
+    (version 3: canonical text, header order, arguments, counts, trailer; CPU times on the thread's clock)."""
     data = path.read_bytes()
     assert data.endswith(b"\n"), "the last line must end with a newline"
     lines = data.decode("ascii").split("\n")[:-1]
     for number, line in enumerate(lines, 1):
         assert line == " ".join(line.split(" ")) and "  " not in line and line == line.strip() and "\t" not in line, \
             f"line {number} is not single-spaced: {line!r}"
-    assert lines[0] == "ibsec-trace 2"
+    assert lines[0] == "ibsec-trace 3"
     assert re.fullmatch(r"processes [1-9][0-9]*", lines[1]), lines[1]
     assert lines[2] == "time_unit ns"
     assert lines[3].startswith("origin "), lines[3]
+    assert lines[4] == "cpu_time thread", lines[4]
     trace = Trace(header=[], processes=int(lines[1].split()[1]), origin=lines[3])
-    i = 4
+    i = 5
     while lines[i].startswith("note "):
         i += 1
     while lines[i].startswith("comm "):
@@ -178,6 +179,8 @@ def parse_event(trace: Trace, line: str) -> Event:
         words[-1] = str(POSTED[words[-1]])
     assert all(NUMBER.fullmatch(w) for w in words[:3] + words[4:]), line
     event = Event(int(words[0]), int(words[1]), int(words[2]), op, dict(zip(names, map(int, words[4:]), strict=True)))
+    if op == "compute":
+        assert event.args["cpu"] <= event.end - event.start, f"{line}: more CPU than wall time on the thread's clock"
     if counts is not None:
         assert all(NUMBER.fullmatch(c) for c in counts.split(",")), line
         event.counts = [int(c) for c in counts.split(",")]

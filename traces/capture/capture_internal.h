@@ -107,7 +107,7 @@ enum {
 };
 
 enum arg {
-#define TRACE_ARG(Id, text, slot, member, max, words, since)ARG_##Id,
+#define TRACE_ARG(Id, text, slot, member, max, words, since) ARG_##Id,
 #include "../trace_ops.def"
     ARG_None /* fills a layout's places after its last argument */
 };
@@ -117,7 +117,7 @@ enum layout {
 #include "../trace_ops.def"
 };
 #define MAX_ARGS 6
-#define TRACE_FORMAT_VERSION 3 /* traces/trace_header.h, kTraceFormatVersion */
+#define TRACE_FORMAT_VERSION 3             /* traces/trace_header.h, kTraceFormatVersion */
 #define TRACE_FORMAT_VERSION_WITHOUT_CPU 2 /* IBSEC_CAPTURE_CPU_CLOCK=none: the version written before CPU times */
 
 /* An op's word in an event line, which arguments follow it, and whether

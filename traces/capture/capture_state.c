@@ -206,7 +206,7 @@ static int push_locked(struct record r, size_t *index)
 /* ------------------------------------------------------------------------ */
 
 const struct op_info OP_INFO[OP_COUNT] = {
-#define TRACE_OP(Id, ID, text, code, layout, collective, counts, since, blocking)                                         \
+#define TRACE_OP(Id, ID, text, code, layout, collective, counts, since, blocking)                                      \
     [OP_##ID] = {text, LAYOUT_##layout, counts},
 #include "../trace_ops.def"
 };
@@ -234,7 +234,7 @@ const unsigned ARG_SINCE[] = {
 uint64_t record_arg(const struct record *r, enum arg arg)
 {
     switch (arg) {
-#define TRACE_ARG(Id, text, slot, member, max, words, since)\
+#define TRACE_ARG(Id, text, slot, member, max, words, since)                                                           \
     case ARG_##Id:                                                                                                     \
         return r->slot;
 #include "../trace_ops.def"

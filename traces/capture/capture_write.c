@@ -257,7 +257,7 @@ static void header_text(const struct trace_data *t, const struct text *notes, st
 
 /* The words of a word argument (TRACE_ARG's `words`), "" for numbers. */
 static const char *const ARG_WORDS[] = {
-#define TRACE_ARG(Id, text, slot, member, max, words, since)[ARG_##Id] = words,
+#define TRACE_ARG(Id, text, slot, member, max, words, since) [ARG_##Id] = words,
 #include "../trace_ops.def"
 };
 
@@ -340,7 +340,7 @@ static int binary_event(const struct trace_data *t, int rank, const struct recor
     for (int i = 0; i < written_args(r->op); ++i) {
         uint64_t value = written_arg(t, rank, r, args[i]);
         switch (args[i]) {
-#define TRACE_ARG(Id, text, slot, member, max, words, since)\
+#define TRACE_ARG(Id, text, slot, member, max, words, since)                                                           \
     case ARG_##Id:                                                                                                     \
         PUT_FIELD(rec, slot, value);                                                                                   \
         break;

@@ -14,7 +14,7 @@ CAPTURE_LIB_ENV = "IBSEC_CAPTURE_LIB"
 CAPTURE_LIB_NAME = "libibsec_capture.so"
 # What each MPI tool comes in on Debian, for the message when one is missing.
 DEBIAN_PACKAGE = {"mpirun": "openmpi-bin", "mpicc": "libopenmpi-dev", "mpif90": "libopenmpi-dev gfortran",
-                  "make": "make"}
+                  "make": "make", "taskset": "util-linux"}
 
 
 def capture_library() -> str:
@@ -47,11 +47,14 @@ def tool(name: str) -> str:
 
 
 def mpirun_command(nprocs: int, program: str | os.PathLike, env: dict[str, str] | None = None,
-                   mca: dict[str, str] | None = None) -> list[str]:
+                   mca: dict[str, str] | None = None, cpus: str | None = None) -> list[str]:
     """mpirun of PROGRAM on NPROCS processes of this machine, whatever its number of cores (--oversubscribe)
     and whoever runs it (--allow-run-as-root under root, as in CI); ENV is passed to the processes only (-x),
-    MCA sets Open MPI parameters."""
+    MCA sets Open MPI parameters. CPUS (a taskset list such as "0" or "0,1") confines every process to those
+    CPUs, unbound within them (Open MPI would otherwise bind each to a core of its own choosing)."""
     command = [tool("mpirun"), "-np", str(nprocs), "--oversubscribe"]
+    if cpus is not None:
+        command = [tool("taskset"), "-c", cpus, *command, "--bind-to", "none"]
     if os.geteuid() == 0:
         command.append("--allow-run-as-root")
     for name, value in (env or {}).items():

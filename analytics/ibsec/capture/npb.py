@@ -216,10 +216,11 @@ class NpbRun:
 
 
 def run(npb: NpbBuild, bench: str, cls: str, nprocs: int, workdir: Path, env: dict[str, str] | None = None,
-        mca: dict[str, str] | None = None, timeout: float = 3600) -> NpbRun:
-    """Runs BENCH.CLS on NPROCS processes in WORKDIR; an error with the end of its output if mpirun fails."""
+        mca: dict[str, str] | None = None, timeout: float = 3600, cpus: str | None = None) -> NpbRun:
+    """Runs BENCH.CLS on NPROCS processes in WORKDIR (confined to CPUS, a taskset list, if given); an error with
+    the end of its output if mpirun fails."""
     workdir.mkdir(parents=True, exist_ok=True)
-    command = mpirun_command(nprocs, npb.binary(bench, cls), env, mca)
+    command = mpirun_command(nprocs, npb.binary(bench, cls), env, mca, cpus)
     started = time.monotonic()
     try:
         completed = subprocess.run(command, cwd=workdir, capture_output=True, text=True, check=False,

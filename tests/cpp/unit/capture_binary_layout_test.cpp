@@ -32,7 +32,7 @@ static_assert(BinaryCountsLayout::count_size == BIN_COUNT_SIZE &&
               BinaryCountsLayout::per_record == BIN_COUNTS_PER_RECORD);
 
 // Every argument's slot (trace_ops.def) is a field both layouts name alike.
-#define TRACE_ARG(Id, text, slot, member, max, words, since)\
+#define TRACE_ARG(Id, text, slot, member, max, words, since)                         \
   static_assert(same(field_of(TraceArg::k##Id), BIN_OFFSET_##slot, BIN_SIZE_##slot), \
                 "capture_binary.h: the field of argument " text " differs from trace_binary.h");
 #include "traces/trace_ops.def"

@@ -96,7 +96,8 @@ TEST(TraceFormatV3, MalformedCpuTimesAreRefusedWithTheirField) {
             ":3: field 'cpu_time': a version-2 trace has no CPU times (they came with version 3)");
   EXPECT_EQ(error_of("clock.trace", "ibsec-trace 3\nprocesses 1\ncpu_time wall\nevents\nend 0\n"),
             ":3: field 'cpu_time': 'wall' is neither 'thread' nor 'process'");
-  EXPECT_EQ(error_of("twice.trace", kHeader3 + "cpu_time process\nevents\nend 0\n"), ":6: field 'cpu_time': given twice");
+  EXPECT_EQ(error_of("twice.trace", kHeader3 + "cpu_time process\nevents\nend 0\n"),
+            ":6: field 'cpu_time': given twice");
   EXPECT_EQ(error_of("missing.trace", kHeader3 + "events\n0 0 10 compute\nend 1\n"),
             ":7: field 'op': compute takes 1 arguments, found 0");
   EXPECT_EQ(error_of("v2-arg.trace", "ibsec-trace 2\nprocesses 1\nevents\n0 0 10 compute 5\nend 1\n"),
@@ -111,10 +112,11 @@ TEST(TraceFormatV3, MalformedCpuTimesAreRefusedWithTheirField) {
 
 // A version-2 binary record of a compute event has zero where version 3 keeps the CPU time.
 TEST(TraceFormatV3, Version2BinaryComputeWithBytesIsRefused) {
-  const std::string v2 = convert(
-      write_file("b2.trace", "ibsec-trace 2\nprocesses 1\ntime_unit ns\norigin synthetic t\nevents\n0 0 10 compute\n"
-                             "end 1\n"),
-      "b2.ibtb");
+  const std::string v2 =
+      convert(write_file("b2.trace",
+                         "ibsec-trace 2\nprocesses 1\ntime_unit ns\norigin synthetic t\nevents\n0 0 10 compute\n"
+                         "end 1\n"),
+              "b2.ibtb");
   std::string bytes = read_bytes(v2);
   const size_t record = bytes.size() - 2 * BinaryRecordLayout::size;
   bytes[record + BinaryRecordLayout::bytes.offset] = 5;
