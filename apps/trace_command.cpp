@@ -75,6 +75,25 @@ void print_collective_ops(const nlohmann::ordered_json& ops) {
   }
 }
 
+// Compute time over all processes: wall, and CPU where the trace has it; and
+// whether the capture's hosts were oversubscribed (docs/replay.md, "Compute time").
+void print_compute(const nlohmann::ordered_json& doc) {
+  double wall = 0;
+  double cpu = 0;
+  for (const auto& p : doc["per_process"]) {
+    wall += p["compute_ns"].get<double>();
+    if (!p["compute_cpu_ns"].is_null()) cpu += p["compute_cpu_ns"].get<double>();
+  }
+  std::printf("  compute (all processes) %.6f s wall", wall * 1e-9);
+  if (doc["cpu_time"] != "none") {
+    std::printf(", %.6f s CPU (%s clock, %.0f %% of wall)", cpu * 1e-9, doc["cpu_time"].get<std::string>().c_str(),
+                wall > 0 ? 100.0 * cpu / wall : 0.0);
+  } else {
+    std::printf(", no CPU times");
+  }
+  std::printf("%s\n", doc["oversubscribed_hosts"].empty() ? "" : "; captured oversubscribed");
+}
+
 void print_info(const traces::TraceSummary& summary, const traces::TraceReader& reader) {
   const auto doc = summary.to_json();
   std::printf("%s: %s %s trace, %u processes, %s\n", reader.path().c_str(),
@@ -84,6 +103,7 @@ void print_info(const traces::TraceSummary& summary, const traces::TraceReader& 
   std::printf("  events %llu, messages %llu, message bytes %llu, duration %.6f s\n",
               static_cast<unsigned long long>(summary.events()), doc["messages"].get<unsigned long long>(),
               doc["message_bytes"].get<unsigned long long>(), static_cast<double>(summary.duration_ns()) * 1e-9);
+  print_compute(doc);
   std::printf("  %6s %10s %12s %14s %12s %6s %12s\n", "rank", "events", "msgs_sent", "bytes_sent", "collectives",
               "peers", "duration_s");
   for (const auto& p : doc["per_process"]) {

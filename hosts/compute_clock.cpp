@@ -26,8 +26,9 @@ ComputeChoice choose_compute_clock(ComputeClock asked, const traces::TraceHeader
     }
     choice = {true, "replay.compute=cpu: the trace's CPU times (" + clock + ")", ""};
   } else if (asked == ComputeClock::kAuto && has_cpu && !crowded.empty()) {
-    choice = {true, "replay.compute=auto: the capture's host " + listed(crowded) + " had more processes than CPUs; the " +
-                        "trace's CPU times (" + clock + ")",
+    choice = {true,
+              "replay.compute=auto: the capture's host " + listed(crowded) + " had more processes than CPUs; the " +
+                  "trace's CPU times (" + clock + ")",
               ""};
   } else {
     choice.why = "replay.compute=" + std::string(name(asked)) + ": wall time" +
@@ -36,8 +37,11 @@ ComputeChoice choose_compute_clock(ComputeClock asked, const traces::TraceHeader
                                                : ", the trace has no CPU times");
   }
   if (!choice.from_cpu && !crowded.empty()) {
-    choice.warning = "compute from wall time of an oversubscribed capture: " + trace + " was captured with more "
-                     "processes than CPUs on host " + listed(crowded) + ", so its compute events include other "
+    choice.warning = "compute from wall time of an oversubscribed capture: " + trace +
+                     " was captured with more "
+                     "processes than CPUs on host " +
+                     listed(crowded) +
+                     ", so its compute events include other "
                      "processes' time slices" +
                      (has_cpu ? "; replay.compute=cpu replays the CPU time it also recorded"
                               : "; capture it again with libibsec_capture, which records CPU time, and replay it with "

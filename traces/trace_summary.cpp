@@ -28,6 +28,7 @@ void TraceSummary::add(const TraceEvent& e) {
     collective_sizes_.add(e.bytes);
   } else if (e.op == TraceOp::kCompute) {
     p.compute_ns += e.end_ns - e.start_ns;
+    p.compute_cpu_ns += e.cpu_ns;
   }
 }
 
@@ -60,6 +61,8 @@ nlohmann::ordered_json TraceSummary::to_json() const {
   doc["origin"] = header_.origin == TraceOrigin::kCaptured ? "captured" : "synthetic";
   doc["origin_text"] = header_.origin_text;
   doc["notes"] = header_.notes;
+  doc["cpu_time"] = name(header_.cpu_clock);
+  doc["oversubscribed_hosts"] = header_.oversubscribed_hosts();
   doc["communicators"] = header_.comms.size() + 1;
   doc["events"] = events_;
   nlohmann::ordered_json ops;
@@ -74,16 +77,19 @@ nlohmann::ordered_json TraceSummary::to_json() const {
     const ProcessSummary& p = processes_[r];
     messages += p.messages_sent;
     bytes += p.bytes_sent;
-    per_process.push_back({{"rank", r},
-                           {"events", p.events},
-                           {"messages_sent", p.messages_sent},
-                           {"bytes_sent", p.bytes_sent},
-                           {"messages_received", p.messages_received},
-                           {"bytes_received", p.bytes_received},
-                           {"collectives", p.collectives},
-                           {"peers", p.peers.size()},
-                           {"compute_ns", p.compute_ns},
-                           {"duration_ns", p.events == 0 ? 0 : p.last_end_ns - p.first_start_ns}});
+    per_process.push_back(
+        {{"rank", r},
+         {"events", p.events},
+         {"messages_sent", p.messages_sent},
+         {"bytes_sent", p.bytes_sent},
+         {"messages_received", p.messages_received},
+         {"bytes_received", p.bytes_received},
+         {"collectives", p.collectives},
+         {"peers", p.peers.size()},
+         {"compute_ns", p.compute_ns},
+         {"compute_cpu_ns", header_.cpu_clock == CpuClock::kNone ? nlohmann::ordered_json(nullptr)
+                                                                 : nlohmann::ordered_json(p.compute_cpu_ns)},
+         {"duration_ns", p.events == 0 ? 0 : p.last_end_ns - p.first_start_ns}});
   }
   doc["messages"] = messages;
   doc["message_bytes"] = bytes;

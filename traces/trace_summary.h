@@ -25,6 +25,7 @@ struct ProcessSummary {
   uint64_t bytes_received = 0;
   uint64_t collectives = 0;
   uint64_t compute_ns = 0;
+  uint64_t compute_cpu_ns = 0;  // their CPU time (version 3)
   uint64_t first_start_ns = UINT64_MAX;
   uint64_t last_end_ns = 0;
   std::unordered_set<uint32_t> peers;  // ranks it sends to or receives from
