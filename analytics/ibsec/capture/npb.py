@@ -48,6 +48,16 @@ def npb_folder() -> Path:
     return Path(explicit) if explicit else CHECKOUT.parent / "shared" / "npb"
 
 
+def default_cache() -> Path:
+    """build/npb of the source checkout when ibsec runs from one (beside the engine's build), else the user's
+    cache folder."""
+    from ..engine.binary import CHECKOUT
+
+    if (CHECKOUT / "build").is_dir():
+        return CHECKOUT / "build" / "npb"
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "ibsec" / "npb"
+
+
 def find_tarball(folder: Path | None = None) -> Path | None:
     path = (folder or npb_folder()) / TARBALL
     return path if path.is_file() else None

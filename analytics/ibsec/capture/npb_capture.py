@@ -50,10 +50,19 @@ def ascii_text(text: str) -> str:
     return "".join(c if " " <= c <= "~" else "?" for c in " ".join(text.split()))
 
 
+def cpu_list_size(cpus: str) -> int:
+    """How many CPUs a taskset list such as "0", "0,2" or "0-3" names."""
+    count = 0
+    for part in cpus.split(","):
+        low, _, high = part.partition("-")
+        count += int(high or low) - int(low) + 1
+    return count
+
+
 def provenance(npb: npb_source.NpbBuild, bench: str, cls: str, nprocs: int, run: npb_source.NpbRun,
-               when: datetime.datetime) -> list[str]:
+               when: datetime.datetime, cpus: str | None = None) -> list[str]:
     """The note lines (without `note `) that say how the trace was made."""
-    cores = os.cpu_count() or 0
+    cores = cpu_list_size(cpus) if cpus is not None else (os.cpu_count() or 0)
     oversubscribed = "yes" if nprocs > cores else "no"
     notes = [
         f"benchmark {bench.upper()} class {cls}, {nprocs} processes",
@@ -87,19 +96,19 @@ def add_notes(source: Path, notes: list[str], target: Path) -> None:
 
 
 def capture(npb: npb_source.NpbBuild, bench: str, cls: str, nprocs: int, out_dir: Path,
-            compression: str = "gz") -> Captured:
-    """Runs BENCH.CLS on NPROCS processes under the capture library, checks that NPB verified its result, and
-    writes OUT_DIR/<bench>.<cls>.<nprocs>.trace.<compression> with its provenance (checked by the engine on
-    the way, and replaced only once complete)."""
-    target = out_dir / trace_name(bench, cls, nprocs, compression)
+            compression: str = "gz", cpus: str | None = None, name: str | None = None) -> Captured:
+    """Runs BENCH.CLS on NPROCS processes under the capture library (confined to CPUS, a taskset list, if given),
+    checks that NPB verified its result, and writes OUT_DIR/NAME (default <bench>.<cls>.<nprocs>.trace.<compression>)
+    with its provenance (checked by the engine on the way, and replaced only once complete)."""
+    target = out_dir / (name or trace_name(bench, cls, nprocs, compression))
     with tempfile.TemporaryDirectory(prefix=f"ibsec-npb-{bench}.{cls}.") as scratch:
         raw = Path(scratch) / "captured.trace"
         env = {"LD_PRELOAD": capture_library(), "IBSEC_TRACE": str(raw)}
-        run = npb_source.run(npb, bench, cls, nprocs, Path(scratch) / "run", env=env)
+        run = npb_source.run(npb, bench, cls, nprocs, Path(scratch) / "run", env=env, cpus=cpus)
         if run.verification is None:
             raise IbsecError(f"NPB {bench}.{cls} on {nprocs} processes did not print 'Verification = SUCCESSFUL'; "
                              f"no trace written. Its output ends:\n" + "\n".join(run.stdout.splitlines()[-15:]))
-        notes = provenance(npb, bench, cls, nprocs, run, datetime.datetime.now(datetime.timezone.utc))
+        notes = provenance(npb, bench, cls, nprocs, run, datetime.datetime.now(datetime.timezone.utc), cpus)
         annotated = Path(scratch) / "annotated.trace"
         add_notes(raw, notes, annotated)
         out_dir.mkdir(parents=True, exist_ok=True)

@@ -3,7 +3,6 @@ engine's trace tools."""
 
 from __future__ import annotations
 
-import os
 import subprocess
 from pathlib import Path
 
@@ -43,7 +42,7 @@ def capture_npb(args) -> None:
     from ..capture import npb, npb_capture
 
     wanted = [npb.check_benchmark(bench, cls) for cls in args.classes or ["S"] for bench in args.benches]
-    cache = Path(args.cache) if args.cache else default_npb_cache()
+    cache = Path(args.cache) if args.cache else npb.default_cache()
     source = npb.tarball(Path(args.npb) if args.npb else None)
     print(f"NPB {npb.VERSION}: {source}; building {', '.join(f'{b}.{c}' for b, c in wanted)} in {cache}", flush=True)
     build = npb.build(wanted, cache, source)
@@ -53,14 +52,6 @@ def capture_npb(args) -> None:
               f"({captured.seconds:.1f} s under the capture library; verification successful)", flush=True)
 
 
-def default_npb_cache() -> Path:
-    """build/npb of the source checkout when ibsec runs from one (beside the engine's build), else the user's
-    cache folder."""
-    from ..engine.binary import CHECKOUT
-
-    if (CHECKOUT / "build").is_dir():
-        return CHECKOUT / "build" / "npb"
-    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "ibsec" / "npb"
 
 
 def engine_tool(args) -> int:
