@@ -76,7 +76,7 @@ def fig3(out: Path, **_) -> pd.DataFrame:
     style.legend_outside(axes[-1], title="SKC size (dotted: its entries)")
     fig.suptitle("SKC capacity, Markov ON/OFF model (Fig. 3; ON/OFF means are estimates)")
     style.save_figure(df, fig, out, "fig3_capacity",
-                      {"sizes_kb": SIZES_KB, "entry_bytes": ENTRY_BYTES, "target": TARGET})
+                      {"sizes_kb": SIZES_KB, "entry_bytes": ENTRY_BYTES, "target": TARGET}, engine_made=False)
     return df
 
 
