@@ -19,6 +19,7 @@ from pathlib import Path
 
 from ..engine.binary import engine_digest
 from ..output.figures import command_line
+from ..output.provenance import written_now
 from ..runs.cluster import ClusterOptions, dask_executor
 from ..runs.store import points_run_on
 from . import report
@@ -78,7 +79,7 @@ class Step:
 
 def steps(ctx: Context) -> list[Step]:
     """Every step of the plan, in the order they run: cheap analytic figures first."""
-    from . import card_design, consistency, figures, predictor, workload_study
+    from . import anchors, card_design, consistency, figures, predictor, workload_study
 
     cache_options = {"accesses": ctx.plan.accesses, "jobs": ctx.jobs, "quiet": ctx.quiet}
     replay_options = {"jobs": ctx.jobs, "quiet": ctx.quiet}
@@ -112,6 +113,8 @@ def steps(ctx: Context) -> list[Step]:
              for mix in ctx.plan.mixes]
     todo.append(Step("fig7", f"Fig. 7 ({ctx.plan.fig7_mix}, SKC and buffer sizes)", lambda: _fig7(ctx)))
     todo.append(Step("hwcost", "§3.1 hardware cost", lambda: _hardware(ctx)))
+    todo.append(Step("anchors", "Today's anchors: every key on the card (Lee & Kim 2007, sRDMA 2020)",
+                     lambda: anchors.run(ctx.out, jobs=ctx.jobs, quiet=ctx.quiet, argv=ctx.argv)))
     return todo
 
 
@@ -181,7 +184,7 @@ def check_paper_names() -> None:
 
 def reproduce(ctx: Context) -> Path:
     """Run every step, then write REPORT.md; return its path."""
-    started = time.monotonic()
+    started, started_utc = time.monotonic(), written_now()
     check_paper_names()
     todo = chosen_steps(ctx)
     with contextlib.ExitStack() as stack:
@@ -193,10 +196,10 @@ def reproduce(ctx: Context) -> Path:
             step.action()
             if not ctx.quiet:
                 print(f"      done in {time.monotonic() - step_started:.0f} s", flush=True)
-    # A skipped step's tables are read as they are in the folder: the header says the run did not make them.
-    mode = f"{ctx.plan.name} run"
-    if ctx.skip:
-        mode += f", {len(ctx.skip)} of {len(steps(ctx))} steps skipped"
-    path = report.write_report(ctx.out, command_line(ctx.argv), mode, time.monotonic() - started, engine_digest())
+    # A skipped step's tables are read as they are in the folder: the report names each one's date and engine.
+    run = report.Run(command_line(ctx.argv), ctx.plan.name, time.monotonic() - started, engine_digest(),
+                     ran=tuple(step.name for step in todo),
+                     skipped=tuple(step.name for step in steps(ctx) if step.name in ctx.skip), started=started_utc)
+    path = report.write_report(ctx.out, run)
     print(f"wrote {path} after {(time.monotonic() - started) / 60:.1f} min", flush=True)
     return path
