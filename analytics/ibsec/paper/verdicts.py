@@ -134,7 +134,7 @@ def verdict(parts: tuple[Part, ...], calibrated: str | None = None) -> str:
 
 
 RULE = (f"**The rule** (analytics/ibsec/paper/verdicts.py; docs/reproducing.md). A number *agrees* when it is within "
-        f"±{AGREE_RELATIVE:.0%} of the paper's value, or, for a rate in percent or percentage points, within "
+        f"±{AGREE_RELATIVE * 100:g} % of the paper's value, or, for a rate in percent or percentage points, within "
         f"±{AGREE_POINTS:g} points of it; it shows the *same trend* when it has the paper's sign and is within a "
         f"factor of {TREND_FACTOR:g} of it; otherwise it *differs*. A limit (\"less than 9 %\") agrees when ours "
         "keeps it, else is judged as a number against the limit. An ordering agrees when every pair of items the "
