@@ -206,3 +206,50 @@ def test_reproduce_with_every_step_skipped_writes_the_report_alone(tmp_path, mon
     assert "Regenerated" not in text and f"no step ran ({len(names)} of {len(names)} skipped)" in text
     assert f"| differs {FOREIGN_MARK} |" in text  # Fig. 5(a): 7.7 x the paper's, from another engine's table
     assert "| fig5_workloads.csv | not recorded | 0123456789abcdef | reused, made by ANOTHER engine |" in text
+
+
+def test_a_figures_meta_names_its_engine_and_when_it_was_written(tmp_path, engine):
+    from ibsec.engine.binary import engine_digest
+    from ibsec.output import figure_style as style
+
+    for name, engine_made in (("from_runs", True), ("from_python", False)):
+        fig, _ = style.subplots()
+        style.save_figure(pd.DataFrame({"x": [1]}), fig, tmp_path, name, {}, argv=["test"], engine_made=engine_made)
+        meta = json.loads((tmp_path / f"{name}.meta.json").read_text())
+        assert meta["engine_digest"] == (engine_digest() if engine_made else None)
+        assert meta["written_utc"].endswith("Z") and len(meta["written_utc"]) == len("2026-01-01T00:00:00Z")
+
+
+# ---- today's anchors ------------------------------------------------------------------------------
+
+def anchor_rows(anchor: str, overheads: list[float], share: float = 1.0):
+    return [{"anchor": anchor, "mtu_bytes": 256 * (i + 1), "load": 0.1, "latency_overhead_percent": value,
+             "throughput_share": share} for i, value in enumerate(overheads)]
+
+
+@pytest.mark.parametrize("lee, srdma, share, expected", [
+    ([1.0, 12.0], [3.0, 8.9], 1.0, [AGREES, AGREES]),
+    ([38.0, 50.0], [75.0, 124.0], 1.0, [DIFFERS, DIFFERS]),  # the card of the paper, on their networks
+    ([1.0, 12.0], [3.0, 8.9], 0.5, [AGREES, SAME_TREND]),  # sRDMA keeps line rate; half of it is not
+])
+def test_the_anchors_are_judged_by_the_same_rule(tmp_path, lee, srdma, share, expected):
+    from ibsec.paper import anchors
+
+    write(tmp_path, anchors.TABLE, anchor_rows(anchors.LEE_KIM.name, lee) + anchor_rows(anchors.SRDMA.name, srdma,
+                                                                                          share))
+    rows = anchors.comparisons(Tables(tmp_path))
+    assert [r.figure for r in rows] == [anchors.LEE_KIM.name, anchors.SRDMA.name]
+    assert [r.verdict for r in rows] == expected
+    assert "0.7 % → " in rows[0].numbers() and "≤ 9 % → " in rows[1].numbers()
+    assert anchors.INTRO in report.render(tmp_path, report.Run("ibsec reproduce", "full", 1.0, "e"))
+
+
+def test_the_anchor_runs_pair_every_card_with_nosecurity_on_its_network(engine):
+    from ibsec.paper import anchors
+
+    points = anchors.plan()
+    assert len(points) == 2 * sum(len(a.mtus) * len(anchors.LOADS) for a in anchors.ANCHORS)
+    srdma = [p for p in points if p["anchor"] == anchors.SRDMA.name]
+    assert {p["security"] for p in srdma} == {"NoSecurity", anchors.EVERY_KEY_CARD}
+    # 20 000 messages at 4x SDR (8 Gb/s) scaled to one 25 Gb/s lane
+    assert "traffic.messages=62500" in srdma[0]["overrides"] and "network.link_width=1x" in srdma[0]["overrides"]
