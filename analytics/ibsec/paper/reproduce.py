@@ -43,9 +43,8 @@ class Plan:
 
 
 # Quick: a quarter of the full plan's look-ups, for a run of minutes. Full: 4 000 000 rather than the engine's
-# 10 000 000, which keeps the committed Fig. 8 and 9 tables (made at 4 000 000) what they are, point for point,
-# at 40 % of the run time; its hit rates are resolved far more finely than the rule's 3-point band
-# (docs/reproducing.md).
+# default, which keeps the committed Fig. 8 and 9 tables (made at 4 000 000) what they are, point for point, in
+# less time (docs/reproducing.md).
 QUICK = Plan("quick", accesses=1_000_000, mixes=("nas15", "ft-jbb6"), fig7_skc_sizes=(2, 5, 10, 20, 30),
              fig7_pb_sizes=(1, 4, 16), xval=False, consistency_ranks=(64,))
 FULL = Plan("full", accesses=4_000_000, mixes=("nas15", "ft-jbb6"), fig7_skc_sizes=(2, 5, 10, 15, 20, 25, 30),
