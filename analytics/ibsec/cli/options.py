@@ -36,8 +36,7 @@ def _cachesim_default(name: str) -> str:
     from ..models.cachesim import default
 
     value = default(name)
-    return f"{value:,}".replace(",", " ") if isinstance(value, int) else f"{value:g}" if isinstance(
-        value, float) else str(value)
+    return f"{value:g}" if isinstance(value, float) else str(value)  # digits unspaced: help wraps at spaces
 
 
 def print_json(data) -> None:
