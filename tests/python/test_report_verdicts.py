@@ -5,6 +5,7 @@ table made by another engine, and a header that says "Regenerated" only when ste
 from __future__ import annotations
 
 import json
+import re
 
 import pandas as pd
 import pytest
@@ -253,3 +254,14 @@ def test_the_anchor_runs_pair_every_card_with_nosecurity_on_its_network(engine):
     assert {p["security"] for p in srdma} == {"NoSecurity", anchors.EVERY_KEY_CARD}
     # 20 000 messages at 4x SDR (8 Gb/s) scaled to one 25 Gb/s lane
     assert "traffic.messages=62500" in srdma[0]["overrides"] and "network.link_width=1x" in srdma[0]["overrides"]
+
+
+def test_every_row_of_the_report_has_its_six_cells(tmp_path):
+    """A bar inside a cell (|x|) would split it and shift every cell after it."""
+    write(tmp_path, "fig5_workloads", fig5_rows(1234.0, 93.3))
+    write(tmp_path, "table1_execution_time", [{"bench": "CG", "simulated_over_original": 0.44}])
+    rows = report.comparisons(tmp_path)
+    rows.append(Comparison("x", "a | b", "c", (Value("|d|", 1, 1),), "e | f"))
+    for line in report._table(rows)[2:]:
+        cells = [cell for cell in re.split(r"(?<!\\)\|", line)[1:-1]]
+        assert len(cells) == len(report.COLUMNS), line
