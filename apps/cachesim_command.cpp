@@ -18,6 +18,7 @@
 #include "cachesim/multi_card.h"
 #include "cachesim/onoff_cachesim.h"
 #include "core/errors.h"
+#include "core/parameters.h"
 #include "core/size_parse.h"
 #include "core/statistics.h"
 #include "nic/replacement_policy.h"
@@ -198,49 +199,98 @@ const CLI::Validator kWholeNumber(
     },
     "WHOLE>=0");
 
-void add_cachesim_command(CLI::App& app) {
-  auto options = std::make_shared<CachesimOptions>();
-  auto& o = *options;
-  auto* cmd = app.add_subcommand("cachesim", "synthetic ON/OFF session-key look-ups against one key cache (paper 4.4)");
-  auto* keys = cmd->add_option("--keys", o.sim.workload.keys, "number of session keys (ON/OFF sessions) per card")
-                   ->check(kWholeNumber)
-                   ->capture_default_str();
-  auto* cards = cmd->add_option("--cards", o.cards,
-                                "cards, each with --keys sessions and its own cache; the look-ups (--accesses, "
-                                "--warmup) are shared among the cards in proportion to their sessions")
-                    ->check(kWholeNumber)
-                    ->capture_default_str();
-  cmd->add_option("--card-sessions", o.card_sessions,
-                  "file of per-card session counts, one whole number a line ('#' comments): one card each, "
-                  "instead of --cards and --keys")
+namespace {
+
+// The options of `cachesim` as it registers them with CLI11 and as `ibsec-engine params --command cachesim` lists
+// them: each key's default, unit and description are written once, here, and read by the Python package.
+class CachesimParameters {
+ public:
+  explicit CachesimParameters(CLI::App* cmd) : cmd_(cmd) {}
+
+  // An option whose default is the value the bound variable starts with.
+  template <typename T>
+  CLI::Option* add(const std::string& key, T& variable, const std::string& unit, const std::string& description) {
+    listed_.push_back({key, nlohmann::json(variable), unit, description});
+    return cmd_->add_option(cachesim_flag(key), variable, shown(unit, description))->capture_default_str();
+  }
+
+  // An option with no value of its own when absent (derived from another, or replaced by one): listed with a
+  // null default, which its description explains.
+  template <typename T>
+  CLI::Option* add_unset(const std::string& key, T& variable, const std::string& unit, const std::string& description,
+                         const std::string& file = {}) {
+    listed_.push_back({key, nullptr, unit, description, file});
+    return cmd_->add_option(cachesim_flag(key), variable, shown(unit, description));
+  }
+
+  const std::vector<ParameterInfo>& listed() const { return listed_; }
+
+ private:
+  static std::string shown(const std::string& unit, const std::string& description) {
+    return unit.empty() ? description : description + " [" + unit + "]";
+  }
+
+  CLI::App* cmd_;
+  std::vector<ParameterInfo> listed_;
+};
+
+std::vector<ParameterInfo> add_cachesim_options(CLI::App* cmd, CachesimOptions& o) {
+  CachesimParameters p(cmd);
+  auto* keys =
+      p.add("keys", o.sim.workload.keys, "sessions", "session keys (ON/OFF sessions) per card")->check(kWholeNumber);
+  auto* cards = p.add("cards", o.cards, "cards",
+                      "cards, each with --keys sessions and its own cache; the look-ups (--accesses, --warmup) are "
+                      "shared among the cards in proportion to their sessions")
+                    ->check(kWholeNumber);
+  p.add_unset("card_sessions", o.card_sessions, "",
+              "file of per-card session counts, one whole number a line ('#' comments): one card each, instead of "
+              "--cards and --keys (default: none)",
+              "input")
       ->excludes(keys)
       ->excludes(cards);
   auto* entries =
-      cmd->add_option("--entries", o.entries, "cache size in entries (overrides --size)")->check(kWholeNumber);
-  cmd->add_option("--size", o.size, "cache size in bytes, e.g. 2KB, 16KB")->capture_default_str()->excludes(entries);
-  cmd->add_option("--entry-bytes", o.entry_bytes, "bytes per entry (one 128-bit key = 16)")
-      ->check(kWholeNumber)
-      ->capture_default_str();
-  cmd->add_option("--ways", o.sim.cache.ways, "associativity; 0 = fully associative")
-      ->check(kWholeNumber)
-      ->capture_default_str();
-  cmd->add_option("--policy", o.sim.cache.policy, "replacement policy: " + policy_names())->capture_default_str();
-  auto* on_mean = cmd->add_option("--on-mean", o.sim.workload.on_mean, "mean ON duration (ms)")->capture_default_str();
-  auto* off_mean =
-      cmd->add_option("--off-mean", o.sim.workload.off_mean, "mean OFF duration (ms)")->capture_default_str();
-  cmd->add_option("--on-period", o.on_period,
-                  "law of the ON lengths (ms) instead of exponential: exp:MEAN, lognormal:MU,SIGMA, "
-                  "weibull:SHAPE,SCALE, hyperexp:P,MEAN1,MEAN2, empirical:FILE")
+      p.add_unset("entries", o.entries, "entries", "cache size in entries (default: from --size)")->check(kWholeNumber);
+  p.add("size", o.size, "bytes", "cache size, e.g. 2KB, 16KB")->excludes(entries);
+  p.add("entry_bytes", o.entry_bytes, "bytes", "bytes per entry (one 128-bit key = 16)")->check(kWholeNumber);
+  p.add("ways", o.sim.cache.ways, "ways", "associativity; 0 = fully associative")->check(kWholeNumber);
+  p.add("policy", o.sim.cache.policy, "", "replacement policy: " + policy_names());
+  auto* on_mean = p.add("on_mean", o.sim.workload.on_mean, "ms", "mean ON duration (exponential)");
+  auto* off_mean = p.add("off_mean", o.sim.workload.off_mean, "ms", "mean OFF duration (exponential)");
+  p.add_unset("on_period", o.on_period, "ms",
+              "law of the ON lengths instead of exponential: exp:MEAN, lognormal:MU,SIGMA, weibull:SHAPE,SCALE, "
+              "hyperexp:P,MEAN1,MEAN2, empirical:FILE (default: exponential with --on-mean)")
       ->excludes(on_mean);
-  cmd->add_option("--off-period", o.off_period, "law of the OFF lengths (ms), as --on-period")->excludes(off_mean);
-  cmd->add_option("--access-rate", o.sim.workload.access_rate, "look-ups per ms while a session is ON")
-      ->capture_default_str();
-  cmd->add_option("--accesses", o.sim.accesses, "measured look-ups")->check(kWholeNumber)->capture_default_str();
-  cmd->add_option("--warmup", o.warmup, "look-ups before measuring (default: a tenth of --accesses)")
+  p.add_unset("off_period", o.off_period, "ms",
+              "law of the OFF lengths, as --on-period (default: exponential with --off-mean)")
+      ->excludes(off_mean);
+  p.add("access_rate", o.sim.workload.access_rate, "look-ups/ms", "look-ups per ms while a session is ON");
+  p.add("accesses", o.sim.accesses, "look-ups", "measured look-ups")->check(kWholeNumber);
+  p.add_unset("warmup", o.warmup, "look-ups", "look-ups before measuring (default: a tenth of --accesses)")
       ->check(kWholeNumber);
-  cmd->add_option("--seed", o.sim.workload.seed, "random seed")->check(kWholeNumber)->capture_default_str();
-  cmd->add_flag("--json", o.json, "print the result as JSON");
-  cmd->add_flag("--quiet", o.quiet, "no progress or timing on stderr");
+  p.add("seed", o.sim.workload.seed, "", "random seed")->check(kWholeNumber);
+  return p.listed();
+}
+
+}  // namespace
+
+std::string cachesim_flag(const std::string& key) {
+  std::string option = "--" + key;
+  std::replace(option.begin(), option.end(), '_', '-');
+  return option;
+}
+
+std::vector<ParameterInfo> cachesim_parameters() {
+  CLI::App scratch;  // the options are registered as `cachesim` registers them, and only listed
+  CachesimOptions defaults;
+  return add_cachesim_options(&scratch, defaults);
+}
+
+void add_cachesim_command(CLI::App& app) {
+  auto options = std::make_shared<CachesimOptions>();
+  auto* cmd = app.add_subcommand("cachesim", "synthetic ON/OFF session-key look-ups against one key cache (paper 4.4)");
+  add_cachesim_options(cmd, *options);
+  cmd->add_flag("--json", options->json, "print the result as JSON");
+  cmd->add_flag("--quiet", options->quiet, "no progress or timing on stderr");
   cmd->callback([options] { run(*options); });
 }
 

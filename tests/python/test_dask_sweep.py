@@ -60,9 +60,9 @@ SPEC_ERRORS = [
     ({"kind": "cachesim", "seeds": []},
      "invalid 'seeds': empty list: give at least one seed (or leave seeds out for [1])"),
     ({"kind": "cachesim", "grid": {"bananas": [1]}},
-     "invalid 'grid.bananas': not a cachesim parameter (known: keys, size, entries, entry_bytes, ways, policy, "
-     "on_mean, off_mean, access_rate, accesses, warmup, on_period, off_period, cards, card_sessions, preset, "
-     "machine)"),
+     "invalid 'grid.bananas': not a cachesim parameter (known: keys, cards, card_sessions, entries, size, "
+     "entry_bytes, ways, policy, on_mean, off_mean, on_period, off_period, access_rate, accesses, warmup, preset, "
+     "machine)"),  # the engine's order (`ibsec-engine params --command cachesim`)
     ({"kind": "cachesim", "set": {"seed": 3}},
      "invalid 'set.seed': give seeds in the 'seeds' list: the seed is part of every point"),
     ({"kind": "cachesim", "set": {"keys": 10}, "grid": {"keys": [1, 2]}},

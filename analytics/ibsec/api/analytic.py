@@ -50,22 +50,26 @@ def states(processes: int, on_mean: float | None = None, off_mean: float | None 
 
 def predict(processes: int, entries: int | None = None, size: str | None = None, entry_bytes: int | None = None,
             on_mean: float | None = None, off_mean: float | None = None, preset: str | None = None,
-            machine: str | None = None, access_rate: float = 100.0, policy: str = "lru", ways: int = 0) -> dict:
+            machine: str | None = None, access_rate: float | None = None, policy: str = "lru", ways: int = 0) -> dict:
     """The hit-rate predictor (models/hitrate.py) for `processes` exponential ON/OFF sessions looked up
-    `access_rate` times per ms while ON: policy 'lru' (exact for independent sessions), 'random' or 'fifo'
+    `access_rate` times per ms while ON (None: cachesim's default, `ibsec-engine params --command cachesim`):
+    policy 'lru' (exact for independent sessions), 'random' or 'fifo'
     (characteristic-time approximations); `ways` 0 for fully associative, else sets of that many ways."""
+    from ..models import cachesim
     from ..models import hitrate as predictor
 
     entries, on, off = _model_inputs(entries, size, entry_bytes, on_mean, off_mean, preset, machine)
-    return predictor.predict_exponential(entries, processes, on, off, access_rate, policy, ways).as_dict()
+    rate = cachesim.default("access_rate") if access_rate is None else access_rate
+    return predictor.predict_exponential(entries, processes, on, off, rate, policy, ways).as_dict()
 
 
 def size(nodes: int, target: float = 0.9, trace: str | None = None, preset: str | None = None,
          machine: str = "origin2000", processes_per_node: int = 1, placement: str = "block",
          family: str = "empirical", gap_threshold_ms: float | None = None, entry_bytes: int = 16,
-         simulate: bool = False, accesses: int = 4_000_000, policy: str = "lru", ways: int = 0) -> dict:
+         simulate: bool = False, accesses: int | None = None, policy: str = "lru", ways: int = 0) -> dict:
     """The SKC entries for a target hit rate, as `ibsec analytic size --json` gives them: Markov F_n(x), the
-    predictor (policy, ways) and, with `simulate`, cachesim."""
+    predictor (policy, ways) and, with `simulate`, cachesim (`accesses` look-ups a point; None: the engine's
+    default)."""
     from pathlib import Path
 
     from ..errors import ConfigError

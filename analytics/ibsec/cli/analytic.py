@@ -5,7 +5,15 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..numeric import count_option, positive_real_option, real_option, whole_option
-from .options import add_onoff_options, add_size_options, entries_from, on_off_from, output_folder, print_json
+from .options import (
+    RegistryHelpFormatter,
+    add_onoff_options,
+    add_size_options,
+    entries_from,
+    on_off_from,
+    output_folder,
+    print_json,
+)
 
 
 def hitrate(args) -> None:
@@ -190,7 +198,8 @@ def add_size_parser(analytic_commands) -> None:
     from ..models.sizing import FAMILIES
 
     sizing = analytic_commands.add_parser(
-        "size", help="SKC entries for a target hit rate on N nodes: Markov F_n(x), predictor, cachesim",
+        "size", formatter_class=RegistryHelpFormatter,
+        help="SKC entries for a target hit rate on N nodes: Markov F_n(x), predictor, cachesim",
         description="The SKC entries one card needs for a target hit rate, with the sessions per card from a "
                     "trace's communication graph (exact when it has nodes x processes-per-node ranks, else the "
                     "benchmark's decomposition scaled to that many ranks) and one session's ON/OFF traffic from the "
@@ -229,7 +238,7 @@ def add_size_parser(analytic_commands) -> None:
     sizing.add_argument("--simulate", action="store_true",
                         help="also run cachesim at both sizes: the busiest card's sessions on one cache, and every "
                              "card with its own sessions and cache (pooled hit rate, spread over cards)")
-    sizing.add_argument("--accesses", type=count_option, default=4_000_000,
-                        help="cachesim look-ups per point (default: %(default)s)")
+    sizing.add_argument("--accesses", type=count_option,
+                        help="cachesim look-ups per point (default: cachesim's, {cachesim:accesses})")
     sizing.add_argument("--json", action="store_true", help="print JSON")
     sizing.set_defaults(func=size)

@@ -136,28 +136,31 @@ def add_parser(commands) -> None:
         "cachesim", formatter_class=RegistryHelpFormatter,
         help="synthetic ON/OFF look-ups against a key cache (paper 4.4)",
         description="Run the ON/OFF session-key generator against one key cache, or sweep one parameter.")
-    sim.add_argument("--keys", type=parameter("keys"), help="session keys, per card (default 1000)")
+    sim.add_argument("--keys", type=parameter("keys"), help="session keys, per card (default {cachesim:keys})")
     sim.add_argument("--cards", type=parameter("cards"),
                      help="cards, each with --keys sessions and its own cache of this size; the look-ups (--accesses, "
                           "--warmup) are shared among them in proportion to their sessions, and the result gives the "
-                          "pooled hit rate and its mean, min and max over cards (default 1)")
+                          "pooled hit rate and its mean, min and max over cards (default {cachesim:cards})")
     sim.add_argument("--card-sessions", metavar="FILE",
                      help="file of per-card session counts, one whole number a line ('#' comments), instead of "
                           "--keys and --cards: one card each")
-    add_size_options(sim, required=False)
-    sim.add_argument("--ways", type=parameter("ways"), help="associativity, 0 = fully associative (default 0)")
-    sim.add_argument("--policy", help="replacement policy, one of the engine's: {replacement_policies} (default lru)")
+    add_size_options(sim, required=False, engine_defaults=True)
+    sim.add_argument("--ways", type=parameter("ways"),
+                     help="associativity, 0 = fully associative (default {cachesim:ways})")
+    sim.add_argument("--policy",
+                     help="replacement policy, one of the engine's: {replacement_policies} (default {cachesim:policy})")
     add_onoff_options(sim)
     sim.add_argument("--on-period", metavar="LAW",
                      help="law of the ON lengths (ms) instead of the exponential of --on-mean: exp:MEAN, "
                           "lognormal:MU,SIGMA, weibull:SHAPE,SCALE, hyperexp:P,MEAN1,MEAN2 or empirical:FILE "
                           "(`ibsec analytic fit` prints the fitted laws and writes the measured periods)")
     sim.add_argument("--off-period", metavar="LAW", help="law of the OFF lengths (ms), as --on-period")
-    sim.add_argument("--access-rate", type=parameter("access_rate"), help="look-ups per ms while ON (default 100)")
-    sim.add_argument("--accesses", type=parameter("accesses"), help="measured look-ups (default 4 000 000)")
+    sim.add_argument("--access-rate", type=parameter("access_rate"),
+                     help="look-ups per ms while ON (default {cachesim:access_rate})")
+    sim.add_argument("--accesses", type=parameter("accesses"), help="measured look-ups (default {cachesim:accesses})")
     sim.add_argument("--warmup", type=parameter("warmup"),
                      help="look-ups before measuring (default: a tenth of --accesses)")
-    sim.add_argument("--seed", type=parameter("seed"), help="random seed (default 1)")
+    sim.add_argument("--seed", type=parameter("seed"), help="random seed (default {cachesim:seed})")
     sim.add_argument("--json", action="store_true", help="print JSON")
     sim.add_argument("--sweep", metavar="NAME=VALUES", help="vary one parameter: keys=1000:10000:1000 or ways=1,2,4,0")
     sim.add_argument("--out", type=output_file,
@@ -167,4 +170,3 @@ def add_parser(commands) -> None:
                      help="points run at once in a sweep (default: %(default)s)")
     sim.add_argument("--quiet", action="store_true", help="no progress output")
     sim.set_defaults(func=execute)
-    sim.set_defaults(entry_bytes=None)

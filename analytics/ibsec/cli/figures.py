@@ -13,10 +13,12 @@ FIGURE_NAMES = ["fig3", "fig8", "fig9", "xval", "security", "predictor", "predic
 
 def execute(args) -> None:
     from ..paper.figures import ALL_FIGURES, FIGURES
+    from ..paper.reproduce import FULL
 
     names = list(ALL_FIGURES) if "all" in args.names else args.names
+    accesses = FULL.accesses if args.accesses is None else args.accesses  # the committed tables' resolution
     for name in names:
-        df = FIGURES[name](Path(args.out), accesses=args.accesses, jobs=args.jobs, quiet=args.quiet, seeds=args.seeds)
+        df = FIGURES[name](Path(args.out), accesses=accesses, jobs=args.jobs, quiet=args.quiet, seeds=args.seeds)
         if not args.quiet:
             print(f"{name}: {len(df)} rows written under {args.out}/")
 
@@ -31,8 +33,9 @@ def add_parser(commands) -> None:
                       help="figures to make; all = every one but predictor, predictor-fitted and consistency "
                            "(tens of minutes or more each)")
     figs.add_argument("--out", type=output_folder, default=DEFAULT_OUTPUT, help="output folder (default: %(default)s)")
-    figs.add_argument("--accesses", type=count_option, default=4_000_000,
-                      help="look-ups per simulated point (default: %(default)s)")
+    figs.add_argument("--accesses", type=count_option,
+                      help="look-ups per simulated point (default: the full plan of `ibsec reproduce`'s, "
+                           "docs/reproducing.md)")
     figs.add_argument("--jobs", type=count_option, default=2, help="points run at once (default: %(default)s)")
     figs.add_argument("--seeds", type=count_option, default=1,
                       help="run every simulated point with seeds 1..N and draw the mean with the range as error "

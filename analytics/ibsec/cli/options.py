@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 
 from ..engine.registries import SECTIONS as REGISTRY_SECTIONS
@@ -16,15 +17,26 @@ from ..units import parse_size
 
 
 class RegistryHelpFormatter(argparse.HelpFormatter):
-    """Help texts may name an engine registry as {schedulers}, {replacement_policies}, ...: its names are read
-    from the engine (engine/registries.py) only when the help is shown, so they are never copied here."""
+    """Help texts may name an engine registry as {schedulers}, {replacement_policies}, ..., and a default of
+    `ibsec-engine cachesim` as {cachesim:NAME}: both are read from the engine only when the help is shown, so
+    they are never copied here."""
 
     def _expand_help(self, action):
         text = super()._expand_help(action)
         for section in REGISTRY_SECTIONS:
             if "{" + section + "}" in text:
                 text = text.replace("{" + section + "}", listed(section))
-        return text
+        return CACHESIM_DEFAULT.sub(lambda match: _cachesim_default(match.group(1)), text)
+
+
+CACHESIM_DEFAULT = re.compile(r"\{cachesim:(\w+)\}")
+
+
+def _cachesim_default(name: str) -> str:
+    from ..models.cachesim import default
+
+    value = default(name)
+    return f"{value:g}" if isinstance(value, float) else str(value)  # digits unspaced: help wraps at spaces
 
 
 def print_json(data) -> None:
@@ -46,12 +58,16 @@ def output_folder(text: str) -> str:
 
 # ---- cache models: sizes and ON/OFF traffic --------------------------------------
 
-def add_size_options(parser: argparse.ArgumentParser, required: bool) -> None:
+def add_size_options(parser: argparse.ArgumentParser, required: bool, engine_defaults: bool = False) -> None:
+    """--entries, --size and --entry-bytes; `engine_defaults`: a command that runs `ibsec-engine cachesim` leaves
+    what is not given to the engine, whose defaults its help shows."""
     group = parser.add_mutually_exclusive_group(required=required)
     group.add_argument("--entries", type=count_option, help="cache size in entries (x)")
-    group.add_argument("--size", help="cache size in bytes, e.g. 2KB, 16KB")
-    parser.add_argument("--entry-bytes", type=count_option, default=16,
-                        help="bytes per entry (default: %(default)s, one 128-bit key)")
+    group.add_argument("--size", help="cache size in bytes, e.g. 2KB, 16KB"
+                                      + (" (default {cachesim:size})" if engine_defaults else ""))
+    parser.add_argument("--entry-bytes", type=count_option, default=None if engine_defaults else 16,
+                        help="bytes per entry (default: "
+                             + ("{cachesim:entry_bytes}" if engine_defaults else "%(default)s") + ", one 128-bit key)")
 
 
 def entries_from(args) -> int:

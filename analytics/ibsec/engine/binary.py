@@ -207,3 +207,14 @@ def input_file_keys() -> tuple[str, ...]:
 @functools.cache
 def _parameters(digest: str) -> list[dict]:  # one call per engine binary
     return engine_json(["params", "--json"])
+
+
+def cachesim_parameters() -> list[dict]:
+    """`ibsec-engine params --command cachesim --json`: every option of `cachesim` with its key, default (null:
+    none of its own, as the description says), unit, description and command-line option."""
+    return _cachesim_parameters(engine_digest())
+
+
+@functools.cache
+def _cachesim_parameters(digest: str) -> list[dict]:  # one call per engine binary
+    return engine_json(["params", "--command", "cachesim", "--json"])

@@ -6,30 +6,25 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-from ..engine.binary import engine_digest, run_engine
+from ..engine.binary import cachesim_parameters, engine_digest, run_engine
 from ..engine.digests import file_digest
 from ..errors import ConfigError
 from ..numeric import positive_real, whole_number
 
-# Parameters of one cachesim point, with their defaults. Times in ms.
-DEFAULTS = {
-    "keys": 1000,
-    "size": "16KB",
-    "entries": None,  # overrides size when set
-    "entry_bytes": 16,
-    "ways": 0,  # 0 = fully associative
-    "policy": "lru",
-    "on_mean": 1.0,
-    "off_mean": 9.0,
-    "access_rate": 100.0,
-    "accesses": 4_000_000,
-    "warmup": None,  # None: a tenth of accesses
-    "seed": 1,
-    "on_period": None,  # a law of the ON lengths other than the exponential (models/renewal.py); replaces on_mean
-    "off_period": None,  # likewise for OFF; replaces off_mean
-    "cards": None,  # None: one card; N: N cards of `keys` sessions each, the look-ups shared among them
-    "card_sessions": None,  # a file of per-card session counts (card_sessions_file); replaces keys and cards
-}
+# The parameters of a point, their defaults, units and command-line options are the engine's
+# (`ibsec-engine params --command cachesim`): a point names only what it sets, and the engine fills in the rest.
+
+
+def parameters() -> dict[str, dict]:
+    """Every cachesim parameter by key, as the engine lists it (default, unit, description, option)."""
+    return {p["key"]: p for p in cachesim_parameters()}
+
+
+def default(name: str):
+    """The engine's default of a cachesim parameter (None: it has none of its own, e.g. warmup, a tenth of
+    accesses)."""
+    return parameters()[name]["default"]
+
 
 STATISTICS = ["hit_rate", "accesses", "hits", "misses", "evictions", "transitions"]
 # Several cards: the spread of their hit rates (hit_rate is then all cards' look-ups pooled).
@@ -64,10 +59,14 @@ def expected_events(point: dict) -> float:
     so each look-up comes with 2 / (on_mean x access_rate) switches on average (docs/markov-model.md): a
     tiny on_mean asks for work without end (on_mean 1e-300 ms: 10^300 switches for one look-up).
     """
-    values = _with_period_means({**DEFAULTS, **point})
+    values = _with_period_means({**_defaults(), **point})
     warmup = values["warmup"] if values["warmup"] is not None else values["accesses"] // 10
     switches_per_lookup = 2.0 / values["on_mean"] / values["access_rate"]  # inf, never an error, on overflow
     return (values["accesses"] + warmup) * (1.0 + switches_per_lookup)
+
+
+def _defaults() -> dict:
+    return {name: p["default"] for name, p in parameters().items()}
 
 
 def _with_period_means(values: dict) -> dict:
@@ -93,9 +92,10 @@ def _work_field(point: dict, switches_per_lookup: float) -> str:
 
 def check_point(point: dict) -> dict:
     """The point with every number in its range and its work bounded; ConfigError naming the parameter."""
-    unknown = set(point) - set(DEFAULTS)
+    known = parameters()
+    unknown = set(point) - set(known)
     if unknown:
-        raise ConfigError(sorted(unknown)[0], f"not a cachesim parameter (known: {', '.join(DEFAULTS)})")
+        raise ConfigError(sorted(unknown)[0], f"not a cachesim parameter (known: {', '.join(known)})")
     for which in ("on", "off"):
         if point.get(f"{which}_period") is not None and point.get(f"{which}_mean") is not None:
             raise ConfigError(f"{which}_mean", f"give {which}_mean or {which}_period, not both")
@@ -107,7 +107,7 @@ def check_point(point: dict) -> dict:
                for name, value in point.items()}
     events = expected_events(checked)
     if not events <= MAX_EVENTS:
-        values = _with_period_means({**DEFAULTS, **checked})
+        values = _with_period_means({**_defaults(), **checked})
         switches_per_lookup = 2.0 / values["on_mean"] / values["access_rate"]
         raise ConfigError(_work_field(point, switches_per_lookup),
                           f"this point asks for {_about(events)} look-ups and ON/OFF switches (accesses "
@@ -118,16 +118,18 @@ def check_point(point: dict) -> dict:
 
 
 def engine_arguments(point: dict) -> list[str]:
+    """`ibsec-engine cachesim` with the parameters the point sets; the engine's defaults fill in the rest."""
     point = check_point(point)
+    options = {name: p["option"] for name, p in parameters().items()}
     args = ["cachesim"]
-    for name, value in {**DEFAULTS, **point}.items():
+    for name, value in point.items():
         if value is None or (name == "size" and point.get("entries") is not None):
             continue
         if name in ("on_mean", "off_mean") and point.get(name.replace("mean", "period")) is not None:
             continue
         if name == "keys" and point.get("card_sessions") is not None:
             continue
-        args += [f"--{name.replace('_', '-')}", str(value)]
+        args += [options[name], str(value)]
     return args
 
 

@@ -22,6 +22,7 @@ from pathlib import Path
 from ..errors import ConfigError
 from ..numeric import positive_real
 from ..output.files import STDOUT, write_json_output, write_output
+from ..output.provenance import provenance
 from ..version import __version__
 from .cacti.geometry import PB_STRUCTURE, Geometry, skc_structure
 from .cacti.table import find_row
@@ -248,7 +249,8 @@ def write_table(path: Path, spec: CardSpec, rate: LookupRate, rows: list[CostRow
         write_output(path, write)
     if str(path) == STDOUT:  # no file for the meta data to describe, nor a folder to put it in
         return path
-    meta = {"table": path.stem, "command": command, "ibsec_version": __version__, "tech_nm": spec.tech_nm,
+    meta = {"table": path.stem, "command": command, "ibsec_version": __version__, **provenance(engine_made=False),
+            "tech_nm": spec.tech_nm,
             "lookups_per_s": rate.per_s, "lookup_rate_source": rate.source, "files": [path.name]}
     write_json_output(path.with_name(f"{path.stem}.meta.json"), meta)
     return path

@@ -92,7 +92,7 @@ def from_preset(bench: str, machine: str, nodes: int, per_node: int, placement: 
     per_card, rule = _sessions(preset.benchmark, nodes * per_node, nodes, per_node, placement, None)
     return Traffic(f"preset {preset.name} (exponential ON/OFF, estimates)", per_card, rule,
                    renewal.exponential(preset.on_mean_ms), renewal.exponential(preset.off_mean_ms),
-                   float(cachesim.DEFAULTS["access_rate"]))
+                   float(cachesim.default("access_rate")))
 
 
 def markov_entries(target: float, sessions_count: int, duty_cycle: float) -> int:
@@ -137,8 +137,9 @@ def whole_sets(entries: int, ways: int) -> int:
 
 
 def size(traffic: Traffic, target: float, entry_bytes: int = 16, simulate: bool = False,
-         accesses: int = 4_000_000, policy: str = "lru", ways: int = 0) -> dict:
-    """The three answers for the busiest card. `policy` and `ways` are the predictor's and cachesim's; F_n(x)
+         accesses: int | None = None, policy: str = "lru", ways: int = 0) -> dict:
+    """The three answers for the busiest card (`accesses`: cachesim's look-ups per point, None: the engine's
+    default). `policy` and `ways` are the predictor's and cachesim's; F_n(x)
     knows neither (its x is rounded up to whole sets of `ways`)."""
     if ways < 0 or ways & (ways - 1):
         # The card and cachesim index sets by the key's low bits; the predictor alone would accept any count.
@@ -162,7 +163,8 @@ def size(traffic: Traffic, target: float, entry_bytes: int = 16, simulate: bool 
                                _simulate(traffic, x_markov, accesses, policy, ways)["hit_rate"],
                                "hit_rate_at_predictor_entries":
                                _simulate(traffic, x_predicted, accesses, policy, ways)["hit_rate"],
-                               "keys": n, "accesses": accesses}
+                               "keys": n,
+                               "accesses": cachesim.default("accesses") if accesses is None else accesses}
         if np.count_nonzero(traffic.sessions_per_card) > 1:
             answers["cachesim"]["all_cards"] = _simulate_cards(traffic, x_markov, x_predicted, accesses, policy,
                                                                 ways)

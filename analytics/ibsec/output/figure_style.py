@@ -45,6 +45,7 @@ from cycler import cycler  # noqa: E402
 from ..version import __version__  # noqa: E402
 from .figures import command_line  # noqa: E402
 from .files import write_json_output, write_output  # noqa: E402
+from .provenance import provenance  # noqa: E402
 from .tables import write_csv_and_parquet  # noqa: E402
 
 if TYPE_CHECKING:
@@ -274,9 +275,10 @@ def write_plot(fig, out: Path, name: str) -> list[Path]:
 
 
 def save_figure(df: pd.DataFrame, fig, out: Path, name: str, parameters: dict,
-                argv: list[str] | None = None) -> list[Path]:
+                argv: list[str] | None = None, engine_made: bool = True) -> list[Path]:
     """Write a figure as ibsec writes every figure: out/name.csv and .parquet (the table the plot is drawn
-    from), .pdf, .svg and .png (the plot), and .meta.json (the command, every parameter, the files)."""
+    from), .pdf, .svg and .png (the plot), and .meta.json (the command, every parameter, the files, when it was
+    written and the engine that made it; `engine_made` False for a table computed in Python alone)."""
     out = Path(out)
     tables = write_csv_and_parquet(df, out / name)
     plots = write_plot(fig, out, name)
@@ -284,6 +286,7 @@ def save_figure(df: pd.DataFrame, fig, out: Path, name: str, parameters: dict,
         "figure": name,
         "command": command_line(argv),
         "ibsec_version": __version__,
+        **provenance(engine_made),
         "parameters": parameters,
         "files": [path.name for path in [*tables, *plots]],
     }

@@ -76,7 +76,7 @@ def fig3(out: Path, **_) -> pd.DataFrame:
     style.legend_outside(axes[-1], title="SKC size (dotted: its entries)")
     fig.suptitle("SKC capacity, Markov ON/OFF model (Fig. 3; ON/OFF means are estimates)")
     style.save_figure(df, fig, out, "fig3_capacity",
-                      {"sizes_kb": SIZES_KB, "entry_bytes": ENTRY_BYTES, "target": TARGET})
+                      {"sizes_kb": SIZES_KB, "entry_bytes": ENTRY_BYTES, "target": TARGET}, engine_made=False)
     return df
 
 
@@ -108,7 +108,7 @@ def _seeds_note(seeds: int) -> str:
     return f"\nmean of {seeds} seeds; bars: their range (min to max)" if seeds > 1 else ""
 
 
-def fig8(out: Path, accesses: int = 4_000_000, jobs: int = 2, quiet: bool = False, seeds: int = 1,
+def fig8(out: Path, accesses: int, jobs: int = 2, quiet: bool = False, seeds: int = 1,
          **_) -> pd.DataFrame:
     table = presets.load()
     points = [_preset_point(p, keys=k, accesses=accesses) for p in table for k in KEY_COUNTS]
@@ -134,7 +134,7 @@ def fig8(out: Path, accesses: int = 4_000_000, jobs: int = 2, quiet: bool = Fals
     return sim
 
 
-def fig9(out: Path, accesses: int = 4_000_000, jobs: int = 2, quiet: bool = False, seeds: int = 1,
+def fig9(out: Path, accesses: int, jobs: int = 2, quiet: bool = False, seeds: int = 1,
          **_) -> pd.DataFrame:
     chosen = [presets.get("BT", "origin2000"), presets.get("LU", "origin2000")]
     key_counts = [5000, 10000]
@@ -163,7 +163,7 @@ def fig9(out: Path, accesses: int = 4_000_000, jobs: int = 2, quiet: bool = Fals
 XVAL_SESSIONS_PER_ENTRY = [1, 2, 4, 6, 8, 10, 12, 16, 20]
 
 
-def xval(out: Path, accesses: int = 4_000_000, jobs: int = 2, quiet: bool = False, seeds: int = 1,
+def xval(out: Path, accesses: int, jobs: int = 2, quiet: bool = False, seeds: int = 1,
          **_) -> pd.DataFrame:
     chosen = [presets.get(b, m)
               for b, m in [("BT", "origin2000"), ("FT", "origin2000"), ("LU", "origin2000"), ("CG", "sp2")]]

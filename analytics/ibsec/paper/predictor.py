@@ -59,8 +59,12 @@ MIN_SEEDS = 8
 MAX_SEEDS = 64
 MAX_RUN_ACCESSES = 10_000_000
 ROUNDS = 4  # rounds of adding seeds at most
-PRESET_ACCESS_RATE = 100.0  # cachesim's default look-ups per ms while ON (docs/nas-onoff-presets.md)
 REAL_TRACES = Path(__file__).resolve().parents[1] / "data" / "npb"
+
+
+def preset_access_rate() -> float:
+    """Look-ups per ms while ON of the NAS presets: cachesim's default (docs/nas-onoff-presets.md)."""
+    return float(cachesim.default("access_rate"))
 
 
 def correlation_ms(on: renewal.Distribution, off: renewal.Distribution) -> float:
@@ -95,23 +99,24 @@ def fig8_table(out: Path, accesses: int, correlation_times: int, jobs: int, quie
                key_counts: list[int] = KEY_COUNTS) -> pd.DataFrame:
     """Fig. 8's grid (every preset x `key_counts`) simulated and predicted under one replacement policy."""
     combos = [(p, k) for p in presets.load() for k in key_counts]
+    preset_rate = preset_access_rate()
     points = [{"on_mean": p.on_mean_ms, "off_mean": p.off_mean_ms, "keys": k, "entries": ENTRIES, "policy": policy,
                "accesses": accesses_for(renewal.exponential(p.on_mean_ms), renewal.exponential(p.off_mean_ms), k,
-                                        PRESET_ACCESS_RATE, accesses, correlation_times)} for p, k in combos]
+                                        preset_rate, accesses, correlation_times)} for p, k in combos]
     sim = _simulate(points, out, jobs, quiet, f"predictor-{policy}")
     df = pd.DataFrame({
         "benchmark": [p.benchmark for p, _ in combos], "machine": [p.machine for p, _ in combos],
         "keys": [k for _, k in combos], "entries": ENTRIES, "policy": policy, "accesses": sim["accesses"],
         "simulated": sim["hit_rate"],
         "predicted": [hitrate.predict_exponential(ENTRIES, k, p.on_mean_ms, p.off_mean_ms,
-                                                  PRESET_ACCESS_RATE, policy).hit_rate for p, k in combos],
+                                                  preset_rate, policy).hit_rate for p, k in combos],
         "markov_f": [markov.hit_rate_estimate(ENTRIES, k, p.on_mean_ms, p.off_mean_ms) for p, k in combos],
     })
     df["predicted_minus_simulated"] = df["predicted"] - df["simulated"]
     return df
 
 
-def predictor_fig8(out: Path, accesses: int = 4_000_000, jobs: int = 2, quiet: bool = False,
+def predictor_fig8(out: Path, accesses: int, jobs: int = 2, quiet: bool = False,
                    correlation_times: int = CORRELATION_TIMES, **_) -> pd.DataFrame:
     df = fig8_table(out, accesses, correlation_times, jobs, quiet)
     fig = fig8_figure(df)
@@ -242,7 +247,7 @@ def within_bound(df: pd.DataFrame) -> bool:
     return bool(df.resolved.all() and df.predicted_minus_simulated.abs().max() <= FITTED_BOUND)
 
 
-def predictor_fitted(out: Path, accesses: int = 4_000_000, jobs: int = 2, quiet: bool = False,
+def predictor_fitted(out: Path, accesses: int, jobs: int = 2, quiet: bool = False,
                      correlation_times: int = CORRELATION_TIMES, seeds: int = 1, **_) -> pd.DataFrame:
     df = fitted_table(out, accesses, correlation_times, jobs, quiet, min_seeds=max(seeds, MIN_SEEDS))
     fig = fitted_figure(df)

@@ -342,9 +342,9 @@ def known_parameters(kind: str) -> list[str]:
 
         return [p["key"] for p in parameters()]
     if kind == "cachesim":
-        from ..models.cachesim import DEFAULTS
+        from ..models.cachesim import parameters
 
-        return [*DEFAULTS, *PRESET_PARAMETERS]
+        return [*parameters(), *PRESET_PARAMETERS]
     return list(ANALYTIC_PARAMETERS)
 
 
