@@ -78,7 +78,7 @@ class Step:
 
 def steps(ctx: Context) -> list[Step]:
     """Every step of the plan, in the order they run: cheap analytic figures first."""
-    from . import anchors, card_design, consistency, figures, predictor, workload_study
+    from . import anchors, card_design, consistency, figures, predictor, table1_real, workload_study
 
     cache_options = {"accesses": ctx.plan.accesses, "jobs": ctx.jobs, "quiet": ctx.quiet}
     replay_options = {"jobs": ctx.jobs, "quiet": ctx.quiet}
@@ -112,6 +112,9 @@ def steps(ctx: Context) -> list[Step]:
              for mix in ctx.plan.mixes]
     todo.append(Step("fig7", f"Fig. 7 ({ctx.plan.fig7_mix}, SKC and buffer sizes)", lambda: _fig7(ctx)))
     todo.append(Step("hwcost", "§3.1 hardware cost", lambda: _hardware(ctx)))
+    todo.append(Step("table1-real", "Table 1 on real programs (NPB captured on this machine, then replayed)",
+                     lambda: table1_real.real_table1_where_possible(ctx.out, jobs=ctx.jobs, quiet=ctx.quiet,
+                                                                    argv=ctx.argv)))
     todo.append(Step("anchors", "Today's anchors: every key on the card (Lee & Kim 2007, sRDMA 2020)",
                      lambda: anchors.run(ctx.out, jobs=ctx.jobs, quiet=ctx.quiet, argv=ctx.argv)))
     return todo

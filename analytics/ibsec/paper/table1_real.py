@@ -204,6 +204,27 @@ def table(traces: dict, transport: Transport, runs: Path, jobs: int, quiet: bool
     return pd.DataFrame(rows)
 
 
+def missing_requirements() -> str | None:
+    """Why the real-trace Table 1 cannot run here (no NPB, no MPI, one CPU), or None."""
+    if npb_source.find_tarball() is None:
+        return f"no {npb_source.TARBALL} in {npb_source.npb_folder()} (docs/real-traces.md, 'Where NPB comes from')"
+    try:
+        _check_tools()
+    except IbsecError as missing:
+        return str(missing)
+    return None
+
+
+def real_table1_where_possible(out: Path, jobs: int = 2, quiet: bool = False,
+                               argv: list[str] | None = None) -> pd.DataFrame | None:
+    """real_table1, or a note saying why it cannot run on this machine (REPORT.md then says it did not run)."""
+    missing = missing_requirements()
+    if missing:
+        print(f"      not run: {missing}", flush=True)
+        return None
+    return real_table1(out, jobs, quiet, argv=argv)
+
+
 def real_table1(out: Path, jobs: int = 2, quiet: bool = False, benchmarks: tuple[str, ...] = BENCHMARKS,
                 classes: tuple[str, ...] = CLASSES, argv: list[str] | None = None) -> pd.DataFrame:
     """Fits the transport, captures, replays; writes out/table1_real.{csv,parquet,png,...,md,meta.json}."""
