@@ -114,6 +114,7 @@ class Recorder:
         import ibsec.paper.consistency as consistency
         import ibsec.paper.figures as figures
         import ibsec.paper.predictor as predictor
+        import ibsec.paper.table1_real as table1_real
         import ibsec.paper.workload_study as study
 
         self.calls = []
@@ -121,7 +122,8 @@ class Recorder:
         for module, name in ((figures, "fig3"), (figures, "fig8"), (figures, "fig9"), (figures, "xval"),
                              (study, "fig5"), (study, "fig5d"), (predictor, "predictor_fig8"),
                              (predictor, "predictor_fitted"), (consistency, "consistency"),
-                             (card_design, "noskc_overlap"), (card_design, "paper_mode"), (anchors, "run")):
+                             (card_design, "noskc_overlap"), (card_design, "paper_mode"),
+                             (table1_real, "real_table1_where_possible"), (anchors, "run")):
             monkeypatch.setattr(module, name, self.recorder(name))
         monkeypatch.setattr(reproduce_module, "_fig6", lambda ctx, mix: self.record("fig6", mix=mix))
         monkeypatch.setattr(reproduce_module, "_fig7", lambda ctx: self.record("fig7", skc=ctx.plan.fig7_skc_sizes))
@@ -144,13 +146,13 @@ def test_quick_plan_runs_every_figure_once_then_writes_the_report(tmp_path, monk
     assert main(["reproduce", "--quick", "--out", str(tmp_path), "--quiet"]) == 0
     names = [name for name, _ in recorder.calls]
     assert names == ["fig3", "fig8", "fig9", "consistency", "fig5", "fig5d", "noskc_overlap", "paper_mode", "fig6",
-                     "fig6", "fig7", "hwcost", "run"]
+                     "fig6", "fig7", "hwcost", "real_table1_where_possible", "run"]
     assert dict(recorder.calls[1][1]) == {"accesses": QUICK.accesses}
-    assert recorder.calls[-3][1] == {"skc": QUICK.fig7_skc_sizes}
+    assert recorder.calls[-4][1] == {"skc": QUICK.fig7_skc_sizes}
     assert [d["mix"] for n, d in recorder.calls if n == "fig6"] == ["nas15", "ft-jbb6"]
     text = (tmp_path / "REPORT.md").read_text()
     assert "`ibsec reproduce --quick --out" in text and "(quick plan)" in text
-    assert "[13/13] Today's anchors" in capsys.readouterr().out
+    assert "[14/14] Today's anchors" in capsys.readouterr().out
 
 
 def test_full_plan_has_more_points_and_the_cross_check(tmp_path, monkeypatch):
