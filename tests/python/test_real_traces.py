@@ -32,8 +32,10 @@ def test_every_benchmark_is_shipped_at_class_s_and_w():
 @pytest.mark.parametrize("key", sorted(SHIPPED), ids=lambda k: f"{k[0]}.{k[1]}")
 def test_shipped_trace_says_how_it_was_made(key):
     lines = header_lines(SHIPPED[key])
-    assert lines[0] == "ibsec-trace 2"
+    assert lines[0] == "ibsec-trace 3"
     assert lines[3].startswith("origin captured libibsec_capture ")
+    # Each compute event's CPU time, beside its wall time (docs/replay.md, "Compute time").
+    assert "cpu_time thread" in lines
     notes = [line[len("note "):] for line in lines if line.startswith("note ")]
     for wanted in PROVENANCE:
         assert any(note.startswith(wanted) for note in notes), f"{SHIPPED[key].name}: no note '{wanted}...'"
