@@ -3,6 +3,10 @@ start-up and MPI_Finalize, where the library writes the trace) with and without 
 run back to back in alternation so that both see the same machine.
 
 Run: .venv/bin/python bench/bench_capture.py [--bench cg --bench mg ...] [--class A] [--procs 2] [--repeat 5]
+     .venv/bin/python bench/bench_capture.py --cpu-clock ...   # the library without CPU times against with them
+
+--cpu-clock compares two runs under the library: IBSEC_CAPTURE_CPU_CLOCK=none (wall clock only, as before
+trace format version 3) against the default thread CPU-time clock, read at every recorded call.
 
 The processes should not outnumber the cores, or the host's time slicing swamps the difference.
 """
@@ -35,6 +39,8 @@ def main() -> None:
     parser.add_argument("--procs", type=int, default=2, help="MPI processes (default: %(default)s)")
     parser.add_argument("--repeat", type=int, default=5, help="runs of each, alternating (default: %(default)s)")
     parser.add_argument("--cache", default="build/npb", help="NPB build cache (default: %(default)s)")
+    parser.add_argument("--cpu-clock", action="store_true",
+                        help="compare the library without CPU times (none) against with them (thread)")
     args = parser.parse_args()
     from ibsec.capture.mpi import capture_library
     from ibsec.capture.npb import build
@@ -42,15 +48,18 @@ def main() -> None:
     benches = args.bench or ["cg", "mg", "ft", "is", "lu"]
     library = capture_library()
     npb = build([(b, args.cls) for b in benches], Path(args.cache))
-    print(f"| NPB {args.cls}, {args.procs} processes | without (s, min / median) | with capture (s, min / median) "
+    before, after = ("capture, no CPU times", "capture, thread CPU time") if args.cpu_clock else \
+        ("without", "with capture")
+    print(f"| NPB {args.cls}, {args.procs} processes | {before} (s, min / median) | {after} (s, min / median) "
           f"| overhead (median) |")
     print("|---|---|---|---|")
     with tempfile.TemporaryDirectory() as tmp:
         for bench in benches:
             plain, captured = [], []
             for i in range(args.repeat):
-                plain.append(timed_seconds(npb, bench, args.cls, args.procs, Path(tmp) / "plain", None))
                 env = {"LD_PRELOAD": library, "IBSEC_TRACE": str(Path(tmp) / f"{bench}.{i}.trace.zst")}
+                baseline = {**env, "IBSEC_CAPTURE_CPU_CLOCK": "none"} if args.cpu_clock else None
+                plain.append(timed_seconds(npb, bench, args.cls, args.procs, Path(tmp) / "plain", baseline))
                 captured.append(timed_seconds(npb, bench, args.cls, args.procs, Path(tmp) / "captured", env))
             a, b = statistics.median(plain), statistics.median(captured)
             print(f"| {bench.upper()} | {min(plain):.3f} / {a:.3f} | {min(captured):.3f} / {b:.3f} | "
