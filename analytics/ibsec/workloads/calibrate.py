@@ -71,7 +71,8 @@ def find_capture(folder: Path, bench: str, cls: str) -> Path | None:
 # ---- gaps: real and generated ------------------------------------------------------------------
 
 def real_gaps(path: Path, processes: int = PROCS) -> list[array]:
-    """Per process: the compute before each MPI call, and after the last one (the final entry)."""
+    """Per process: the compute before each MPI call, and after the last one (the final entry): the CPU time of
+    the compute events where the capture measured it (trace format version 3), else their wall time."""
     if not _is_text(path):
         raise ValueError(f"{path}: calibrate reads text traces (plain or gzipped)")
     gaps = [array("q") for _ in range(processes)]
@@ -86,7 +87,7 @@ def real_gaps(path: Path, processes: int = PROCS) -> list[array]:
             continue
         rank = int(fields[0])
         if fields[3] == "compute":
-            pending[rank] += int(fields[2]) - int(fields[1])
+            pending[rank] += int(fields[4]) if len(fields) > 4 else int(fields[2]) - int(fields[1])
         else:
             gaps[rank].append(pending[rank])
             pending[rank] = 0
