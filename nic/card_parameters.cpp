@@ -80,6 +80,10 @@ ParameterSet<CicParams> declare() {
              "packets a direction's look-up stage holds while their keys come (hits pass misses, each session stays "
              "in order); 1 = a miss blocks the stage",
              1, 1024)
+      .flag("nic.lookup.stack_distances", &CicParams::stack_distances, "",
+            "whether each card keeps an LRU stack of the keys it looks up, send and receive in the order made, and "
+            "the result gives its stack distances (section lookup_stack_distances): the hit rate of a fully "
+            "associative LRU SKC of every size on that look-up order (docs/sizing.md)")
       .count(
           "nic.gcm.first_block_cycles", [](CicParams & c) -> auto& { return c.gcm.first_block_cycles; }, "cycles",
           "GCM latency of the first 128-bit block")
