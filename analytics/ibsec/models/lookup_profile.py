@@ -48,7 +48,7 @@ class LookupProfile:
 def refusal(trace_ranks: int, nodes: int, per_node: int, policy: str, ways: int) -> str | None:
     """Why the exact path cannot answer this question, or None when it can."""
     if trace_ranks != nodes * per_node:
-        return (f"the exact path replays the trace at its own {trace_ranks} ranks; {nodes} nodes x {per_node} "
+        return (f"a replay runs the trace at its own {trace_ranks} ranks; {nodes} nodes x {per_node} "
                 f"processes is {nodes * per_node} ranks (give --nodes and --processes-per-node that make "
                 f"{trace_ranks})")
     if policy != "lru" or ways != 0:
