@@ -27,8 +27,8 @@ BEGIN, END = "<!-- sizing-table:begin -->", "<!-- sizing-table:end -->"
 
 def hit_rate_table(traces: list[Path], nodes: int, target: float, folder: Path) -> tuple[list[str], int]:
     """The rows of the hit-rate table, and how many benchmarks miss target - 0.03 at the chosen size."""
-    lines = [f"| benchmark | model | entries | predicted hit rate | replayed hit rate | execution time over "
-             f"NoSecurity |", "|---|---|---:|---:|---:|---:|"]
+    lines = ["| benchmark | model | entries | predicted hit rate | replayed hit rate | execution time over "
+             "NoSecurity |", "|---|---|---:|---:|---:|---:|"]
     short = 0
     for trace in traces:
         answer = analytic.size(nodes, target, trace=str(trace), confirm=True, folder=str(folder))
