@@ -64,14 +64,14 @@ def size(nodes: int, target: float = 0.9, trace: str | None = None, preset: str 
          machine: str = "origin2000", processes_per_node: int = 1, placement: str = "block",
          family: str = "empirical", gap_threshold_ms: float | None = None, entry_bytes: int = 16,
          simulate: bool = False, accesses: int = 4_000_000, policy: str = "lru", ways: int = 0,
-         config: str = "paper-16", confirm: bool = False, target_overhead: float | None = None, scan: bool = False,
+         config: str | None = None, confirm: bool = False, target_overhead: float | None = None, scan: bool = False,
          folder: str | None = None) -> dict:
     """The SKC entries for a target hit rate, as `ibsec analytic size --json` gives them: Markov F_n(x), the
     predictor (policy, ways), with `simulate` cachesim, and for a trace at its own rank count the exact LRU path
     from a cycle-level replay, whose size is then the one chosen (`chosen`). `confirm` replays the trace at each
     model's size; `target_overhead` (%) finds the smallest SKC whose replay costs at most that much execution
-    time over NoSecurity. Replays run on `config` and are kept in `folder` (default: the user's cache folder),
-    so asking again reuses them."""
+    time over NoSecurity. Replays run on `config` (default: the command's, paper-16) and are kept in `folder`
+    (default: the user's cache folder), so asking again reuses them."""
     from pathlib import Path
 
     from ..errors import ConfigError
@@ -87,8 +87,9 @@ def size(nodes: int, target: float = 0.9, trace: str | None = None, preset: str 
                    sizing.from_preset(preset, machine, nodes, processes_per_node, placement))
         answer = sizing.size(traffic, target, entry_bytes, simulate, accesses, policy, ways)
     request = trace_sizing.ReplayRequest(trace, nodes, processes_per_node, placement,
-                                         resolve("config", config, "config"),
-                                         Path(folder) if folder is not None else cache_folder("sizing"), confirm,
+                                         resolve("config", config or trace_sizing.DEFAULT_CONFIG, "config"),
+                                         Path(folder) if folder is not None else cache_folder(trace_sizing.CACHE_KIND),
+                                         confirm,
                                          target_overhead, scan)
     answer = trace_sizing.add_replays(answer, traffic, request, target, entry_bytes, policy, ways)
     return {**answer, "nodes": nodes, "processes_per_node": processes_per_node, "placement": placement}

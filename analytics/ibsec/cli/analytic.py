@@ -289,8 +289,9 @@ def add_size_parser(analytic_commands) -> None:
 
 def add_replay_options(sizing) -> None:
     from ..api.simulate import cache_folder
+    from ..models.trace_sizing import CACHE_KIND, DEFAULT_CONFIG
 
-    sizing.add_argument("--config", default="paper-16",
+    sizing.add_argument("--config", default=DEFAULT_CONFIG,
                         help="trace: the card and network of the replays (a config file or a shipped name; "
                              "network.nodes, trace.placement and nic.security are set by this command; default: "
                              "%(default)s)")
@@ -304,6 +305,6 @@ def add_replay_options(sizing) -> None:
     sizing.add_argument("--scan", action="store_true",
                         help="with --target-overhead: replay every size below the bisection's answer too, so the "
                              "smallest size is certain even where the overhead is not monotone in the entries")
-    sizing.add_argument("--out", type=output_folder, default=str(cache_folder("sizing")),
+    sizing.add_argument("--out", type=output_folder, default=str(cache_folder(CACHE_KIND)),
                         help="trace: folder of the replays' results and their resumable store; a re-run reuses "
                              "finished replays (default: %(default)s)")
