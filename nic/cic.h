@@ -43,6 +43,7 @@
 #include "nic/key_lookup.h"
 #include "nic/key_memory.h"
 #include "nic/security_mode.h"
+#include "nic/shadow_caches.h"
 #include "nic/stack_distances.h"
 
 namespace ibsec::nic {
@@ -90,6 +91,8 @@ struct CicParams {
   uint64_t key_seed = 1;
   // nic.lookup.stack_distances: keep each card's LRU stack distances (docs/sizing.md).
   bool stack_distances = false;
+  // nic.lookup.shadow_policies: replacement policies whose SKCs of every size see the card's look-ups.
+  std::vector<std::string> shadow_policies;
 };
 
 // nic.* : the card's parameters (card_parameters.cpp).
@@ -175,6 +178,8 @@ class Cic final : public EventDrivenModule, public network::PacketReceiver, publ
   [[nodiscard]] const StackDistanceProfile* stack_distances() const {
     return stack_distances_ ? &*stack_distances_ : nullptr;
   }
+  // One per nic.lookup.shadow_policies entry, in that order (empty without).
+  [[nodiscard]] const std::vector<ShadowCaches>& shadow_caches() const { return shadow_caches_; }
   [[nodiscard]] CardCrypto* crypto() { return crypto_.get(); }
   // What became of attacked packets this card received (attack/attacker.h).
   [[nodiscard]] const AttackOutcomes& attack_outcomes() const { return attack_outcomes_; }
@@ -281,6 +286,7 @@ class Cic final : public EventDrivenModule, public network::PacketReceiver, publ
   std::unique_ptr<CardCrypto> crypto_;  // functional mode only
   CicStats stats_;
   std::optional<StackDistanceProfile> stack_distances_;
+  std::vector<ShadowCaches> shadow_caches_;
   AttackOutcomes attack_outcomes_;
 };
 
