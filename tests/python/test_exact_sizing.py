@@ -49,11 +49,13 @@ def test_two_alternating_keys_give_the_closed_form(engine, tmp_path):
 TOLERANCE = 0.03
 
 
+@pytest.mark.parametrize("policy", lookup_profile.POLICIES)
 @pytest.mark.model
-def test_hit_rate_of_every_size_agrees_with_the_replay_at_that_size(engine, tmp_path):
-    setup = setup_for(SMALL, 16, tmp_path)
-    profile = lookup_profile.measure(setup, 16, 1)
-    sizes = range(1, len(profile.hit_rates) + 1)
+def test_hit_rate_of_every_size_agrees_with_the_replay_at_that_size(engine, tmp_path, policy):
+    setup = ReplaySetup(str(SMALL), 16, "cyclic", None, tmp_path, (f"nic.skc.policy={json.dumps(policy)}",))
+    profile = lookup_profile.measure(setup, 16, 1, policy)
+    assert profile.policy == policy
+    sizes = range(1, 8)  # MG.S: 6 keys on the busiest card; 7 entries hit every repeated key
     replays = setup.run([setup.point(f"SKC-{x}") for x in sizes], "replays")
     for x, replay in zip(sizes, replays, strict=True):
         assert replay["skc_hit_rate"] == pytest.approx(profile.hit_rate(x), abs=TOLERANCE), f"SKC-{x}"
@@ -69,26 +71,34 @@ def size_json(*args: str) -> dict:
 def test_cli_chooses_the_exact_size_and_says_so(engine, tmp_path):
     answer = size_json("--trace", str(SMALL), "--nodes", "16", "--target", "0.95", "--confirm", "--out",
                        str(tmp_path))
-    exact = answer["exact_lru"]
-    assert answer["chosen"]["model"] == "exact_lru" and answer["chosen"]["entries"] == exact["entries"]
+    exact = answer["exact"]
+    assert answer["chosen"]["model"] == "exact" and answer["chosen"]["entries"] == exact["entries"]
     rates = exact["hit_rate_by_entries"]
     x = exact["entries"]
     assert rates[x - 1] >= 0.95 and (x == 1 or rates[x - 2] < 0.95)
-    assert {row["model"] for row in answer["models"]} == {"markov", "predictor", "exact_lru"}
-    chosen_row = next(row for row in answer["models"] if row["model"] == "exact_lru")
+    assert {row["model"] for row in answer["models"]} == {"markov", "predictor", "exact"}
+    chosen_row = next(row for row in answer["models"] if row["model"] == "exact")
     assert chosen_row["predicted_hit_rate"] == exact["predicted_hit_rate_at_entries"]
     assert chosen_row["replayed_hit_rate"] == pytest.approx(chosen_row["predicted_hit_rate"], abs=TOLERANCE)
     text = run_ibsec("analytic", "size", "--trace", str(SMALL), "--nodes", "16", "--out", str(tmp_path))
     assert text.returncode == 0, text.stderr
-    assert "exact LRU:" in text.stdout and "by exact_lru" in text.stdout
+    assert "exact LRU" in text.stdout and "by exact:" in text.stdout
 
 
 @pytest.mark.model
 def test_cli_keeps_the_onoff_answer_where_the_trace_is_not_at_its_own_ranks(engine, tmp_path):
     answer = size_json("--trace", str(SMALL), "--nodes", "4096", "--out", str(tmp_path))
     assert answer["chosen"]["model"] == "predictor"
-    assert "own 16 ranks" in answer["exact_lru"]["refused"]
+    assert "own 16 ranks" in answer["exact"]["refused"]
     assert not list(tmp_path.glob("*.json"))  # nothing replayed
+
+
+@pytest.mark.model
+def test_cli_exact_path_for_random_and_none_for_a_set_associative_cache(engine, tmp_path):
+    random = size_json("--trace", str(SMALL), "--nodes", "16", "--policy", "random", "--out", str(tmp_path))
+    assert random["exact"]["policy"] == "random" and random["chosen"]["model"] == "exact"
+    ways = size_json("--trace", str(SMALL), "--nodes", "16", "--ways", "2", "--out", str(tmp_path))
+    assert "set-associative" in ways["exact"]["refused"] and ways["chosen"]["model"] == "predictor"
 
 
 @pytest.mark.parametrize("args, field", [

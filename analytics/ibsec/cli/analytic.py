@@ -119,7 +119,7 @@ def print_size(args, answer: dict) -> None:
           f"{p['predicted_hit_rate_at_entries']:.4f}, F = {p['f_at_entries']:.4f}")
     if "cachesim" in answer:
         print_cachesim(answer["cachesim"], m, p)
-    print_exact(answer["exact_lru"], m, p)
+    print_exact(answer["exact"], m, p)
     print(f"why they differ: {answer['why_they_differ']}")
     chosen = answer["chosen"]
     print(f"chosen: {chosen['entries']} entries ({chosen['entries'] * answer['entry_bytes']} B) by {chosen['model']}: "
@@ -150,9 +150,9 @@ def print_cachesim(c: dict, m: dict, p: dict) -> None:
 
 def print_exact(e: dict, m: dict, p: dict) -> None:
     if "refused" in e:
-        print(f"  exact LRU:      none: {e['refused']}")
+        print(f"  exact:          none: {e['refused']}")
         return
-    print(f"  exact LRU:      {e['entries']:>6} entries ({e['bytes']} B)  hit rate "
+    print(f"  exact {e['policy'].upper():<6}    {e['entries']:>6} entries ({e['bytes']} B)  hit rate "
           f"{e['predicted_hit_rate_at_entries']:.4f} "
           f"(at {m['entries']}: {e['hit_rate_at_markov_entries']:.4f}, at {p['entries']}: "
           f"{e['hit_rate_at_predictor_entries']:.4f}; {e['lookups']} look-ups, {e['cold_lookups']} first ones, "
@@ -244,9 +244,10 @@ def add_size_parser(analytic_commands) -> None:
                     "trace's communication graph (exact when it has nodes x processes-per-node ranks, else the "
                     "benchmark's decomposition scaled to that many ranks) and one session's ON/OFF traffic from the "
                     "trace's fit or a NAS preset. The answers side by side: the Markov model's F_n(x), the "
-                    "hit-rate predictor, (--simulate) cachesim and, for a trace at its own rank count, the exact "
-                    "LRU hit rate of every size from the stack distances of each card's look-ups in a cycle-level "
-                    "replay, whose size is then the one chosen (docs/sizing.md, docs/markov-model.md).")
+                    "hit-rate predictor, (--simulate) cachesim and, for a trace at its own rank count and a fully "
+                    "associative cache, the exact hit rate of every size from each card's look-ups in a "
+                    "cycle-level replay (LRU: stack distances; FIFO, random: the card's cache at every size), "
+                    "whose size is then the one chosen (docs/sizing.md, docs/markov-model.md).")
     sizing.add_argument("--target", type=real_option(above=0.0, below=1.0), default=0.9,
                         help="target hit rate in (0, 1) (default: %(default)s)")
     sizing.add_argument("--trace", metavar="TRACE", help="trace giving the traffic (and the graph at its own size)")

@@ -1,4 +1,4 @@
-"""The exact per-trace sizing path: the key look-ups each card really makes, and LRU's hit rate at every size.
+"""The exact per-trace sizing path: the key look-ups each card really makes, and the hit rate of every SKC size.
 
 The trace is replayed cycle by cycle at its own rank count, with an SKC that holds every session of a card
 (so only first look-ups miss) and `nic.lookup.stack_distances` on: every card keeps an LRU stack of the keys
@@ -7,24 +7,29 @@ own algorithms, and the result gives the histogram of stack distances (Mattson e
 rate of a fully associative LRU SKC of x entries on that look-up order, is then read off for every x at once.
 
 What it does not know: with a small SKC, misses stall a card's look-up stage and can reorder the look-ups of
-its two directions; docs/sizing.md shows how far that moves the replayed hit rate. FIFO, random and
-set-associative caches have no stack property; this path is LRU, fully associative, only.
+its two directions; docs/sizing.md shows how far that moves the replayed hit rate. FIFO and random have no stack
+property: for them the same replay feeds each card's look-ups to the card's own KeyCache at every size
+(`nic.lookup.shadow_policies`). Set-associative caches are left to the ON/OFF answers.
 """
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 
 from ..engine.binary import EngineError
-from .trace_replays import STACK_DISTANCES_SECTION, ReplaySetup
+from .trace_replays import SHADOW_CACHES_SECTION, STACK_DISTANCES_SECTION, ReplaySetup
 
-MODEL = "exact_lru"
+MODEL = "exact"
+# Policies of the exact path: LRU by stack distances, the others by shadow caches of every size.
+POLICIES = ("lru", "fifo", "random")
 
 
 @dataclass(frozen=True)
 class LookupProfile:
-    """The pooled stack distances of every card of one replay."""
+    """The hit rate of every size of one replacement policy, pooled over the cards of one replay."""
 
+    policy: str
     lookups: int
     cold_lookups: int
     hit_rates: tuple[float, ...]  # element x-1: hit(x)
@@ -51,8 +56,9 @@ def refusal(trace_ranks: int, nodes: int, per_node: int, policy: str, ways: int)
         return (f"a replay runs the trace at its own {trace_ranks} ranks; {nodes} nodes x {per_node} "
                 f"processes is {nodes * per_node} ranks (give --nodes and --processes-per-node that make "
                 f"{trace_ranks})")
-    if policy != "lru" or ways != 0:
-        return "the exact path is for a fully associative LRU SKC (stack distances exist for LRU only)"
+    if policy not in POLICIES or ways != 0:
+        return (f"the exact path is for fully associative SKCs ({', '.join(POLICIES)}); a set-associative one's "
+                "size comes from the ON/OFF predictor")
     return None
 
 
@@ -61,20 +67,30 @@ def session_bound(trace_ranks: int, per_node: int) -> int:
     return max(1, per_node * (trace_ranks - 1))
 
 
-def measure(setup: ReplaySetup, trace_ranks: int, per_node: int, quiet: bool = True) -> LookupProfile:
-    """Replay the trace with every session on the card and the stack distances kept (or read it back)."""
+def measure(setup: ReplaySetup, trace_ranks: int, per_node: int, policy: str = "lru",
+            quiet: bool = True) -> LookupProfile:
+    """Replay the trace with every session on the card and the stack distances kept, and for another policy
+    than LRU its shadow caches (or read the replay back)."""
     entries = session_bound(trace_ranks, per_node)
-    point = setup.point(f"SKC-{entries}", "nic.skc.ways=0", "nic.lookup.stack_distances=true")
+    shadows = [] if policy == "lru" else [f"nic.lookup.shadow_policies={json.dumps([policy])}"]
+    point = setup.point(f"SKC-{entries}", "nic.skc.ways=0", "nic.lookup.stack_distances=true", *shadows)
     record = setup.run([point], "look-up profile", quiet)[0]
-    section = record.get(STACK_DISTANCES_SECTION)
-    if section is None:
-        raise EngineError(f"{record.get('result_file')}: the result has no '{STACK_DISTANCES_SECTION}' (an older "
-                          "ibsec-engine without nic.lookup.stack_distances?)")
-    if len(section["histogram"]) > entries:
+    stack = _section(record, STACK_DISTANCES_SECTION)
+    if len(stack["histogram"]) > entries:
         raise EngineError(f"a card looked up more than the {entries} keys its sessions allow: the profile's SKC "
                           "did not hold every session")
-    return LookupProfile(section["lookups"], section["cold_lookups"], tuple(section["lru_hit_rate_by_entries"]),
-                         entries)
+    if policy == "lru":
+        rates = stack["lru_hit_rate_by_entries"]
+    else:
+        rates = _section(record, SHADOW_CACHES_SECTION)["policies"][policy]["hit_rate_by_entries"]
+    return LookupProfile(policy, stack["lookups"], stack["cold_lookups"], tuple(rates), entries)
+
+
+def _section(record: dict, name: str) -> dict:
+    if name not in record:
+        raise EngineError(f"{record.get('result_file')}: the result has no '{name}' (an older ibsec-engine without "
+                          "nic.lookup.stack_distances and nic.lookup.shadow_policies?)")
+    return record[name]
 
 
 def answer(profile: LookupProfile, target: float, entry_bytes: int, other_sizes: dict[str, int]) -> dict:
@@ -83,8 +99,9 @@ def answer(profile: LookupProfile, target: float, entry_bytes: int, other_sizes:
     entries = profile.entries_for(target)
     reachable = entries is not None
     if not reachable:
-        entries = max(1, len(profile.hit_rates))  # every repeated key hits from here on
-    return {"entries": entries, "bytes": entries * entry_bytes, "target_reachable": reachable,
+        entries = profile.entries_for(max(profile.hit_rates, default=0.0)) or 1  # the smallest with the best rate
+    return {"policy": profile.policy, "entries": entries, "bytes": entries * entry_bytes,
+            "target_reachable": reachable,
             "predicted_hit_rate_at_entries": profile.hit_rate(entries), "hit_rate_ceiling": profile.ceiling,
             "lookups": profile.lookups, "cold_lookups": profile.cold_lookups,
             "hit_rate_by_entries": list(profile.hit_rates),

@@ -7,8 +7,9 @@
 3. **cachesim** (`simulate`): the synthetic simulation at both sizes, n keys, the same laws; and, when the
    cluster has more than one card, every card with its own sessions and cache (the pooled hit rate and the
    spread over cards).
-4. **Exact LRU** (models/lookup_profile.py, a trace at its own rank count only): the hit rate of every size
-   from the stack distances of the look-ups each card makes in a cycle-level replay. The ON/OFF answers take
+4. **Exact** (models/lookup_profile.py, a trace at its own rank count only): the hit rate of every size from
+   the look-ups each card makes in a cycle-level replay (LRU by stack distances; FIFO and random by the card's
+   own cache at every size). The ON/OFF answers take
    sessions as independent; a card's send and receive sides share its SKC and a collective switches many
    sessions ON together, which only the replay sees (docs/sizing.md). Where it applies, its size is the one
    chosen; elsewhere the predictor's.
@@ -198,17 +199,17 @@ def choose(answer: dict, exact: dict | None, exact_refusal: str | None) -> dict:
     if exact is None:
         chosen = {"model": "predictor", "entries": answer["predictor"]["entries"],
                   "why": f"the ON/OFF predictor's size: {exact_refusal}"}
-        return {**answer, "exact_lru": {"refused": exact_refusal}, "models": models, "chosen": chosen}
-    models.append({"model": "exact_lru", "entries": exact["entries"],
+        return {**answer, "exact": {"refused": exact_refusal}, "models": models, "chosen": chosen}
+    models.append({"model": "exact", "entries": exact["entries"],
                    "predicted_hit_rate": exact["predicted_hit_rate_at_entries"],
-                   "what": "LRU stack distances of each card's look-ups in a cycle-level replay"})
-    why_exact = ("the exact LRU path's size: the trace's own look-ups, card by card, send and receive sides in "
-                 "one SKC")
+                   "what": "each card's own look-ups in a cycle-level replay, every size at once"})
+    why_exact = ("the exact path's size: the trace's own look-ups, card by card, send and receive sides in one "
+                 "SKC")
     if not exact["target_reachable"]:
-        why_exact += (f"; no size reaches {answer['target']}: first look-ups cap the hit rate at "
-                      f"{exact['hit_rate_ceiling']:.4f}, so this is the size where every repeated key hits")
-    return {**answer, "exact_lru": exact, "models": models,
-            "chosen": {"model": "exact_lru", "entries": exact["entries"], "why": why_exact}}
+        why_exact += (f"; no size reaches {answer['target']} (first look-ups alone cap the hit rate at "
+                      f"{exact['hit_rate_ceiling']:.4f}), so this is the smallest size with the best hit rate")
+    return {**answer, "exact": exact, "models": models,
+            "chosen": {"model": "exact", "entries": exact["entries"], "why": why_exact}}
 
 
 def why(x_markov: int, x_predicted: int, n: int, ceiling: float, target: float) -> str:

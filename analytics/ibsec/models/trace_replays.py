@@ -3,7 +3,7 @@
 Every replay is an EnginePoint run through the package's resumable store (runs/store.py) in one folder: a
 replay asked again (same engine, config, trace contents and overrides) is read back, not run again, so an
 interrupted `--target-overhead` search picks up where it stopped. A record is the result's flat row
-(EngineRun.row) and, when the run kept them, the cards' LRU stack distances.
+(EngineRun.row) and, when the run kept them, the cards' LRU stack distances and shadow caches.
 """
 
 from __future__ import annotations
@@ -17,8 +17,10 @@ from ..engine.point import EnginePoint, point_identity
 from ..runs.store import run_points
 
 STORE_NAME = "points.jsonl"
-# The result section nic.lookup.stack_distances adds (nic/stack_distances.cpp).
+# The result sections nic.lookup.stack_distances and nic.lookup.shadow_policies add (nic/stack_distances.cpp,
+# nic/shadow_caches.cpp).
 STACK_DISTANCES_SECTION = "lookup_stack_distances"
+SHADOW_CACHES_SECTION = "lookup_shadow_caches"
 
 
 @dataclass(frozen=True)
@@ -48,12 +50,13 @@ class ReplaySetup:
 
 
 def replay_record(folder: str, point: EnginePoint) -> dict:
-    """Run one point into `folder`: its flat row, and its stack distances when it kept them (module level, so
-    that it can be sent to another process)."""
+    """Run one point into `folder`: its flat row, and its stack distances and shadow caches when it kept them
+    (module level, so that it can be sent to another process)."""
     run = point.run(Path(folder))
     record = run.row()
-    if STACK_DISTANCES_SECTION in run.result:
-        record[STACK_DISTANCES_SECTION] = run.result[STACK_DISTANCES_SECTION]
+    for section in (STACK_DISTANCES_SECTION, SHADOW_CACHES_SECTION):
+        if section in run.result:
+            record[section] = run.result[section]
     return record
 
 

@@ -1,4 +1,4 @@
-"""The parts of `ibsec analytic size` that replay the trace cycle by cycle: the exact LRU path, the replays that
+"""The parts of `ibsec analytic size` that replay the trace cycle by cycle: the exact path, the replays that
 confirm each model's size (`confirm`) and the smallest SKC within an execution-time overhead
 (`target_overhead_pct`). The ON/OFF answers (models/sizing.py) come first; this adds to them."""
 
@@ -65,7 +65,7 @@ def add_replays(answer: dict, traffic: sizing.Traffic, request: ReplayRequest, t
         (f"nic.skc.policy={json.dumps(policy)}", f"nic.skc.ways={ways}"))
     exact = None
     if why_not is None:
-        profile = lookup_profile.measure(setup, traffic.trace_ranks, request.per_node, request.quiet)
+        profile = lookup_profile.measure(setup, traffic.trace_ranks, request.per_node, policy, request.quiet)
         exact = lookup_profile.answer(profile, target, entry_bytes,
                                       {"markov": answer["markov"]["entries"],
                                        "predictor": answer["predictor"]["entries"]})
