@@ -120,7 +120,7 @@ def print_size(args, answer: dict) -> None:
     if "cachesim" in answer:
         print_cachesim(answer["cachesim"], m, p)
     print_exact(answer["exact"], m, p)
-    print(f"why they differ: {answer['why_they_differ']}")
+    print(f"why Markov and predictor differ: {answer['why_they_differ']}")
     chosen = answer["chosen"]
     print(f"chosen: {chosen['entries']} entries ({chosen['entries'] * answer['entry_bytes']} B) by {chosen['model']}: "
           f"{chosen['why']}")
