@@ -42,6 +42,10 @@ def test_two_alternating_keys_give_the_closed_form(engine, tmp_path):
     assert profile.hit_rates == pytest.approx(((n - 2) / (2 * n), (2 * n - 4) / (2 * n)), abs=1e-15)
     assert profile.entries_for(0.5) == 2 and profile.entries_for(0.99) is None
     assert profile.ceiling == pytest.approx(1 - 4 / (2 * n))
+    # 0.99 is above what first look-ups allow: the answer says so and gives the smallest size with the best rate.
+    unreachable = lookup_profile.answer(profile, 0.99, 16, {"markov": 1})
+    assert (unreachable["entries"], unreachable["target_reachable"]) == (2, False)
+    assert unreachable["hit_rate_at_markov_entries"] == profile.hit_rates[0]
 
 
 # A small SKC stalls a card at each miss and may reorder the look-ups of its two directions, so a replay at
