@@ -21,6 +21,16 @@ void read_policy(const ParameterValues& v, const std::string& key, CicParams& ca
   }
 }
 
+// Each must be a policy the card can run: the shadow caches are the card's KeyCache.
+void read_shadow_policies(const ParameterValues& v, const std::string& key, CicParams& card) {
+  card.shadow_policies = v.texts(key);
+  for (const std::string& policy : card.shadow_policies) {
+    if (PolicyRegistry::get(policy, key).needs_future) {
+      throw ConfigError(key, "'" + policy + "' needs the future look-up sequence; it exists in cachesim only");
+    }
+  }
+}
+
 void read_clock(const ParameterValues& v, const std::string& key, CicParams& card) { card.clock = v.clock_mhz(key); }
 
 // 0 (the default) keeps the GCM engines on the card clock, as the paper's card has them.
@@ -80,6 +90,15 @@ ParameterSet<CicParams> declare() {
              "packets a direction's look-up stage holds while their keys come (hits pass misses, each session stays "
              "in order); 1 = a miss blocks the stage",
              1, 1024)
+      .flag("nic.lookup.stack_distances", &CicParams::stack_distances, "",
+            "whether each card keeps an LRU stack of the keys it looks up, send and receive in the order made, and "
+            "the result gives its stack distances (section lookup_stack_distances): the hit rate of a fully "
+            "associative LRU SKC of every size on that look-up order (docs/sizing.md)")
+      .custom("nic.lookup.shadow_policies", d.shadow_policies, "",
+              "replacement policies (e.g. [\"fifo\", \"random\"]) for which each card feeds its look-ups, in the "
+              "order made, to fully associative SKCs of every size from 1 to its own SKC's entries; the result "
+              "gives their hit rates (section lookup_shadow_caches; docs/sizing.md). Empty: none",
+              read_shadow_policies)
       .count(
           "nic.gcm.first_block_cycles", [](CicParams & c) -> auto& { return c.gcm.first_block_cycles; }, "cycles",
           "GCM latency of the first 128-bit block")

@@ -92,6 +92,10 @@ Cic::Cic(const sc_core::sc_module_name& name, KernelCounters& counters, network:
     frequent_keys_.emplace(list);
     local_processes_.assign(params_.total_processes, false);
   }
+  if (params_.stack_distances) stack_distances_.emplace();
+  for (const std::string& policy : params_.shadow_policies) {
+    shadow_caches_.emplace_back(policy, params_.security.skc_entries, params_.skc.seed);
+  }
   if (params_.functional_crypto) {
     if (payloads == nullptr) throw std::invalid_argument("Cic: functional crypto needs the packets' payload buffer");
     const CardCryptoParams crypto{params_.key_seed, params_.session_key_bytes, params_.total_processes,
@@ -355,6 +359,8 @@ inline Tick Cic::next_progress(const Pipeline& pipe, EventKind kind, Tick now) c
 
 Cic::KeyArrival Cic::key_ready_at(SessionKeyId key, Tick now) {
   ++stats_.lookups;
+  if (stack_distances_) stack_distances_->record(key);
+  for (ShadowCaches& caches : shadow_caches_) caches.record(key);
   if (params_.security.path == KeyPath::kExternalMemory) {
     ++stats_.misses;
     return {read_key_memory(key, now), true};

@@ -43,6 +43,8 @@
 #include "nic/key_lookup.h"
 #include "nic/key_memory.h"
 #include "nic/security_mode.h"
+#include "nic/shadow_caches.h"
+#include "nic/stack_distances.h"
 
 namespace ibsec::nic {
 
@@ -87,6 +89,10 @@ struct CicParams {
   bool functional_crypto = false;
   uint32_t session_key_bytes = 16;
   uint64_t key_seed = 1;
+  // nic.lookup.stack_distances: keep each card's LRU stack distances (docs/sizing.md).
+  bool stack_distances = false;
+  // nic.lookup.shadow_policies: replacement policies whose SKCs of every size see the card's look-ups.
+  std::vector<std::string> shadow_policies;
 };
 
 // nic.* : the card's parameters (card_parameters.cpp).
@@ -168,6 +174,12 @@ class Cic final : public EventDrivenModule, public network::PacketReceiver, publ
   [[nodiscard]] std::array<const GcmUnitStats*, 2> gcm_stats() const { return {&tx_.gcm.stats(), &rx_.gcm.stats()}; }
   // Null in timing mode.
   [[nodiscard]] const CardCryptoStats* crypto_stats() const;
+  // Null unless nic.lookup.stack_distances.
+  [[nodiscard]] const StackDistanceProfile* stack_distances() const {
+    return stack_distances_ ? &*stack_distances_ : nullptr;
+  }
+  // One per nic.lookup.shadow_policies entry, in that order (empty without).
+  [[nodiscard]] const std::vector<ShadowCaches>& shadow_caches() const { return shadow_caches_; }
   [[nodiscard]] CardCrypto* crypto() { return crypto_.get(); }
   // What became of attacked packets this card received (attack/attacker.h).
   [[nodiscard]] const AttackOutcomes& attack_outcomes() const { return attack_outcomes_; }
@@ -273,6 +285,8 @@ class Cic final : public EventDrivenModule, public network::PacketReceiver, publ
   std::unordered_map<uint64_t, uint32_t> expected_sequence_;
   std::unique_ptr<CardCrypto> crypto_;  // functional mode only
   CicStats stats_;
+  std::optional<StackDistanceProfile> stack_distances_;
+  std::vector<ShadowCaches> shadow_caches_;
   AttackOutcomes attack_outcomes_;
 };
 

@@ -217,6 +217,14 @@ nlohmann::ordered_json Cluster::result(const RunOutcome& outcome) const {
     for (const auto& card : cards_) outcomes += card->attack_outcomes();
     doc["attack"] = attacker_->report(outcomes, config_.nic.security.name(), capture_->plaintext_exposed());
   }
+  if (config_.nic.stack_distances) {
+    const auto profiles = groups_of(cards_, [](const auto& card) { return card->stack_distances(); });
+    doc["lookup_stack_distances"] = nic::stack_distance_report(profiles);
+  }
+  if (!config_.nic.shadow_policies.empty()) {
+    const auto caches = groups_of(cards_, [](const auto& card) { return &card->shadow_caches(); });
+    doc["lookup_shadow_caches"] = nic::shadow_cache_report(caches);
+  }
   if (auto host = host_->report(); !host.is_null()) doc["replay"] = std::move(host);
   if (auto scheduling = host_->scheduler_report(); !scheduling.is_null()) doc["scheduler"] = std::move(scheduling);
   nlohmann::ordered_json histogram = nlohmann::ordered_json::array();

@@ -66,20 +66,34 @@ def predict(processes: int, entries: int | None = None, size: str | None = None,
 def size(nodes: int, target: float = 0.9, trace: str | None = None, preset: str | None = None,
          machine: str = "origin2000", processes_per_node: int = 1, placement: str = "block",
          family: str = "empirical", gap_threshold_ms: float | None = None, entry_bytes: int = 16,
-         simulate: bool = False, accesses: int | None = None, policy: str = "lru", ways: int = 0) -> dict:
+         simulate: bool = False, accesses: int | None = None, policy: str = "lru", ways: int = 0,
+         config: str | None = None, confirm: bool = False, target_overhead: float | None = None, scan: bool = False,
+         folder: str | None = None) -> dict:
     """The SKC entries for a target hit rate, as `ibsec analytic size --json` gives them: Markov F_n(x), the
-    predictor (policy, ways) and, with `simulate`, cachesim (`accesses` look-ups a point; None: the engine's
-    default)."""
+    predictor (policy, ways), with `simulate` cachesim (`accesses` look-ups a point; None: the engine's default),
+    and for a trace at its own rank count the exact LRU path
+    from a cycle-level replay, whose size is then the one chosen (`chosen`). `confirm` replays the trace at each
+    model's size; `target_overhead` (%) finds the smallest SKC whose replay costs at most that much execution
+    time over NoSecurity. Replays run on `config` (default: the command's, paper-16) and are kept in `folder`
+    (default: the user's cache folder), so asking again reuses them."""
     from pathlib import Path
 
     from ..errors import ConfigError
-    from ..models import sizing
+    from ..models import sizing, trace_sizing
+    from ..shipped import resolve
+    from .simulate import cache_folder
 
     if (trace is None) == (preset is None):
         raise ConfigError("trace", "give trace or preset, one of them")
-    with sizing.fresh_periods_folder() as folder:
+    with sizing.fresh_periods_folder() as periods:
         traffic = (sizing.from_trace(trace, nodes, processes_per_node, placement, family, gap_threshold_ms,
-                                     Path(folder)) if trace is not None else
+                                     Path(periods)) if trace is not None else
                    sizing.from_preset(preset, machine, nodes, processes_per_node, placement))
         answer = sizing.size(traffic, target, entry_bytes, simulate, accesses, policy, ways)
+    request = trace_sizing.ReplayRequest(trace, nodes, processes_per_node, placement,
+                                         resolve("config", config or trace_sizing.DEFAULT_CONFIG, "config"),
+                                         Path(folder) if folder is not None else cache_folder(trace_sizing.CACHE_KIND),
+                                         confirm,
+                                         target_overhead, scan)
+    answer = trace_sizing.add_replays(answer, traffic, request, target, entry_bytes, policy, ways)
     return {**answer, "nodes": nodes, "processes_per_node": processes_per_node, "placement": placement}

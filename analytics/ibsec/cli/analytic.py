@@ -84,10 +84,12 @@ def fit(args) -> None:
 
 def size(args) -> None:
     from ..errors import ConfigError
-    from ..models import sizing
+    from ..models import sizing, trace_sizing
+    from ..shipped import resolve
 
     if (args.trace is None) == (args.preset is None):
         raise ConfigError("trace", "give --trace TRACE or --preset BENCH, one of them")
+    config = resolve("config", args.config, "config")
     with sizing.fresh_periods_folder() as folder:
         if args.trace is not None:
             traffic = sizing.from_trace(args.trace, args.nodes, args.processes_per_node, args.placement, args.family,
@@ -97,10 +99,19 @@ def size(args) -> None:
                                          args.placement)
         answer = sizing.size(traffic, args.target, args.entry_bytes, args.simulate, args.accesses, args.policy,
                              args.ways)
+    request = trace_sizing.ReplayRequest(args.trace, args.nodes, args.processes_per_node, args.placement,
+                                         config, Path(args.out), args.confirm, args.target_overhead, args.scan,
+                                         quiet=args.json)
+    answer = trace_sizing.add_replays(answer, traffic, request, args.target, args.entry_bytes, args.policy,
+                                      args.ways)
     answer.update({"nodes": args.nodes, "processes_per_node": args.processes_per_node, "placement": args.placement})
     if args.json:
         print_json(answer)
         return
+    print_size(args, answer)
+
+
+def print_size(args, answer: dict) -> None:
     m, p = answer["markov"], answer["predictor"]
     print(f"{answer['source']}")
     print(f"{args.nodes} nodes x {args.processes_per_node} processes ({args.placement}): sessions per card from "
@@ -115,18 +126,56 @@ def size(args) -> None:
     print(f"  predictor:      {p['entries']:>6} entries ({p['bytes']} B)  predicted hit rate "
           f"{p['predicted_hit_rate_at_entries']:.4f}, F = {p['f_at_entries']:.4f}")
     if "cachesim" in answer:
-        c = answer["cachesim"]
-        print(f"  cachesim:       {c['hit_rate_at_markov_entries']:.4f} at {m['entries']} entries, "
-              f"{c['hit_rate_at_predictor_entries']:.4f} at {p['entries']} entries ({c['keys']} keys, "
-              f"{c['accesses']} look-ups)")
-        if "all_cards" in c:
-            a = c["all_cards"]
-            print(f"  cachesim, all {a['cards']} cards (each its own sessions and cache, pooled): "
-                  f"{a['hit_rate_at_markov_entries']:.4f} at {m['entries']} entries, "
-                  f"{a['hit_rate_at_predictor_entries']:.4f} at {p['entries']} entries (cards from "
-                  f"{a['card_hit_rate_min_at_predictor_entries']:.4f} to "
-                  f"{a['card_hit_rate_max_at_predictor_entries']:.4f})")
-    print(f"why they differ: {answer['why_they_differ']}")
+        print_cachesim(answer["cachesim"], m, p)
+    print_exact(answer["exact"], m, p)
+    print(f"why Markov and predictor differ: {answer['why_they_differ']}")
+    chosen = answer["chosen"]
+    print(f"chosen: {chosen['entries']} entries ({chosen['entries'] * answer['entry_bytes']} B) by {chosen['model']}: "
+          f"{chosen['why']}")
+    if args.confirm:
+        print("replayed at each model's size (cycle-level, the blocking card):")
+        for row in answer["models"]:
+            print(f"  {row['model']:<10} {row['entries']:>6} entries: predicted {row['predicted_hit_rate']:.4f}, "
+                  f"replayed {row['replayed_hit_rate']:.4f}, {row['replayed_overhead_pct']:+.2f} % execution time")
+    if "target_overhead" in answer:
+        print_overhead(answer["target_overhead"])
+    if "replays_folder" in answer:
+        print(f"replays kept in {answer['replays_folder']} (a re-run reads them back)")
+
+
+def print_cachesim(c: dict, m: dict, p: dict) -> None:
+    print(f"  cachesim:       {c['hit_rate_at_markov_entries']:.4f} at {m['entries']} entries, "
+          f"{c['hit_rate_at_predictor_entries']:.4f} at {p['entries']} entries ({c['keys']} keys, "
+          f"{c['accesses']} look-ups)")
+    if "all_cards" in c:
+        a = c["all_cards"]
+        print(f"  cachesim, all {a['cards']} cards (each its own sessions and cache, pooled): "
+              f"{a['hit_rate_at_markov_entries']:.4f} at {m['entries']} entries, "
+              f"{a['hit_rate_at_predictor_entries']:.4f} at {p['entries']} entries (cards from "
+              f"{a['card_hit_rate_min_at_predictor_entries']:.4f} to "
+              f"{a['card_hit_rate_max_at_predictor_entries']:.4f})")
+
+
+def print_exact(e: dict, m: dict, p: dict) -> None:
+    if "refused" in e:
+        print(f"  exact:          none: {e['refused']}")
+        return
+    print(f"  exact {e['policy'].upper():<6}    {e['entries']:>6} entries ({e['bytes']} B)  hit rate "
+          f"{e['predicted_hit_rate_at_entries']:.4f} "
+          f"(at {m['entries']}: {e['hit_rate_at_markov_entries']:.4f}, at {p['entries']}: "
+          f"{e['hit_rate_at_predictor_entries']:.4f}; {e['lookups']} look-ups, {e['cold_lookups']} first ones, "
+          f"ceiling {e['hit_rate_ceiling']:.4f})")
+
+
+def print_overhead(o: dict) -> None:
+    if o["entries"] is None:
+        print(f"target overhead {o['target_overhead_pct']:g} %: {o['why']}")
+        return
+    note = "" if o["monotone"] else (" (the overheads replayed were not monotone in the entries: a smaller size "
+                                     "could meet the target too; --scan replays every smaller size)")
+    print(f"target overhead {o['target_overhead_pct']:g} %: SKC-{o['entries']} ({o['method']}, "
+          f"{len(o['replays'])} SKC replays): {o['overhead_pct']:+.3f} % execution time, SKC hit rate "
+          f"{o['skc_hit_rate']:.4f}; {o['why']}{note}")
 
 
 def write_fit(result, out) -> list:
@@ -203,8 +252,11 @@ def add_size_parser(analytic_commands) -> None:
         description="The SKC entries one card needs for a target hit rate, with the sessions per card from a "
                     "trace's communication graph (exact when it has nodes x processes-per-node ranks, else the "
                     "benchmark's decomposition scaled to that many ranks) and one session's ON/OFF traffic from the "
-                    "trace's fit or a NAS preset. Three answers side by side: the Markov model's F_n(x), the "
-                    "hit-rate predictor and (--simulate) cachesim (docs/markov-model.md).")
+                    "trace's fit or a NAS preset. The answers side by side: the Markov model's F_n(x), the "
+                    "hit-rate predictor, (--simulate) cachesim and, for a trace at its own rank count and a fully "
+                    "associative cache, the exact hit rate of every size from each card's look-ups in a "
+                    "cycle-level replay (LRU: stack distances; FIFO, random: the card's cache at every size), "
+                    "whose size is then the one chosen (docs/sizing.md, docs/markov-model.md).")
     sizing.add_argument("--target", type=real_option(above=0.0, below=1.0), default=0.9,
                         help="target hit rate in (0, 1) (default: %(default)s)")
     sizing.add_argument("--trace", metavar="TRACE", help="trace giving the traffic (and the graph at its own size)")
@@ -240,5 +292,29 @@ def add_size_parser(analytic_commands) -> None:
                              "card with its own sessions and cache (pooled hit rate, spread over cards)")
     sizing.add_argument("--accesses", type=count_option,
                         help="cachesim look-ups per point (default: cachesim's, {cachesim:accesses})")
+    add_replay_options(sizing)
     sizing.add_argument("--json", action="store_true", help="print JSON")
     sizing.set_defaults(func=size)
+
+
+def add_replay_options(sizing) -> None:
+    from ..api.simulate import cache_folder
+    from ..models.trace_sizing import CACHE_KIND, DEFAULT_CONFIG
+
+    sizing.add_argument("--config", default=DEFAULT_CONFIG,
+                        help="trace: the card and network of the replays (a config file or a shipped name; "
+                             "network.nodes, trace.placement and nic.security are set by this command; default: "
+                             "%(default)s)")
+    sizing.add_argument("--confirm", action="store_true",
+                        help="trace: replay it at each model's size and report the SKC hit rate and execution-time "
+                             "overhead over NoSecurity the cycle-level card gives there")
+    sizing.add_argument("--target-overhead", type=real_option(minimum=0.0), metavar="P",
+                        help="trace: also find the smallest fully associative SKC whose replay costs at most P %% "
+                             "execution time over NoSecurity (bisection over the entries, one replay a step; "
+                             "docs/sizing.md)")
+    sizing.add_argument("--scan", action="store_true",
+                        help="with --target-overhead: replay every size below the bisection's answer too, so the "
+                             "smallest size is certain even where the overhead is not monotone in the entries")
+    sizing.add_argument("--out", type=output_folder, default=str(cache_folder(CACHE_KIND)),
+                        help="trace: folder of the replays' results and their resumable store; a re-run reuses "
+                             "finished replays (default: %(default)s)")

@@ -7,6 +7,12 @@
 3. **cachesim** (`simulate`): the synthetic simulation at both sizes, n keys, the same laws; and, when the
    cluster has more than one card, every card with its own sessions and cache (the pooled hit rate and the
    spread over cards).
+4. **Exact** (models/lookup_profile.py, a trace at its own rank count only): the hit rate of every size from
+   the look-ups each card makes in a cycle-level replay (LRU by stack distances; FIFO and random by the card's
+   own cache at every size). The ON/OFF answers take
+   sessions as independent; a card's send and receive sides share its SKC and a collective switches many
+   sessions ON together, which only the replay sees (docs/sizing.md). Where it applies, its size is the one
+   chosen; elsewhere the predictor's.
 
 The traffic comes from a trace (`ibsec analytic fit`: the measured ON/OFF periods by default, or one fitted
 family) or from a NAS preset (exponential, the paper's model); the sessions per card from models/sessions.py.
@@ -38,6 +44,7 @@ class Traffic:
     on: Distribution
     off: Distribution
     access_rate: float  # look-ups per ms while ON
+    trace_ranks: int | None = None  # the trace's own rank count; None for a preset
 
     @property
     def busiest(self) -> int:
@@ -84,7 +91,7 @@ def from_trace(path: str | Path, nodes: int, per_node: int, placement: str, fami
     per_card, rule = _sessions(sessions.benchmark_of(messages.origin), nodes * per_node, nodes, per_node, placement,
                                messages)
     return Traffic(f"{path} ({family} ON/OFF laws, gap threshold {periods.gap_threshold_ms:.4g} ms)", per_card,
-                   rule, on, off, result.markov_inputs()["access_rate_per_ms"])
+                   rule, on, off, result.markov_inputs()["access_rate_per_ms"], messages.processes)
 
 
 def from_preset(bench: str, machine: str, nodes: int, per_node: int, placement: str) -> Traffic:
@@ -177,6 +184,34 @@ def size(traffic: Traffic, target: float, entry_bytes: int = 16, simulate: bool 
         "entry_bytes": entry_bytes, "policy": policy, "ways": ways, **answers,
         "why_they_differ": why(x_markov, x_predicted, n, ceiling, target),
     }
+
+
+def choose(answer: dict, exact: dict | None, exact_refusal: str | None) -> dict:
+    """`answer` with the exact path's answer (or why there is none), the size chosen and which model chose it,
+    and each model's size with the hit rate it predicts there."""
+    models = [{"model": "markov", "entries": answer["markov"]["entries"],
+               "predicted_hit_rate": answer["markov"]["f_at_entries"], "what": "F_n(x), all ON sessions fit"},
+              {"model": "predictor", "entries": answer["predictor"]["entries"],
+               "predicted_hit_rate": answer["predictor"]["predicted_hit_rate_at_entries"],
+               "what": "characteristic-time hit rate of independent ON/OFF sessions"}]
+    if "cachesim" in answer:
+        models.append({"model": "cachesim", "entries": answer["predictor"]["entries"],
+                       "predicted_hit_rate": answer["cachesim"]["hit_rate_at_predictor_entries"],
+                       "what": "synthetic ON/OFF simulation at the predictor's size (it chooses no size)"})
+    if exact is None:
+        chosen = {"model": "predictor", "entries": answer["predictor"]["entries"],
+                  "why": f"the ON/OFF predictor's size: {exact_refusal}"}
+        return {**answer, "exact": {"refused": exact_refusal}, "models": models, "chosen": chosen}
+    models.append({"model": "exact", "entries": exact["entries"],
+                   "predicted_hit_rate": exact["predicted_hit_rate_at_entries"],
+                   "what": "each card's own look-ups in a cycle-level replay, every size at once"})
+    why_exact = ("the exact path's size: the trace's own look-ups, card by card, send and receive sides in one "
+                 "SKC")
+    if not exact["target_reachable"]:
+        why_exact += (f"; no size reaches {answer['target']} (first look-ups alone cap the hit rate at "
+                      f"{exact['hit_rate_ceiling']:.4f}), so this is the smallest size with the best hit rate")
+    return {**answer, "exact": exact, "models": models,
+            "chosen": {"model": "exact", "entries": exact["entries"], "why": why_exact}}
 
 
 def why(x_markov: int, x_predicted: int, n: int, ceiling: float, target: float) -> str:
