@@ -144,11 +144,19 @@ nlohmann::ordered_json trace_ops_json() {
   auto ops = nlohmann::ordered_json::array();
   for (const TraceOpInfo& op : kTraceOps) {
     auto args = nlohmann::ordered_json::array();
-    for (const TraceArg arg : info(op.layout).args()) args.push_back(info(arg).name);
-    if (op.counts) args.push_back("counts");
+    auto since = nlohmann::ordered_json::array();  // the version that added each argument
+    for (const TraceArg arg : info(op.layout).args()) {
+      args.push_back(info(arg).name);
+      since.push_back(info(arg).since);
+    }
+    if (op.counts) {
+      args.push_back("counts");
+      since.push_back(op.since);
+    }
     ops.push_back({{"name", op.name},
                    {"code", op.code},
                    {"arguments", args},
+                   {"argument_since_version", since},
                    {"collective", op.collective},
                    {"blocking_form", name(op.blocking)},
                    {"since_version", op.since}});

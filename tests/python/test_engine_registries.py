@@ -83,8 +83,11 @@ def test_trace_ops_are_the_binary_op_bytes_in_order(engine):
     ops = registries(engine)["trace_ops"]
     assert [op["code"] for op in ops] == list(range(len(ops)))
     send = next(op for op in ops if op["name"] == "send")
-    assert send == {"name": "send", "code": 1, "arguments": ["peer", "bytes", "tag", "comm"], "collective": False,
-                    "blocking_form": "send", "since_version": 1}
+    assert send == {"name": "send", "code": 1, "arguments": ["peer", "bytes", "tag", "comm"],
+                    "argument_since_version": [1, 1, 1, 2], "collective": False, "blocking_form": "send",
+                    "since_version": 1}
+    compute = next(op for op in ops if op["name"] == "compute")
+    assert (compute["arguments"], compute["argument_since_version"]) == (["cpu"], [3])
     assert all(op["collective"] == (op["arguments"][:1] == ["comm"]) for op in ops)
 
 

@@ -49,8 +49,9 @@ def test_two_alternating_keys_give_the_closed_form(engine, tmp_path):
 
 
 # A small SKC stalls a card at each miss and may reorder the look-ups of its two directions, so a replay at
-# SKC-x need not see exactly the order the profile recorded; on MG.S the two agree within this.
-TOLERANCE = 0.03
+# SKC-x need not see exactly the order the profile recorded. On MG.S the profile is optimistic by up to 0.050
+# at 1 entry (0.478 against 0.428), 0.024 at 2 to 4 entries, and exact from 5 (docs/sizing.md).
+TOLERANCE = 0.055
 
 
 @pytest.mark.parametrize("policy", lookup_profile.POLICIES)

@@ -382,8 +382,9 @@ def registered_ops() -> dict[str, dict]:
     return {op["name"]: op for op in entries("trace_ops")}
 
 
-def assert_registered(lines, ops: dict[str, dict]) -> set[str]:
-    """Every event line uses a registered op with as many arguments as the op table lists; the ops seen."""
+def assert_registered(lines, ops: dict[str, dict], version: int = 2) -> set[str]:
+    """Every event line uses a registered op with as many arguments as the op table lists for the format version
+    the writer writes (2: no CPU times); the ops seen."""
     seen = set()
     for line in lines:
         fields = line.split()
@@ -391,8 +392,9 @@ def assert_registered(lines, ops: dict[str, dict]) -> set[str]:
             continue  # header, trailer
         op, arguments = fields[3], fields[4:]
         assert op in ops, f"{op!r} is not an op the engine registers: {line!r}"
-        assert len(arguments) == len(ops[op]["arguments"]), (
-            f"{op} takes {ops[op]['arguments']} in the engine's op table: {line!r}")
+        expected = [a for a, since in zip(ops[op]["arguments"], ops[op]["argument_since_version"], strict=True)
+                    if since <= version]
+        assert len(arguments) == len(expected), f"{op} takes {expected} in the engine's op table: {line!r}"
         seen.add(op)
     return seen
 

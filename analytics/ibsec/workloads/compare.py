@@ -265,12 +265,13 @@ def summarize(path: str | Path) -> TraceSummary:
 
 
 def summarize_workload(params) -> TraceSummary:
-    """The counts of a generated workload, from its programs without playing them: no times, no digests.
+    """The counts of a generated workload, and its computation, from its programs without playing them: no times,
+    no digests.
 
     `params` as from ibsec.workloads.make_params; much faster than writing the trace and reading it back.
     """
     from . import build
-    from .timeline import COLL, ISEND, SEND
+    from .timeline import COLL, COMPUTE, ISEND, SEND
 
     workload = build(params)
     procs = params.procs
@@ -279,7 +280,9 @@ def summarize_workload(params) -> TraceSummary:
     s = TraceSummary(f"generated: {params.command()}", procs, f"synthetic {params.command()}")
     for rank, program in enumerate(workload.programs):
         for op in program:
-            if op[0] == SEND or op[0] == ISEND:
+            if op[0] == COMPUTE:
+                s.compute_ns += op[1]
+            elif op[0] == SEND or op[0] == ISEND:
                 s.add_message(rank, op[1], op[2])
             elif op[0] == COLL and rank == first[op[2]]:
                 s.collectives[(op[1], names[op[2]])] += 1

@@ -443,10 +443,14 @@ TEST(TraceOps, JsonListsEveryOpInCodeOrder) {
     EXPECT_EQ(entry["arguments"].get<std::vector<std::string>>(), names);
     EXPECT_EQ(entry["collective"], is_collective(op));
   }
-  EXPECT_EQ(ops[1].dump(), R"({"name":"send","code":1,"arguments":["peer","bytes","tag","comm"],"collective":false,)"
-                           R"("blocking_form":"send","since_version":1})");
-  EXPECT_EQ(ops[29].dump(), R"({"name":"ialltoallv","code":29,"arguments":["comm","req","counts"],"collective":true,)"
-                            R"("blocking_form":"alltoallv","since_version":2})");
+  EXPECT_EQ(ops[1].dump(),
+            R"({"name":"send","code":1,"arguments":["peer","bytes","tag","comm"],"argument_since_version":[1,1,1,2],)"
+            R"("collective":false,)"
+            R"("blocking_form":"send","since_version":1})");
+  EXPECT_EQ(ops[29].dump(),
+            R"({"name":"ialltoallv","code":29,"arguments":["comm","req","counts"],"argument_since_version":[1,1,2],)"
+            R"("collective":true,)"
+            R"("blocking_form":"alltoallv","since_version":2})");
 }
 
 // One event of `op` by rank 0 of sample_header() with every argument set:
