@@ -5,8 +5,10 @@
  *  - ROUNDS rounds: every process computes WORK steps, then exchanges
  *    BYTES with its neighbours in a ring (MPI_Sendrecv).
  *  - Then rank 0 computes 10 * WORK steps while every other rank waits for
- *    its message in MPI_Recv: time inside the call, which the capture must
- *    not count as the waiting ranks' computation, however busily MPI polls.
+ *    it in MPI_Comm_dup, a call that records no event, and then receives a
+ *    message from it, which it waits for in MPI_Recv. Both waits are inside
+ *    MPI calls: the capture must not count them as the waiting ranks'
+ *    computation, however busily MPI polls.
  */
 #include <mpi.h>
 
@@ -39,12 +41,17 @@ int main(int argc, char **argv)
         MPI_Sendrecv(out, BYTES, MPI_BYTE, right, TAG, in, BYTES, MPI_BYTE, left, TAG, MPI_COMM_WORLD,
                      MPI_STATUS_IGNORE);
     }
+    MPI_Comm dup;
     if (rank == 0) {
+        compute(10 * WORK);
+        MPI_Comm_dup(MPI_COMM_WORLD, &dup);
         compute(10 * WORK);
         for (int r = 1; r < size; ++r) MPI_Send(out, BYTES, MPI_BYTE, r, TAG + 1, MPI_COMM_WORLD);
     } else {
+        MPI_Comm_dup(MPI_COMM_WORLD, &dup);
         MPI_Recv(in, BYTES, MPI_BYTE, 0, TAG + 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     }
+    MPI_Comm_free(&dup);
     MPI_Finalize();
     return 0;
 }

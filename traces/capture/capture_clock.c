@@ -67,6 +67,39 @@ uint64_t now(void)
     return wall;
 }
 
+/* CPU time this thread spent inside MPI calls that record no event (a
+ * communicator's creation, a test that completes nothing, a call the
+ * library only counts) since its last recorded event: such a call sits
+ * inside a compute event's wall time, but what it spends (an internal
+ * collective polling for its partners) is MPI's, not the program's. */
+static __thread uint64_t cpu_in_unrecorded_calls;
+
+uint64_t unrecorded_call_begin(void)
+{
+    return S.cpu_clock == CPU_CLOCK_NONE ? 0 : cpu_ns();
+}
+
+void unrecorded_call_end(uint64_t began)
+{
+    if (S.cpu_clock == CPU_CLOCK_NONE) return;
+    uint64_t ended = cpu_ns();
+    if (ended > began) cpu_in_unrecorded_calls += ended - began;
+}
+
+/* The same for a call whose start and end now() returned as T0 and T1. */
+void unrecorded_call_between(uint64_t t0, uint64_t t1)
+{
+    uint64_t began = 0, ended = 0;
+    if (cpu_at(t0, &began) && cpu_at(t1, &ended) && ended > began) cpu_in_unrecorded_calls += ended - began;
+}
+
+uint64_t take_cpu_in_unrecorded_calls(void)
+{
+    uint64_t taken = cpu_in_unrecorded_calls;
+    cpu_in_unrecorded_calls = 0;
+    return taken;
+}
+
 /* The CPU time this thread read with the wall time WALL, if now() returned
  * WALL to it lately: 1 and *CPU, else 0. The latest such reading wins. */
 int cpu_at(uint64_t wall, uint64_t *cpu)

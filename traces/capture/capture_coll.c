@@ -786,8 +786,10 @@ int MPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
 
 #define CREATED(CALL, NEWCOMM)                                                                                         \
     do {                                                                                                               \
+        uint64_t began_ = unrecorded_call_begin();                                                                     \
         int rc_ = CALL;                                                                                                \
         if (rc_ == MPI_SUCCESS) comm_created(*(NEWCOMM));                                                              \
+        unrecorded_call_end(began_);                                                                                   \
         return rc_;                                                                                                    \
     } while (0)
 
@@ -867,12 +869,18 @@ int MPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm)
 
 int MPI_Comm_free(MPI_Comm *comm)
 {
+    uint64_t began = unrecorded_call_begin();
     comm_freed(*comm);
-    return PMPI_Comm_free(comm);
+    int rc = PMPI_Comm_free(comm);
+    unrecorded_call_end(began);
+    return rc;
 }
 
 int MPI_Comm_disconnect(MPI_Comm *comm)
 {
+    uint64_t began = unrecorded_call_begin();
     comm_freed(*comm);
-    return PMPI_Comm_disconnect(comm);
+    int rc = PMPI_Comm_disconnect(comm);
+    unrecorded_call_end(began);
+    return rc;
 }

@@ -260,6 +260,8 @@ static void f_test(fint *request, fint *flag, fint *status, fint *ierr)
         MPI_Status cst;
         f_to_c_status(st, &cst);
         complete_request(key, &cst, t0, t1);
+    } else {
+        unrecorded_call_between(t0, t1);
     }
 }
 FORTRAN_NAMES(f_test, mpi_test, MPI_TEST, (fint * request, fint *flag, fint *status, fint *ierr))
@@ -317,6 +319,8 @@ static void f_all_common(int testing, fint *count, fint *requests, fint *flag, f
     sp.end = now();
     if (*ierr == MPI_SUCCESS && (!testing || *flag))
         for (fint i = 0; i < *count; ++i) f_complete_in(&sp, s.keys[i], &st[(size_t)i * F_STATUS_SIZE]);
+    else
+        unrecorded_call_between(sp.start, sp.end);
     free(s.keys);
     free(s.statuses);
 }
@@ -358,6 +362,8 @@ static void f_any_common(fint *count, fint *requests, fint *index, fint *flag, f
         MPI_Status cst;
         f_to_c_status(st, &cst);
         complete_request(s.keys[*index - 1], &cst, t0, t1);
+    } else {
+        unrecorded_call_between(t0, t1);
     }
     free(s.keys);
 }
@@ -398,10 +404,13 @@ static void f_some_common(int testing, fint *incount, fint *requests, fint *outc
     else
         pmpi_waitsome_(incount, requests, outcount, indices, st, ierr);
     sp.end = now();
-    if (*ierr == MPI_SUCCESS && *outcount != MPI_UNDEFINED)
+    if (*ierr == MPI_SUCCESS && *outcount != MPI_UNDEFINED && *outcount > 0) {
         for (fint j = 0; j < *outcount; ++j)
             if (indices[j] >= 1 && indices[j] <= *incount)
                 f_complete_in(&sp, s.keys[indices[j] - 1], &st[(size_t)j * F_STATUS_SIZE]);
+    } else {
+        unrecorded_call_between(sp.start, sp.end);
+    }
     free(s.keys);
     free(s.statuses);
 }

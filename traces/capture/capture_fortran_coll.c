@@ -571,8 +571,10 @@ FORTRAN_IRS(mpi_ireduce_scatter_block, MPI_IREDUCE_SCATTER_BLOCK, 1)
     {                                                                                                                  \
         IERR(ierr);                                                                                                    \
         need_fortran(p##lower##_ != NULL, "p" #lower "_");                                                             \
+        uint64_t began_ = unrecorded_call_begin();                                                                     \
         p##lower##_ args;                                                                                              \
         if (*ierr == MPI_SUCCESS) comm_created(f_comm(newcomm));                                                       \
+        unrecorded_call_end(began_);                                                                                   \
     }                                                                                                                  \
     FORTRAN_NAMES(f_##lower, lower, upper, params)
 
@@ -620,8 +622,10 @@ FORTRAN_CREATOR(mpi_intercomm_merge, MPI_INTERCOMM_MERGE, (fint * comm, void *hi
     {                                                                                                                  \
         IERR(ierr);                                                                                                    \
         need_fortran(p##lower##_ != NULL, "p" #lower "_");                                                             \
+        uint64_t began_ = unrecorded_call_begin();                                                                     \
         comm_freed(f_comm(comm));                                                                                      \
         p##lower##_(comm, ierr);                                                                                       \
+        unrecorded_call_end(began_);                                                                                   \
     }                                                                                                                  \
     FORTRAN_NAMES(f_##lower, lower, upper, (fint * comm, fint * ierr))
 FORTRAN_FREE(mpi_comm_free, MPI_COMM_FREE)

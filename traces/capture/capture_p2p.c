@@ -410,7 +410,10 @@ int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
     uint64_t t0 = now();
     int rc = PMPI_Test(request, flag, st);
     uint64_t t1 = now();
-    if (rc == MPI_SUCCESS && *flag) complete_request(key, st, t0, t1);
+    if (rc == MPI_SUCCESS && *flag)
+        complete_request(key, st, t0, t1);
+    else
+        unrecorded_call_between(t0, t1);
     return rc;
 }
 
@@ -430,6 +433,8 @@ static int all_common(int testing, int count, MPI_Request reqs[], int *flag, MPI
     } else if (rc == MPI_ERR_IN_STATUS) { /* those with MPI_SUCCESS did complete */
         for (int i = 0; i < count; ++i)
             if (st[i].MPI_ERROR == MPI_SUCCESS) complete_in(&sp, s.keys[i], &st[i]);
+    } else {
+        unrecorded_call_between(sp.start, sp.end);
     }
     scratch_put(&s);
     return rc;
@@ -459,6 +464,8 @@ static int any_common(int count, MPI_Request reqs[], int *index, int *flag, MPI_
     uint64_t t1 = now();
     if (rc == MPI_SUCCESS && (!flag || *flag) && *index != MPI_UNDEFINED && *index >= 0 && *index < count)
         complete_request(s.keys[*index], st, t0, t1);
+    else
+        unrecorded_call_between(t0, t1);
     scratch_put(&s);
     return rc;
 }
@@ -487,12 +494,14 @@ static int some_common(int testing, int incount, MPI_Request reqs[], int *outcou
     int rc = testing ? PMPI_Testsome(incount, reqs, outcount, indices, st)
                      : PMPI_Waitsome(incount, reqs, outcount, indices, st);
     sp.end = now();
-    if ((rc == MPI_SUCCESS || rc == MPI_ERR_IN_STATUS) && *outcount != MPI_UNDEFINED) {
+    if ((rc == MPI_SUCCESS || rc == MPI_ERR_IN_STATUS) && *outcount != MPI_UNDEFINED && *outcount > 0) {
         for (int j = 0; j < *outcount; ++j) {
             if (indices[j] < 0 || indices[j] >= incount) continue;
             if (rc == MPI_ERR_IN_STATUS && st[j].MPI_ERROR != MPI_SUCCESS) continue;
             complete_in(&sp, s.keys[indices[j]], &st[j]);
         }
+    } else {
+        unrecorded_call_between(sp.start, sp.end);
     }
     scratch_put(&s);
     return rc;

@@ -245,14 +245,15 @@ uint64_t record_arg(const struct record *r, enum arg arg)
 }
 
 /* The CPU time this thread spent from the end of its previous event to
- * WALL, a time now() returned to it; WALL - FROM (the wall time since FROM)
- * when that cannot be known, counted. */
+ * WALL, a time now() returned to it, outside MPI calls; WALL - FROM (the
+ * wall time since FROM) when that cannot be known, counted. */
 static uint64_t cpu_since_last_end_locked(uint64_t from, uint64_t wall)
 {
     uint64_t cpu = 0;
+    uint64_t in_calls = take_cpu_in_unrecorded_calls();
     if (S.last_end_cpu_known && pthread_equal(S.last_end_thread, pthread_self()) && cpu_at(wall, &cpu) &&
         cpu >= S.last_end_cpu)
-        return cpu - S.last_end_cpu;
+        return cpu - S.last_end_cpu > in_calls ? cpu - S.last_end_cpu - in_calls : 0;
     S.counters[C_CPU_UNKNOWN]++;
     return wall - from;
 }

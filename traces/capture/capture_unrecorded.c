@@ -20,7 +20,10 @@ static void count_call(enum call call)
     int MPI_##Name params                                                                                              \
     {                                                                                                                  \
         count_call(CALL_##Name);                                                                                       \
-        return PMPI_##Name args;                                                                                       \
+        uint64_t began_ = unrecorded_call_begin();                                                                     \
+        int rc_ = PMPI_##Name args;                                                                                    \
+        unrecorded_call_end(began_);                                                                                   \
+        return rc_;                                                                                                    \
     }
 #include "capture_calls.def"
 
@@ -32,7 +35,9 @@ static void count_call(enum call call)
     {                                                                                                                  \
         need_fortran(p##lower##_ != NULL, "p" #lower "_");                                                             \
         count_call(CALL_##Name);                                                                                       \
+        uint64_t began_ = unrecorded_call_begin();                                                                     \
         p##lower##_ fargs;                                                                                             \
+        unrecorded_call_end(began_);                                                                                   \
     }                                                                                                                  \
     FORTRAN_NAMES(f_##lower, lower, UPPER, fparams)
 #include "capture_calls.def"
