@@ -75,6 +75,17 @@ Tick TraceReplay::cpu_time(uint64_t original_ns) const {
   return static_cast<Tick>(scaled);
 }
 
+// The original time between p's last event and its next, which it computes
+// (the time before its first event too). With compute from CPU time the
+// first event begins at once: its START is when the process left MPI_Init,
+// which on an oversubscribed host waited for a CPU as well.
+uint64_t TraceReplay::gap_before_next(ProcessId p) const {
+  const Process& process = processes_[p];
+  const bool first = process.original_first_start_ns == UINT64_MAX;
+  if (first && jobs_[process.job].compute.from_cpu) return 0;
+  return process.ahead.front().start_ns - process.previous_end_ns;
+}
+
 // How long a compute event of p's trace computes: its CPU time or its wall time (replay.compute).
 uint64_t TraceReplay::compute_ns(ProcessId p, const TraceEvent& e) const {
   return jobs_[processes_[p].job].compute.from_cpu ? e.cpu_ns : e.end_ns - e.start_ns;
@@ -220,7 +231,7 @@ void TraceReplay::run(ProcessId p, Tick now) {
     throw std::logic_error("replay: process " + std::to_string(p.value()) + " advances without a CPU");
   }
   while (fetch(p)) {
-    const uint64_t gap = process.ahead.front().start_ns - process.previous_end_ns;
+    const uint64_t gap = gap_before_next(p);
     if (gap > 0) {
       start_work(p, cpu_time(gap), AfterWork::kBeginNext, now);
       return;
