@@ -52,29 +52,29 @@ class Costs:
 
 # The medians over the 18 captures (S, W, A of six benchmarks) of the spreads calibrate.py measures.
 LONG_GAP_NS = 30_000
-GAP_NOISE = {"jitter": 0.48, "long_jitter": 0.28, "long_gap_ns": LONG_GAP_NS}
+GAP_NOISE = {"jitter": 0.46, "long_jitter": 0.30, "long_gap_ns": LONG_GAP_NS}
 
 # (benchmark, class): fitted by calibrate.py on the CPU times of NPB 3.4 captures (docs/workloads.md, "The machine
 # model")
 COSTS: dict[tuple[str, str], Costs] = {
-    ("CG", "S"): Costs(0.591, 6.362, 806),
-    ("CG", "W"): Costs(0.816, 4.729, 909),
-    ("CG", "A"): Costs(0.9, 3.961, 906),
-    ("MG", "S"): Costs(3.905, 12.548, 1058),
-    ("MG", "W"): Costs(2.996, 6.312, 1855),
-    ("MG", "A"): Costs(3.335, 5.925, 5926),
-    ("LU", "S"): Costs(124.637, 197.676, 838),
-    ("LU", "W"): Costs(110.959, 123.029, 1129),
-    ("LU", "A"): Costs(120.585, 125.226, 1915),
-    ("SP", "S"): Costs(79.163, 972.402, 938),
-    ("SP", "W"): Costs(47.873, 345.269, 1563),
-    ("SP", "A"): Costs(53.275, 297.895, 4303),
-    ("BT", "S"): Costs(67.072, 951.68, 985),
-    ("BT", "W"): Costs(54.877, 534.92, 1011),
-    ("BT", "A"): Costs(81.153, 268.851, 1738),
-    ("FT", "S"): Costs(1.06, 10.847, 8002),
-    ("FT", "W"): Costs(1.275, 8.047, 9166),
-    ("FT", "A"): Costs(1.446, 8.203, 12054),
+    ("CG", "S"): Costs(0.632, 6.47, 798),
+    ("CG", "W"): Costs(0.821, 4.977, 1012),
+    ("CG", "A"): Costs(1.019, 4.075, 941),
+    ("MG", "S"): Costs(5.43, 12.741, 1017),
+    ("MG", "W"): Costs(3.521, 7.475, 2239),
+    ("MG", "A"): Costs(3.262, 6.012, 5616),
+    ("LU", "S"): Costs(140.134, 269.321, 919),
+    ("LU", "W"): Costs(129.692, 156.163, 1165),
+    ("LU", "A"): Costs(121.964, 133.104, 1594),
+    ("SP", "S"): Costs(92.693, 1011.769, 885),
+    ("SP", "W"): Costs(48.624, 358.868, 1542),
+    ("SP", "A"): Costs(54.084, 278.397, 4204),
+    ("BT", "S"): Costs(84.676, 961.216, 917),
+    ("BT", "W"): Costs(73.258, 491.783, 1032),
+    ("BT", "A"): Costs(83.116, 298.946, 1885),
+    ("FT", "S"): Costs(1.231, 7.833, 8813),
+    ("FT", "W"): Costs(1.428, 7.79, 9566),
+    ("FT", "A"): Costs(1.92, 11.897, 12323),
 }
 
 # 8 B one way in 0.13 us, 1 MB in 0.6 - 1.4 ms (a 2-process ping-pong, Open MPI 4.1, vader)
