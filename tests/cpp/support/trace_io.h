@@ -20,6 +20,17 @@ inline std::vector<traces::TraceEvent> read_all(const std::string& path, traces:
   return events;
 }
 
+// What reading the trace at `path` through every check says after the file's
+// name (":12: field 'peer': ..."), or "accepted".
+inline std::string read_error(const std::string& path) {
+  try {
+    read_all(path);
+  } catch (const traces::TraceError& e) {
+    return std::string(e.what()).substr(path.size());
+  }
+  return "accepted";
+}
+
 // Writes the trace at `from` to `to`, in the encoding its name asks for; returns `to`.
 inline std::string convert_to(const std::string& from, const std::string& to) {
   traces::TraceReader reader(from);

@@ -36,13 +36,7 @@ std::string convert(const std::string& from, const std::string& to_name) {
 
 // The message of the error reading `content` gives, after the file name.
 std::string error_of(const std::string& name, const std::string& content) {
-  const std::string path = write_file(name, content);
-  try {
-    read_all(path);
-  } catch (const TraceError& e) {
-    return std::string(e.what()).substr(path.size());
-  }
-  return "accepted";
+  return testing::read_error(write_file(name, content));
 }
 
 const std::string kV1 =
