@@ -16,31 +16,30 @@
 #define WARMUP 10
 #define TAG 11
 
-int main(int argc, char **argv)
-{
-    MPI_Init(&argc, &argv);
-    int rank, size;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    long bytes = argc > 1 ? strtol(argv[1], NULL, 10) : -1;
-    long rounds = argc > 2 ? strtol(argv[2], NULL, 10) : -1;
-    if (size != 2 || bytes < 0 || bytes > (1L << 30) || rounds < 1) {
-        if (rank == 0) fprintf(stderr, "usage: mpirun -np 2 pingpong BYTES ROUNDS (BYTES up to 2^30)\n");
-        MPI_Abort(MPI_COMM_WORLD, 2);
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  int rank, size;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  long bytes = argc > 1 ? strtol(argv[1], NULL, 10) : -1;
+  long rounds = argc > 2 ? strtol(argv[2], NULL, 10) : -1;
+  if (size != 2 || bytes < 0 || bytes > (1L << 30) || rounds < 1) {
+    if (rank == 0) fprintf(stderr, "usage: mpirun -np 2 pingpong BYTES ROUNDS (BYTES up to 2^30)\n");
+    MPI_Abort(MPI_COMM_WORLD, 2);
+  }
+  char* buffer = calloc((size_t)bytes + 1, 1);
+  if (!buffer) MPI_Abort(MPI_COMM_WORLD, 3);
+  int peer = 1 - rank;
+  for (long i = 0; i < WARMUP + rounds; ++i) {
+    if (rank == 0) {
+      MPI_Send(buffer, (int)bytes, MPI_BYTE, peer, TAG, MPI_COMM_WORLD);
+      MPI_Recv(buffer, (int)bytes, MPI_BYTE, peer, TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    } else {
+      MPI_Recv(buffer, (int)bytes, MPI_BYTE, peer, TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      MPI_Send(buffer, (int)bytes, MPI_BYTE, peer, TAG, MPI_COMM_WORLD);
     }
-    char *buffer = calloc((size_t)bytes + 1, 1);
-    if (!buffer) MPI_Abort(MPI_COMM_WORLD, 3);
-    int peer = 1 - rank;
-    for (long i = 0; i < WARMUP + rounds; ++i) {
-        if (rank == 0) {
-            MPI_Send(buffer, (int)bytes, MPI_BYTE, peer, TAG, MPI_COMM_WORLD);
-            MPI_Recv(buffer, (int)bytes, MPI_BYTE, peer, TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-        } else {
-            MPI_Recv(buffer, (int)bytes, MPI_BYTE, peer, TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-            MPI_Send(buffer, (int)bytes, MPI_BYTE, peer, TAG, MPI_COMM_WORLD);
-        }
-    }
-    free(buffer);
-    MPI_Finalize();
-    return 0;
+  }
+  free(buffer);
+  MPI_Finalize();
+  return 0;
 }
