@@ -49,9 +49,12 @@ def test_two_alternating_keys_give_the_closed_form(engine, tmp_path):
 
 
 # A small SKC stalls a card at each miss and may reorder the look-ups of its two directions, so a replay at
-# SKC-x need not see exactly the order the profile recorded. On MG.S the profile is optimistic by up to 0.050
-# at 1 entry (0.478 against 0.428), 0.024 at 2 to 4 entries, and exact from 5 (docs/sizing.md).
-TOLERANCE = 0.055
+# SKC-x need not see exactly the order the profile recorded. On MG.S (captured with CPU times, replayed with
+# them) the profile is optimistic by 0.059 at 1 entry (0.475 against 0.416), by at most 0.023 at 2 to 4
+# entries and by at most 0.001 from 5 on, under LRU, FIFO and random alike (docs/sizing.md).
+TOLERANCE = 0.065
+TOLERANCE_BY_ENTRIES = {1: TOLERANCE, 2: 0.03, 3: 0.03, 4: 0.03}
+TOLERANCE_FROM_5_ENTRIES = 0.003
 
 
 @pytest.mark.parametrize("policy", lookup_profile.POLICIES)
@@ -63,7 +66,8 @@ def test_hit_rate_of_every_size_agrees_with_the_replay_at_that_size(engine, tmp_
     sizes = range(1, 8)  # MG.S: 6 keys on the busiest card; 7 entries hit every repeated key
     replays = setup.run([setup.point(f"SKC-{x}") for x in sizes], "replays")
     for x, replay in zip(sizes, replays, strict=True):
-        assert replay["skc_hit_rate"] == pytest.approx(profile.hit_rate(x), abs=TOLERANCE), f"SKC-{x}"
+        tolerance = TOLERANCE_BY_ENTRIES.get(x, TOLERANCE_FROM_5_ENTRIES)
+        assert replay["skc_hit_rate"] == pytest.approx(profile.hit_rate(x), abs=tolerance), f"SKC-{x}"
 
 
 def size_json(*args: str) -> dict:
@@ -123,12 +127,12 @@ def test_cli_refuses_what_it_cannot_do_by_name(args, field, tmp_path):
 
 @pytest.mark.model
 def test_target_overhead_bisects_to_a_size_whose_smaller_neighbour_fails_and_resumes(engine, tmp_path):
-    args = ("--trace", str(SMALL), "--nodes", "16", "--target-overhead", "6", "--out", str(tmp_path))
+    args = ("--trace", str(SMALL), "--nodes", "16", "--target-overhead", "10", "--out", str(tmp_path))
     found = size_json(*args)["target_overhead"]
     by_size = {row["entries"]: row for row in found["replays"]}
     x = found["entries"]
-    assert found["overhead_pct"] <= 6 and by_size[x]["overhead_pct"] == found["overhead_pct"]
-    assert x == 1 or by_size[x - 1]["overhead_pct"] > 6
+    assert found["overhead_pct"] <= 10 and by_size[x]["overhead_pct"] == found["overhead_pct"]
+    assert x == 1 or by_size[x - 1]["overhead_pct"] > 10
     assert found["largest_entries"] in by_size  # the least overhead any SKC reaches was replayed first
     replays = sorted(tmp_path.glob("*.json"))
     again = size_json(*args)["target_overhead"]
@@ -137,11 +141,11 @@ def test_target_overhead_bisects_to_a_size_whose_smaller_neighbour_fails_and_res
 
 @pytest.mark.model
 def test_target_overhead_scan_replays_every_smaller_size(engine, tmp_path):
-    found = size_json("--trace", str(SMALL), "--nodes", "16", "--target-overhead", "6", "--scan", "--out",
+    found = size_json("--trace", str(SMALL), "--nodes", "16", "--target-overhead", "10", "--scan", "--out",
                       str(tmp_path))["target_overhead"]
     by_size = {row["entries"]: row["overhead_pct"] for row in found["replays"]}
     assert found["method"] == "scan" and set(range(1, found["entries"] + 1)) <= set(by_size)
-    assert all(by_size[x] > 6 for x in range(1, found["entries"]))
+    assert all(by_size[x] > 10 for x in range(1, found["entries"]))
 
 
 @pytest.mark.model

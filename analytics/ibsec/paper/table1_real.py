@@ -257,9 +257,7 @@ def markdown_table(df: pd.DataFrame) -> str:
 
 
 def _figure(df: pd.DataFrame):
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(6.5, 3.0))
+    fig, ax = style.subplots(width=6.5, height=3.0)
     two = df[df["processes"] == 2]
     reference = two[two["setting"] == REFERENCE.name]
     labels = [f"{b}.{c}" for b, c in zip(reference["bench"], reference["class"], strict=True)]
@@ -272,5 +270,4 @@ def _figure(df: pd.DataFrame):
     ax.set_xticks(range(len(labels)), labels, rotation=45, ha="right")
     ax.set_ylabel("replay vs measured (%)")
     ax.legend(fontsize="small", frameon=False)
-    fig.tight_layout()
     return fig
