@@ -81,3 +81,13 @@ def test_n12_a_regular_file_is_still_replaced_atomically(program, tmp_path):
     assert run.returncode == 0, run.stderr
     assert trace.read_text().startswith("ibsec-trace") and os.stat(trace).st_ino != before
     assert only(tmp_path, "old.trace")
+
+
+def test_n12_a_fifo_made_during_the_run_is_not_replaced(tmp_path):
+    """Checked again before the rename at MPI_Finalize: the complete trace is left beside it, and the exit is 1."""
+    trace = tmp_path / "late.trace"
+    run = run_captured(build("fifo_at_trace", tmp_path), trace)
+    assert run.returncode != 0 and f"IBSEC_TRACE '{trace}' is a FIFO now, not replaced" in run.stderr, run.stderr
+    assert stat.S_ISFIFO(os.lstat(trace).st_mode)
+    left = [p for p in tmp_path.iterdir() if p.name.startswith("late.trace.tmp.")]
+    assert len(left) == 1 and left[0].read_text().startswith("ibsec-trace")

@@ -428,6 +428,10 @@ int capture_finish(void);
 
 /* capture_write.c */
 int trace_path_binary(const char *path);
+/* Whether the trace can go to PATH: a regular file that can be written or a
+ * new name, in a folder where a file can be created beside it; if not, WHY
+ * says why ("is a FIFO: ..."). */
+int trace_output_usable(const char *path, char *why, size_t size);
 void text_printf(struct text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int write_trace(struct trace_data *t, uint64_t *nevents);
 
