@@ -24,14 +24,14 @@ P2P = {"send", "recv", "isend", "irecv"}
 
 
 def messages(trace_text: str) -> dict[int, list[str]]:
-    """tag -> the point-to-point ops of the trace on it, as 'RANK OP'."""
+    """tag -> the point-to-point ops of the trace on it, as 'RANK OP', sorted."""
     lines = trace_text.splitlines()
     by_tag: dict[int, list[str]] = {}
     for line in lines[lines.index("events") + 1:]:
         words = line.split()
         if len(words) > 6 and words[3] in P2P:
             by_tag.setdefault(int(words[6]), []).append(f"{words[0]} {words[3]}")
-    return by_tag
+    return {tag: sorted(ops) for tag, ops in by_tag.items()}
 
 
 @pytest.fixture(scope="module")

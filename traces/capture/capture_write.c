@@ -247,17 +247,30 @@ void text_printf(struct text *t, const char *fmt, ...)
 /* ------------------------------------------------------------------------ */
 
 static const char *const COUNTER_NOTE[C_COUNT] = {
-    "messages were sent by a process to itself (recorded)",
-    "operations on communicators made by MPI_Comm_idup were not recorded (their members agreed on no id for them)",
-    "operations on communicators with processes outside MPI_COMM_WORLD were not recorded",
-    "requests were never completed before MPI_Finalize; their isend/irecv were not recorded",
-    "receive requests freed by MPI_Request_free before their source or tag was known were not recorded",
-    "cancelled requests were not recorded",
-    "messages larger than 4294967295 bytes were recorded as 4294967295 bytes",
-    "events overlapped the previous event of their process (MPI calls from several threads) and were moved after it",
-    "receives ended before their send started (clock offset error between hosts); each was extended to the send's "
-    "start and the later events of its process delayed as much",
-    "compute events had no CPU-time reading (MPI calls from several threads); their wall time was taken as CPU time",
+    [C_SELF] = "messages were sent by a process to itself (recorded)",
+    [C_UNNAMED_COMM] =
+        "operations on communicators made by MPI_Comm_idup were not recorded (their members agreed on no id for them)",
+    [C_FOREIGN_COMM] = "operations on communicators with processes outside MPI_COMM_WORLD were not recorded",
+    [C_NEVER_COMPLETED] = "requests were never completed before MPI_Finalize; each was given a wait at MPI_Finalize, "
+                          "and its message kept if both its ends were recorded",
+    [C_NEVER_COMPLETED_UNKNOWN] =
+        "receive requests posted with MPI_ANY_SOURCE or MPI_ANY_TAG were never completed before MPI_Finalize; their "
+        "source or tag is unknown: not recorded",
+    [C_ONE_ENDED] =
+        "point-to-point operations were left out: the other end of their message was not recorded (a message is "
+        "replayed with both its ends or not at all)",
+    [C_SIZE_DIFFERS] = "messages were left out: their send and receive disagree on the size",
+    [C_FREED_UNKNOWN] =
+        "receive requests freed by MPI_Request_free before their source or tag was known were not recorded",
+    [C_CANCELLED] = "cancelled requests were not recorded",
+    [C_BYTES_CLAMPED] = "messages larger than 4294967295 bytes were recorded as 4294967295 bytes",
+    [C_TIME_CLAMPED] = "events overlapped the previous event of their process (MPI calls from several threads) and "
+                       "were moved after it",
+    [C_CAUSALITY] =
+        "receives ended before their send started (clock offset error between hosts); each was extended to the send's "
+        "start and the later events of its process delayed as much",
+    [C_CPU_UNKNOWN] = "compute events had no CPU-time reading (MPI calls from several threads); their wall time was "
+                      "taken as CPU time",
 };
 
 static const char *const CALL_NAME[CALL_COUNT] = {
