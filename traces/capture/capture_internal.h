@@ -19,7 +19,9 @@
  *    wait or test completes them (a queue per handle: Open MPI gives small
  *    sends one shared pre-completed request); a receive's record is patched
  *    then with the source, tag and size the status reports (wildcards,
- *    short messages).
+ *    short messages). A request still open at MPI_Finalize gets its wait
+ *    there, and rank 0 keeps every message with both its ends or not at
+ *    all (capture_messages.c).
  *  - Calls the library does not record are counted by name and become
  *    notes (capture_unrecorded.c), so that no communication is left out
  *    silently.
