@@ -342,5 +342,6 @@ def test_unwritable_trace_fails_at_init(tmp_path, capture_lib):
     missing = tmp_path / "no-such-directory" / "x.trace"
     run = mpirun("-x", f"LD_PRELOAD={capture_lib}", "-x", f"IBSEC_TRACE={missing}", str(exe))
     assert run.returncode != 0
-    assert "ibsec_capture: rank 0: cannot create the trace file" in run.stderr
+    assert f"ibsec_capture: rank 0: IBSEC_TRACE '{missing}' cannot be written: cannot create the trace file" \
+        in run.stderr
     assert not missing.parent.exists()

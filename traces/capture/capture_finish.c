@@ -173,25 +173,78 @@ static uint64_t fix_causality(struct record **recs, const uint64_t *nrecs, int n
 
 /* -- This process's part -- */
 
-/* Closes this process's timeline: requests never completed cannot be
- * replayed; the time up to MPI_Finalize is computation. Then puts its
+static int by_record(const void *pa, const void *pb)
+{
+    size_t a = S.pend[*(const size_t *)pa].rec, b = S.pend[*(const size_t *)pb].rec;
+    return a < b ? -1 : a > b;
+}
+
+/* The requests still open, as indices into S.pend in the order of their
+ * records; NULL with *N 0 when there are none. Lock held. */
+static size_t *unfinished_locked(size_t *n)
+{
+    size_t *list = NULL, cap = 0;
+    *n = 0;
+    for (size_t i = 0; i < S.pend_by_request.cap; ++i) {
+        if (!S.pend_by_request.slots[i].full) continue;
+        for (size_t p = (size_t)S.pend_by_request.slots[i].value; p != NO_SLOT; p = S.pend[p].next) {
+            if (!grow((void **)&list, &cap, *n + 1, sizeof *list)) {
+                fail_locked("request list");
+                free(list);
+                *n = 0;
+                return NULL;
+            }
+            list[(*n)++] = p;
+        }
+    }
+    if (*n > 1) qsort(list, *n, sizeof *list, by_record);
+    return list;
+}
+
+/* Requests never completed before MPI_Finalize (an erroneous program, but
+ * MPI may well have delivered their messages): each gets its `wait` at AT,
+ * the start of MPI_Finalize, as the format needs one per request; a
+ * receive's size is then its buffer's. Rank 0 keeps each message with both
+ * its ends or not at all (capture_messages.c), so a receive that cannot be
+ * put on its channel, posted with a wildcard, is left out here. Returns
+ * how many there were. Lock held. */
+static size_t close_unfinished_locked(uint64_t at)
+{
+    size_t n;
+    size_t *list = unfinished_locked(&n);
+    for (size_t i = 0; i < n && !S.failed; ++i) {
+        const struct pending *p = &S.pend[list[i]];
+        if (p->kind == PEND_RECV && !(p->src_known && p->tag_known)) {
+            S.counters[C_NEVER_COMPLETED_UNKNOWN]++;
+            drop_locked(p->rec);
+            continue;
+        }
+        S.counters[C_NEVER_COMPLETED]++;
+        if (p->kind == PEND_RECV) S.recs[p->rec].size_unsure = 1;
+        append_locked(at, at, OP_WAIT, 0, 0, 0, S.recs[p->rec].c, NULL);
+    }
+    free(list);
+    return n;
+}
+
+/* Closes this process's timeline: the time up to MPI_Finalize is
+ * computation, requests never completed are closed there. Then puts its
  * events on the common clock (a collective). */
 static void finish_own_events(void)
 {
     uint64_t end = now();
+    size_t unfinished = 0;
     lock();
     if (!S.failed) {
-        for (size_t i = 0; i < S.pend_by_request.cap; ++i) {
-            if (!S.pend_by_request.slots[i].full) continue;
-            for (size_t p = (size_t)S.pend_by_request.slots[i].value; p != NO_SLOT; p = S.pend[p].next) {
-                S.counters[C_NEVER_COMPLETED]++;
-                drop_locked(S.pend[p].rec);
-            }
-        }
         if (end > S.last_end) append_locked(S.last_end, end, OP_COMPUTE, 0, 0, 0, 0, NULL);
+        unfinished = close_unfinished_locked(end);
     }
     S.active = 0;
     unlock();
+    if (unfinished > 0)
+        warn("%zu requests were never completed before MPI_Finalize (an erroneous program): each is recorded with a "
+             "wait at MPI_Finalize, and its message only if both its ends are recorded (see the notes)",
+             unfinished);
     /* The clocks again, for their drift since MPI_Init. */
     int64_t off_fin = clock_offset();
     uint64_t t_fin = now();
@@ -295,6 +348,7 @@ static int gather_and_write(struct trace_data *t, uint32_t **cwords, const struc
         warn("cannot write the trace '%s': gathering the events failed", S.trace_path);
         return 0;
     }
+    if (!settle_messages(t)) warn("out of memory pairing the messages' ends: the trace may not validate");
     t->counters[C_CAUSALITY] = fix_causality(t->recs, t->nrecs, S.size);
     uint64_t nevents = 0;
     return write_trace(t, &nevents);

@@ -19,7 +19,9 @@
  *    wait or test completes them (a queue per handle: Open MPI gives small
  *    sends one shared pre-completed request); a receive's record is patched
  *    then with the source, tag and size the status reports (wildcards,
- *    short messages).
+ *    short messages). A request still open at MPI_Finalize gets its wait
+ *    there, and rank 0 keeps every message with both its ends or not at
+ *    all (capture_messages.c).
  *  - Calls the library does not record are counted by name and become
  *    notes (capture_unrecorded.c), so that no communication is left out
  *    silently.
@@ -56,6 +58,7 @@
  *   capture_unrecorded.c  calls counted, not recorded (C and Fortran)
  *   capture_hosts.c    the hosts' CPUs and ranks, for notes
  *   capture_finish.c   MPI_Finalize: gather, merge, repair
+ *   capture_messages.c rank 0: every message with both its ends, or none
  *   capture_write.c    the header, the events, the encodings
  *   capture_fortran.c, capture_fortran_coll.c  the Fortran entry points
  * All of it has hidden visibility: only the MPI and Fortran entry points are
@@ -149,8 +152,9 @@ struct record {
     uint32_t c;     /* REQ */
     uint32_t d;     /* COMM of a point-to-point event (the communicator's agreed id) */
     uint8_t op;
-    uint8_t flags; /* POSTED: 1 if a receive was posted with MPI_ANY_SOURCE */
-    uint8_t zero[6];
+    uint8_t flags;       /* POSTED: 1 if a receive was posted with MPI_ANY_SOURCE */
+    uint8_t size_unsure; /* a receive whose BYTES is its buffer's, the message's unknown: rank 0 takes its send's */
+    uint8_t zero[5];
 };
 _Static_assert(sizeof(struct record) == 48, "unexpected padding in struct record");
 
@@ -160,16 +164,19 @@ enum cpu_clock { CPU_CLOCK_NONE, CPU_CLOCK_THREAD, CPU_CLOCK_PROCESS };
 /* Things the trace cannot express or that went wrong; summed over the
  * processes and reported as `note` lines and on stderr. */
 enum counter {
-    C_SELF,            /* messages from a process to itself (recorded; counted at the send) */
-    C_UNNAMED_COMM,    /* point-to-point on communicators whose members agreed on no id */
-    C_FOREIGN_COMM,    /* operations on communicators with processes outside the world */
-    C_NEVER_COMPLETED, /* requests still open at MPI_Finalize */
-    C_FREED_UNKNOWN,   /* receive requests freed before their source/tag were known */
-    C_CANCELLED,       /* requests cancelled */
-    C_BYTES_CLAMPED,   /* sizes above 2^32-1 */
-    C_TIME_CLAMPED,    /* events overlapping their predecessor (several threads) */
-    C_CAUSALITY,       /* receives extended to end after their send started (clock error between hosts) */
-    C_CPU_UNKNOWN,     /* compute events whose CPU time could not be read (their wall time is kept) */
+    C_SELF,                    /* messages from a process to itself (recorded; counted at the send) */
+    C_UNNAMED_COMM,            /* point-to-point on communicators whose members agreed on no id */
+    C_FOREIGN_COMM,            /* operations on communicators with processes outside the world */
+    C_NEVER_COMPLETED,         /* requests still open at MPI_Finalize, given a wait there */
+    C_NEVER_COMPLETED_UNKNOWN, /* receive requests still open at MPI_Finalize, posted with a wildcard: left out */
+    C_ONE_ENDED,     /* point-to-point operations left out on rank 0: their message's other end is not recorded */
+    C_SIZE_DIFFERS,  /* messages left out on rank 0: their two ends disagree on the size */
+    C_FREED_UNKNOWN, /* receive requests freed before their source/tag were known */
+    C_CANCELLED,     /* requests cancelled */
+    C_BYTES_CLAMPED, /* sizes above 2^32-1 */
+    C_TIME_CLAMPED,  /* events overlapping their predecessor (several threads) */
+    C_CAUSALITY,     /* receives extended to end after their send started (clock error between hosts) */
+    C_CPU_UNKNOWN,   /* compute events whose CPU time could not be read (their wall time is kept) */
     C_COUNT
 };
 
@@ -359,6 +366,7 @@ uint32_t clamp_bytes_locked(uint64_t bytes);
 uint64_t type_bytes(MPI_Fint count, MPI_Datatype type);
 int append_locked(uint64_t start, uint64_t end, enum op op, uint64_t bytes, uint32_t a, uint32_t b, uint32_t c,
                   size_t *index);
+void drop_record(struct record *r);
 void drop_locked(size_t index);
 
 /* capture_clock.c */
@@ -426,8 +434,15 @@ void persistent_free_all(void);
 /* capture_finish.c */
 int capture_finish(void);
 
+/* capture_messages.c */
+int settle_messages(struct trace_data *t);
+
 /* capture_write.c */
 int trace_path_binary(const char *path);
+/* Whether the trace can go to PATH: a regular file that can be written or a
+ * new name, in a folder where a file can be created beside it; if not, WHY
+ * says why ("is a FIFO: ..."). */
+int trace_output_usable(const char *path, char *why, size_t size);
 void text_printf(struct text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int write_trace(struct trace_data *t, uint64_t *nevents);
 

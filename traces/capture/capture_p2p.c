@@ -228,6 +228,7 @@ void note_request_free(uint64_t key, uint64_t t0, uint64_t t1)
             S.counters[C_FREED_UNKNOWN]++;
             drop_locked(p.rec);
         } else {
+            if (p.kind == PEND_RECV) S.recs[p.rec].size_unsure = 1; /* its buffer's */
             append_locked(t0, t1, OP_WAIT, 0, 0, 0, S.recs[p.rec].c, NULL);
         }
     }

@@ -115,18 +115,18 @@ void capture_start(const char *argv0, int thread_level)
     if (S.failed) warn("out of memory at MPI_Init: no trace will be written");
 
     /* Find out now, not after a long run, whether the trace can be
-     * written where it is asked for. */
+     * written where it is asked for. Only rank 0 knows (the path is its
+     * own), and the others are already on their way into the barrier below:
+     * MPI_Abort is how one process ends an MPI job, and mpirun then exits
+     * with its status. */
     if (S.rank == 0 && S.trace_path) {
-        char *tmp = temp_path(S.trace_path);
-        FILE *f = tmp ? fopen(tmp, "w") : NULL;
-        if (!f) {
-            warn("cannot create the trace file '%s': %s", tmp ? tmp : S.trace_path, strerror(errno));
+        char why[1024];
+        if (!trace_output_usable(S.trace_path, why, sizeof why)) {
+            warn("IBSEC_TRACE '%s' %s; stopping at MPI_Init rather than losing the trace at MPI_Finalize", S.trace_path,
+                 why);
             PMPI_Abort(MPI_COMM_WORLD, 1);
             exit(EXIT_FAILURE); /* not reached */
         }
-        fclose(f);
-        unlink(tmp);
-        free(tmp);
         if (thread_level == MPI_THREAD_MULTIPLE)
             warn("MPI_THREAD_MULTIPLE: MPI calls made from several threads at once are recorded on one timeline "
                  "per process");

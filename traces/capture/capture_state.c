@@ -295,13 +295,19 @@ int append_locked(uint64_t start, uint64_t end, enum op op, uint64_t bytes, uint
 }
 
 /* An event that turned out not to be expressible (a cancelled request, a
- * receive from itself): its time stays, as computation, all of it on a CPU
- * (the CPU time of a call is not kept; such calls are rare and short). */
-void drop_locked(size_t index)
+ * message whose other end is not recorded): its time stays, as computation,
+ * all of it on a CPU (the CPU time of a call is not kept; such calls are
+ * rare and short). */
+void drop_record(struct record *r)
 {
-    struct record *r = &S.recs[index];
     r->op = OP_COMPUTE;
     r->a = r->b = r->c = r->d = 0;
     r->bytes = S.cpu_clock != CPU_CLOCK_NONE ? r->end - r->start : 0;
     r->flags = 0;
+    r->size_unsure = 0;
+}
+
+void drop_locked(size_t index)
+{
+    drop_record(&S.recs[index]);
 }

@@ -6,8 +6,70 @@
 
 #include "capture_binary.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <zlib.h>
 #include <zstd.h>
+
+/* ------------------------------------------------------------------------ */
+/* Where the trace goes: the writer discipline of every ibsec output        */
+/* ------------------------------------------------------------------------ */
+
+/* Why the trace must not replace what is at PATH (lstat'ed into ST), or
+ * NULL for a regular file. It is renamed over its name: a device, FIFO or
+ * socket would be destroyed (as root, /dev/null for the whole machine), a
+ * symbolic link turned into a file, a directory cannot be replaced. */
+static const char *not_replaceable(const struct stat *st)
+{
+    if (S_ISREG(st->st_mode)) return NULL;
+    if (S_ISDIR(st->st_mode)) return "is a directory";
+    if (S_ISLNK(st->st_mode)) return "is a symbolic link";
+    if (S_ISCHR(st->st_mode) || S_ISBLK(st->st_mode)) return "is a device";
+    if (S_ISFIFO(st->st_mode)) return "is a FIFO";
+    return "is not a regular file";
+}
+
+/* Creates the temporary file TMP, never through a symbolic link and never
+ * one that exists; returns its descriptor or -1 with errno set. */
+static int create_temporary(const char *tmp)
+{
+    return open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+}
+
+int trace_output_usable(const char *path, char *why, size_t size)
+{
+    struct stat st;
+    const char *kind;
+    if (lstat(path, &st) == 0) {
+        if ((kind = not_replaceable(&st))) {
+            snprintf(why, size, "%s: the trace goes only to a regular file or a new name", kind);
+            return 0;
+        }
+        if (access(path, W_OK) != 0) {
+            snprintf(why, size, "cannot be written: %s", strerror(errno));
+            return 0;
+        }
+    } else if (errno != ENOENT) {
+        snprintf(why, size, "cannot be used: %s", strerror(errno));
+        return 0;
+    }
+    /* The folder: the temporary file must be creatable beside PATH. */
+    char *tmp = temp_path(path);
+    int fd = tmp ? create_temporary(tmp) : -1;
+    if (fd < 0) {
+        if (tmp)
+            snprintf(why, size, "cannot be written: cannot create the trace file '%s' beside it: %s", tmp,
+                     strerror(errno));
+        else
+            snprintf(why, size, "cannot be checked: out of memory");
+        free(tmp);
+        return 0;
+    }
+    close(fd);
+    unlink(tmp);
+    free(tmp);
+    return 1;
+}
 
 /* ------------------------------------------------------------------------ */
 /* Output: a file, through gzip or zstd                                     */
@@ -128,8 +190,10 @@ static struct out *out_open(const char *path, const char *final_path, char *erro
         free(o);
         return NULL;
     }
-    o->f = fopen(path, "wb");
+    int fd = create_temporary(path);
+    o->f = fd >= 0 ? fdopen(fd, "wb") : NULL;
     if (!o->f) {
+        if (fd >= 0) close(fd);
         snprintf(error, error_size, "cannot create the trace file '%s': %s", path, strerror(errno));
         if (o->how == GZIP) deflateEnd(&o->z);
         ZSTD_freeCCtx(o->zstd);
@@ -183,17 +247,30 @@ void text_printf(struct text *t, const char *fmt, ...)
 /* ------------------------------------------------------------------------ */
 
 static const char *const COUNTER_NOTE[C_COUNT] = {
-    "messages were sent by a process to itself (recorded)",
-    "operations on communicators made by MPI_Comm_idup were not recorded (their members agreed on no id for them)",
-    "operations on communicators with processes outside MPI_COMM_WORLD were not recorded",
-    "requests were never completed before MPI_Finalize; their isend/irecv were not recorded",
-    "receive requests freed by MPI_Request_free before their source or tag was known were not recorded",
-    "cancelled requests were not recorded",
-    "messages larger than 4294967295 bytes were recorded as 4294967295 bytes",
-    "events overlapped the previous event of their process (MPI calls from several threads) and were moved after it",
-    "receives ended before their send started (clock offset error between hosts); each was extended to the send's "
-    "start and the later events of its process delayed as much",
-    "compute events had no CPU-time reading (MPI calls from several threads); their wall time was taken as CPU time",
+    [C_SELF] = "messages were sent by a process to itself (recorded)",
+    [C_UNNAMED_COMM] =
+        "operations on communicators made by MPI_Comm_idup were not recorded (their members agreed on no id for them)",
+    [C_FOREIGN_COMM] = "operations on communicators with processes outside MPI_COMM_WORLD were not recorded",
+    [C_NEVER_COMPLETED] = "requests were never completed before MPI_Finalize; each was given a wait at MPI_Finalize, "
+                          "and its message kept if both its ends were recorded",
+    [C_NEVER_COMPLETED_UNKNOWN] =
+        "receive requests posted with MPI_ANY_SOURCE or MPI_ANY_TAG were never completed before MPI_Finalize; their "
+        "source or tag is unknown: not recorded",
+    [C_ONE_ENDED] =
+        "point-to-point operations were left out: the other end of their message was not recorded (a message is "
+        "replayed with both its ends or not at all)",
+    [C_SIZE_DIFFERS] = "messages were left out: their send and receive disagree on the size",
+    [C_FREED_UNKNOWN] =
+        "receive requests freed by MPI_Request_free before their source or tag was known were not recorded",
+    [C_CANCELLED] = "cancelled requests were not recorded",
+    [C_BYTES_CLAMPED] = "messages larger than 4294967295 bytes were recorded as 4294967295 bytes",
+    [C_TIME_CLAMPED] = "events overlapped the previous event of their process (MPI calls from several threads) and "
+                       "were moved after it",
+    [C_CAUSALITY] =
+        "receives ended before their send started (clock offset error between hosts); each was extended to the send's "
+        "start and the later events of its process delayed as much",
+    [C_CPU_UNKNOWN] = "compute events had no CPU-time reading (MPI calls from several threads); their wall time was "
+                      "taken as CPU time",
 };
 
 static const char *const CALL_NAME[CALL_COUNT] = {
@@ -507,6 +584,15 @@ int write_trace(struct trace_data *t, uint64_t *nevents)
                   write_events(t, binary, o, nevents) && write_trailer(o, binary, *nevents);
     if (!out_close(o, written) || !written) {
         warn("cannot write the trace file '%s': %s", tmp, o->error);
+        goto out;
+    }
+    /* Checked again: what IBSEC_TRACE names may have changed since MPI_Init. */
+    struct stat st;
+    const char *kind = lstat(S.trace_path, &st) == 0 ? not_replaceable(&st) : NULL;
+    if (kind) {
+        warn("IBSEC_TRACE '%s' %s now, not replaced: the trace is left in '%s'", S.trace_path, kind, tmp);
+        free(tmp);
+        tmp = NULL; /* kept */
         goto out;
     }
     if (rename(tmp, S.trace_path) != 0) {
