@@ -25,10 +25,19 @@ def fake_engine(folder: Path, script: str, name: str = "ibsec-engine") -> Path:
     return path
 
 
+def real_engine() -> str:
+    """The engine under test, as the `engine` fixture finds it."""
+    return os.environ.get("IBSEC_ENGINE") or str(REPO / "build" / "ibsec-engine")
+
+
 def recording_engine(folder: Path) -> tuple[Path, Path]:
-    """(a fake engine that records each call in a file and fails, that file): shows no engine ran."""
+    """(a fake engine that records each call in a file and fails, that file): shows no engine ran. The engine's
+    tables (`params`, `registries`: the names and defaults Python reads from it, simulating nothing) come from
+    the real engine and are not recorded."""
     calls = folder / "engine-calls"
-    return fake_engine(folder, f'echo "$@" >> "{calls}"\nexit 1\n', "recording-engine"), calls
+    script = (f'case "$1" in params|registries) exec "{real_engine()}" "$@";; esac\n'
+              f'echo "$@" >> "{calls}"\nexit 1\n')
+    return fake_engine(folder, script, "recording-engine"), calls
 
 
 def no_traceback(done: subprocess.CompletedProcess) -> bool:

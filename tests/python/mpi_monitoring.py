@@ -173,17 +173,20 @@ class TraceTraffic:
     collectives: dict[tuple[int, Members], Counter] = field(default_factory=lambda: defaultdict(Counter))
 
 
-def _header(lines, path: Path) -> tuple[int, dict[int, Members]]:
-    processes, comms = 0, {}
+def _header(lines, path: Path) -> tuple[int, int, dict[int, Members]]:
+    """(format version, processes, communicators) of a text trace's header."""
+    version, processes, comms = 0, 0, {}
     for line in lines:
         words = line.split()
-        if words and words[0] == "processes":
+        if words and words[0] == "ibsec-trace":
+            version = int(words[1])
+        elif words and words[0] == "processes":
             processes = int(words[1])
         elif words and words[0] == "comm":
             comms[int(words[1])] = tuple(int(w) for w in words[2:])
         elif words == ["events"]:
             comms[0] = tuple(range(processes))
-            return processes, comms
+            return version, processes, comms
     raise ValueError(f"{path}: no 'events' line")
 
 
@@ -192,13 +195,15 @@ def read_trace_traffic(path: Path, ops: dict[str, dict]) -> TraceTraffic:
     calls as Open MPI's coll monitoring would count them. OPS: the engine's op table (`registries --json`)."""
     traffic = TraceTraffic()
     with open(path) as lines:
-        _, comms = _header(lines, path)
+        version, _, comms = _header(lines, path)
         for line in lines:
             words = line.split()
             if words[0] == "end":
                 break
             op = ops[words[3]]
-            values = dict(zip(op["arguments"], words[4:], strict=True))
+            arguments = [name for name, since in zip(op["arguments"], op["argument_since_version"], strict=True)
+                         if since <= version]
+            values = dict(zip(arguments, words[4:], strict=True))
             rank = int(words[0])
             if op["blocking_form"] in ("send", "isend"):
                 pair = (rank, int(values["peer"]))
