@@ -29,7 +29,7 @@ fs::path folder_of(const fs::path& path) { return path.has_parent_path() ? path.
 std::string not_an_output(mode_t mode) {
   if (S_ISREG(mode)) return {};
   if (S_ISDIR(mode)) return "is a directory";
-  if (S_ISLNK(mode)) return "is a symbolic link: give the file it names";
+  if (S_ISLNK(mode)) return "is a symbolic link";
   if (S_ISFIFO(mode)) return "is a FIFO";
   if (S_ISCHR(mode) || S_ISBLK(mode)) return "is a device";
   return "is not a regular file";
@@ -144,8 +144,8 @@ void check_output_path(const std::string& path, const std::string& field) {
   if (::lstat(path.c_str(), &about) == 0) {
     const std::string problem = not_an_output(about.st_mode);
     if (!problem.empty()) {
-      throw ConfigError(field, "'" + path + "' " + problem + ": an output is a regular file or a new path (- for " +
-                                   "standard output), written beside and renamed into place");
+      throw ConfigError(
+          field, "'" + path + "' " + problem + ": an output is a regular file or a new path (- for standard output)");
     }
     if (::access(path.c_str(), W_OK) != 0) throw ConfigError(field, "'" + path + "' cannot be written");
     return;
