@@ -21,14 +21,8 @@ namespace {
 // "unknown command 'bogus' (known: ...)" when a word where a command was expected names none, else empty:
 // CLI11 would only say that a command is required.
 std::string unknown_command(const CLI::App& app) {
-  const CLI::App* parent = &app;
-  for (bool deeper = true; deeper;) {
-    deeper = false;
-    for (const CLI::App* sub : parent->get_subcommands()) {
-      parent = sub;
-      deeper = true;
-    }
-  }
+  const CLI::App* parent = &app;  // the deepest command given: `trace` in `ibsec-engine trace bogus`
+  while (!parent->get_subcommands().empty()) parent = parent->get_subcommands().front();
   const std::vector<std::string> left = parent->remaining();
   if (left.empty() || parent->get_subcommands({}).empty() || left.front().starts_with("-")) return {};
   std::string known;
