@@ -15,9 +15,11 @@
 #include <nlohmann/json.hpp>
 
 #include "apps/commands.h"
+#include "cachesim/memory_estimate.h"
 #include "cachesim/multi_card.h"
 #include "cachesim/onoff_cachesim.h"
 #include "core/errors.h"
+#include "core/memory_estimate.h"
 #include "core/parameters.h"
 #include "core/size_parse.h"
 #include "core/statistics.h"
@@ -39,6 +41,7 @@ struct CachesimOptions {
   std::string card_sessions;  // a file of per-card session counts; replaces --keys and --cards
   bool json = false;
   bool quiet = false;
+  bool force = false;  // run even beyond the machine's memory
 };
 
 uint64_t total_sessions(const cachesim::MultiCardResult& r) {
@@ -137,11 +140,25 @@ void print_cards(const cachesim::MultiCardResult& r) {
               r.card_hit_rate_min(), r.card_hit_rate_max());
 }
 
-// The session count of each card: the file's, or --cards cards of --keys sessions.
-std::vector<uint64_t> card_sessions(const CachesimOptions& o) {
-  if (!o.card_sessions.empty()) return cachesim::read_card_sessions(o.card_sessions, "card_sessions");
-  if (o.cards == 0) throw ConfigError("cards", "at least one card is needed");
-  return std::vector<uint64_t>(o.cards, o.sim.workload.keys);
+// What the run will allocate, checked against the machine's memory before anything is (unless --force);
+// returns the session count of each card: the file's, or --cards cards of --keys sessions (none for one card).
+std::vector<uint64_t> check_memory_and_cards(const CachesimOptions& o) {
+  const auto& c = o.sim;
+  const uint64_t available = o.force ? UINT64_MAX : machine_memory_bytes();
+  cachesim::CardsShape shape{
+      .cards = o.cards, .largest_card_keys = c.workload.keys, .entries_option = o.entries ? "entries" : "size"};
+  std::vector<uint64_t> from_file;
+  if (!o.card_sessions.empty()) {
+    from_file = cachesim::read_card_sessions(o.card_sessions, "card_sessions", available / cachesim::kBytesPerCard);
+    shape.cards = from_file.size();
+    shape.largest_card_keys = *std::ranges::max_element(from_file);
+    shape.keys_option = shape.cards_option = "card_sessions";
+  } else if (o.cards == 0) {
+    throw ConfigError("cards", "at least one card is needed");
+  }
+  check_memory(cachesim::estimate_memory(c, shape), available);
+  if (!from_file.empty()) return from_file;
+  return o.cards == 1 ? std::vector<uint64_t>{} : std::vector<uint64_t>(o.cards, c.workload.keys);
 }
 
 void run(CachesimOptions& o) {
@@ -152,6 +169,8 @@ void run(CachesimOptions& o) {
   c.cache.entries = o.entries ? *o.entries : nic::entries_for_capacity(parse_size_bytes(o.size, "size"), o.entry_bytes);
   c.cache.seed = c.workload.seed;
   c.warmup = o.warmup >= 0 ? static_cast<uint64_t>(o.warmup) : c.accesses / 10;
+  cachesim::validate(c.workload);
+  const std::vector<uint64_t> sessions_per_card = check_memory_and_cards(o);
   cachesim::ProgressFn progress;
   const auto start = std::chrono::steady_clock::now();
   if (!o.quiet && isatty(STDERR_FILENO)) {
@@ -160,13 +179,12 @@ void run(CachesimOptions& o) {
                    100.0 * static_cast<double>(done) / static_cast<double>(total));
     };
   }
-  const bool one_card = o.cards == 1 && o.card_sessions.empty();
   std::optional<cachesim::MultiCardResult> cards;
   cachesim::CacheSimResult result;
-  if (one_card) {
+  if (sessions_per_card.empty()) {
     result = cachesim::run_cachesim(c, progress);
   } else {
-    cards = cachesim::run_cards(c, card_sessions(o), progress);
+    cards = cachesim::run_cards(c, sessions_per_card, progress);
     result = {cards->pooled, cards->transitions};
   }
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -191,11 +209,20 @@ std::string policy_names() {
   return names;
 }
 
-// Unsigned options refuse a sign: CLI11 would otherwise read -1 as 2^64 - 1.
+// Unsigned options are digits only, read in decimal and within 64 bits: CLI11 would otherwise read -1 as
+// 2^64 - 1, 010 as octal 8, and 2^64 as 2^64 - 1. Leading zeros are dropped (010 is ten).
 const CLI::Validator kWholeNumber(
     [](std::string& text) -> std::string {
-      if (!text.empty() && text.find_first_not_of("0123456789") == std::string::npos) return {};
-      return "must be a whole number >= 0, got '" + text + "'";
+      if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos) {
+        return "must be a whole number >= 0, got '" + text + "'";
+      }
+      const std::string digits = text.substr(std::min(text.find_first_not_of('0'), text.size() - 1));
+      static const std::string kMax = std::to_string(UINT64_MAX);
+      if (digits.size() > kMax.size() || (digits.size() == kMax.size() && digits > kMax)) {
+        return "must be a whole number from 0 to " + kMax + ", got '" + text + "'";
+      }
+      text = digits;
+      return {};
     },
     "WHOLE>=0");
 
@@ -236,23 +263,23 @@ class CachesimParameters {
 
 std::vector<ParameterInfo> add_cachesim_options(CLI::App* cmd, CachesimOptions& o) {
   CachesimParameters p(cmd);
-  auto* keys =
-      p.add("keys", o.sim.workload.keys, "sessions", "session keys (ON/OFF sessions) per card")->check(kWholeNumber);
+  auto* keys = p.add("keys", o.sim.workload.keys, "sessions", "session keys (ON/OFF sessions) per card")
+                   ->transform(kWholeNumber);
   auto* cards = p.add("cards", o.cards, "cards",
                       "cards, each with --keys sessions and its own cache; the look-ups (--accesses, --warmup) are "
                       "shared among the cards in proportion to their sessions")
-                    ->check(kWholeNumber);
+                    ->transform(kWholeNumber);
   p.add_unset("card_sessions", o.card_sessions, "",
               "file of per-card session counts, one whole number a line ('#' comments): one card each, instead of "
               "--cards and --keys (default: none)",
               "input")
       ->excludes(keys)
       ->excludes(cards);
-  auto* entries =
-      p.add_unset("entries", o.entries, "entries", "cache size in entries (default: from --size)")->check(kWholeNumber);
+  auto* entries = p.add_unset("entries", o.entries, "entries", "cache size in entries (default: from --size)")
+                      ->transform(kWholeNumber);
   p.add("size", o.size, "bytes", "cache size, e.g. 2KB, 16KB")->excludes(entries);
-  p.add("entry_bytes", o.entry_bytes, "bytes", "bytes per entry (one 128-bit key = 16)")->check(kWholeNumber);
-  p.add("ways", o.sim.cache.ways, "ways", "associativity; 0 = fully associative")->check(kWholeNumber);
+  p.add("entry_bytes", o.entry_bytes, "bytes", "bytes per entry (one 128-bit key = 16)")->transform(kWholeNumber);
+  p.add("ways", o.sim.cache.ways, "ways", "associativity; 0 = fully associative")->transform(kWholeNumber);
   p.add("policy", o.sim.cache.policy, "", "replacement policy: " + policy_names());
   auto* on_mean = p.add("on_mean", o.sim.workload.on_mean, "ms", "mean ON duration (exponential)");
   auto* off_mean = p.add("off_mean", o.sim.workload.off_mean, "ms", "mean OFF duration (exponential)");
@@ -264,10 +291,10 @@ std::vector<ParameterInfo> add_cachesim_options(CLI::App* cmd, CachesimOptions& 
               "law of the OFF lengths, as --on-period (default: exponential with --off-mean)")
       ->excludes(off_mean);
   p.add("access_rate", o.sim.workload.access_rate, "look-ups/ms", "look-ups per ms while a session is ON");
-  p.add("accesses", o.sim.accesses, "look-ups", "measured look-ups")->check(kWholeNumber);
+  p.add("accesses", o.sim.accesses, "look-ups", "measured look-ups")->transform(kWholeNumber);
   p.add_unset("warmup", o.warmup, "look-ups", "look-ups before measuring (default: a tenth of --accesses)")
-      ->check(kWholeNumber);
-  p.add("seed", o.sim.workload.seed, "", "random seed")->check(kWholeNumber);
+      ->transform(kWholeNumber);
+  p.add("seed", o.sim.workload.seed, "", "random seed")->transform(kWholeNumber);
   return p.listed();
 }
 
@@ -291,6 +318,8 @@ void add_cachesim_command(CLI::App& app) {
   add_cachesim_options(cmd, *options);
   cmd->add_flag("--json", options->json, "print the result as JSON");
   cmd->add_flag("--quiet", options->quiet, "no progress or timing on stderr");
+  cmd->add_flag("--force", options->force,
+                "run even if the estimated memory exceeds the machine's (the estimate is refused otherwise)");
   cmd->callback([options] { run(*options); });
 }
 

@@ -180,10 +180,15 @@ int run(const RunOptions& o) {
   }
   sim::SimConfig config = sim::load_config(o.config_path, o.attack, overrides);
   config.ignore_memory_estimate = o.force;
-  // Every output is checked before the run, so that none is found unwritable after it.
-  check_output_path(o.out, "--out");
-  if (o.perf_out) check_output_path(*o.perf_out, "--perf-json");
-  sim::check_detail_outputs(config.output.detail, o.out);
+  // Every output is checked before the run, so that none is found unwritable after it, and none is another
+  // output or one of the inputs (which writing it would destroy).
+  CommandFiles files;
+  files.input(o.config_path, "config");
+  files.input(o.attack, "--attack");
+  files.output(o.out, "--out");
+  if (o.perf_out) files.output(*o.perf_out, "--perf-json");
+  sim::add_run_files(config, o.out, files);
+  files.check();
   const auto wall_start = std::chrono::steady_clock::now();
   sim::Cluster cluster(config);
   start_progress(config);

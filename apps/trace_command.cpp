@@ -12,6 +12,7 @@
 #include <string>
 
 #include "apps/commands.h"
+#include "core/atomic_file.h"
 #include "traces/trace_checker.h"
 #include "traces/trace_reader.h"
 #include "traces/trace_summary.h"
@@ -187,14 +188,18 @@ void add_convert(CLI::App& trace) {
   CLI::App* cmd = trace.add_subcommand(
       "convert", "Re-encode a trace; OUT's name picks the form: .ibtb binary, else text; .gz/.zst compress");
   cmd->add_option("in", *in, "Trace to read")->required();
-  cmd->add_option("out", *out, "Trace to write (replaced only once complete)")->required();
+  cmd->add_option("out", *out, "Trace to write (replaced only once complete); - for standard output")->required();
   cmd->callback([in, out] {
+    CommandFiles files;  // the output is checked first, and may not be the trace it is converted from
+    files.input(*in, "in");
+    files.output(*out, "out");
+    files.check();
     traces::TraceReader reader(*in);
     traces::TraceWriter writer(*out, reader.header(), "out");
     read_checked(reader, [&](const traces::TraceEvent& e) { writer.write(e); });
     writer.finish();
-    // Said only of a regular file: written to a pipe (/dev/stdout) the trace is the output, and has no size.
-    if (std::filesystem::is_regular_file(*out)) {
+    // Said only of a file: written to standard output (-) the trace is the output.
+    if (*out != "-") {
       std::printf("%s: wrote %llu events of %u processes as %s (%s), from %s\n", out->c_str(),
                   static_cast<unsigned long long>(reader.events_read()), reader.header().processes,
                   trace_form(*out).c_str(), human_bytes(std::filesystem::file_size(*out)).c_str(), in->c_str());

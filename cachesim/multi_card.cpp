@@ -1,12 +1,12 @@
 #include "cachesim/multi_card.h"
 
 #include <algorithm>
-#include <fstream>
 #include <numeric>
 #include <optional>
 #include <utility>
 
 #include "cachesim/data_line.h"
+#include "core/bounded_input.h"
 #include "core/errors.h"
 #include "core/random.h"
 
@@ -24,23 +24,25 @@ std::optional<uint64_t> parse_count(const std::string& text) {
 
 }  // namespace
 
-std::vector<uint64_t> read_card_sessions(const std::string& path, const std::string& field) {
-  std::ifstream in(path);
-  if (!in) throw ConfigError(field, "cannot open the card sessions file '" + path + "'");
+std::vector<uint64_t> read_card_sessions(const std::string& path, const std::string& field, uint64_t max_cards) {
+  LineReader in(path, field, "card sessions file");
   std::vector<uint64_t> counts;
-  std::string line;
-  for (int number = 1; std::getline(in, line); ++number) {
+  for (std::string line; in.next(line);) {
     const auto text = data_line(line);
     if (!text) continue;
     const auto count = parse_count(*text);
     if (!count || *count > UINT32_MAX) {
-      throw ConfigError(field, path + ":" + std::to_string(number) +
-                                   ": expected a card's session count (a whole number from 1 to 4294967295), got '" +
-                                   text->substr(0, 40) + "'");
+      in.fail("expected a card's session count (a whole number from 1 to 4294967295), got '" + text->substr(0, 40) +
+              "'");
+    }
+    if (counts.size() == max_cards) {
+      in.fail("more than " + std::to_string(max_cards) +
+              " cards: their results alone would take more memory than "
+              "this machine gives a run (give --force to try anyway)");
     }
     counts.push_back(*count);
   }
-  if (counts.empty()) throw ConfigError(field, path + ": no cards (one session count a line)");
+  if (counts.empty()) in.fail_file("no cards (one session count a line)");
   return counts;
 }
 

@@ -16,9 +16,11 @@
 namespace ibsec::cachesim {
 
 // The session count of each card from a file: one whole number >= 1 a line;
-// blank lines and lines starting with '#' are skipped. ConfigError naming
-// `field`, the file and the line.
-std::vector<uint64_t> read_card_sessions(const std::string& path, const std::string& field);
+// blank lines and lines starting with '#' are skipped. Read within the
+// bounds of every side input (core/bounded_input.h), and refused past
+// `max_cards` cards. ConfigError naming `field`, the file and the line.
+std::vector<uint64_t> read_card_sessions(const std::string& path, const std::string& field,
+                                         uint64_t max_cards = UINT64_MAX);
 
 // Card `card`'s seed: card 0 keeps `seed`, so one card is the one-card run.
 uint64_t card_seed(uint64_t seed, uint64_t card);

@@ -1,13 +1,16 @@
 #include "cachesim/period_distribution.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
-#include <fstream>
 #include <numbers>
+#include <optional>
 #include <sstream>
+#include <string_view>
 #include <utility>
 
 #include "cachesim/data_line.h"
+#include "core/bounded_input.h"
 #include "core/errors.h"
 
 namespace ibsec::cachesim {
@@ -36,28 +39,28 @@ double gamma_at_least_one(double shape, Rng& rng) {
   }
 }
 
+// The whole of `text` as one number, or nothing: "1.0abc" and "1.0 2.0" are not one number.
+std::optional<double> whole_number(std::string_view text) {
+  double value = 0.0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error != std::errc() || end != text.data() + text.size()) return std::nullopt;
+  return value;
+}
+
+// One length a line, bounded like every side input (core/bounded_input.h).
 std::vector<double> read_lengths(const std::string& path, const std::string& field) {
-  std::ifstream in(path);
-  if (!in) throw ConfigError(field, "cannot open the period file '" + path + "'");
+  LineReader in(path, field, "period file");
   std::vector<double> lengths;
-  std::string line;
-  for (int number = 1; std::getline(in, line); ++number) {
+  for (std::string line; in.next(line);) {
     const auto text = data_line(line);
     if (!text) continue;
-    size_t used = 0;
-    double value = 0.0;
-    try {
-      value = std::stod(*text, &used);
-    } catch (const std::exception&) {
-      used = 0;
+    const auto value = whole_number(*text);
+    if (!value || !std::isfinite(*value) || *value <= 0.0) {
+      in.fail("expected one positive period length, got '" + text->substr(0, 40) + "'");
     }
-    if (used == 0 || !std::isfinite(value) || value <= 0.0) {
-      throw ConfigError(field, path + ":" + std::to_string(number) + ": expected a positive period length, got '" +
-                                   line.substr(0, 40) + "'");
-    }
-    lengths.push_back(value);
+    lengths.push_back(*value);
   }
-  if (lengths.empty()) throw ConfigError(field, path + ": no period lengths");
+  if (lengths.empty()) in.fail_file("no period lengths");
   return lengths;
 }
 
@@ -67,17 +70,9 @@ std::vector<double> numbers(const std::string& text, const std::string& spec, co
   std::stringstream stream(text);
   std::string item;
   while (std::getline(stream, item, ',')) {
-    size_t used = 0;
-    double value = 0.0;
-    try {
-      value = std::stod(item, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (used != item.size() || !std::isfinite(value)) {
-      throw ConfigError(field, "'" + spec + "': '" + item + "' is not a number");
-    }
-    values.push_back(value);
+    const auto value = whole_number(item);
+    if (!value || !std::isfinite(*value)) throw ConfigError(field, "'" + spec + "': '" + item + "' is not a number");
+    values.push_back(*value);
   }
   if (values.size() != expected) {
     throw ConfigError(field, "'" + spec + "' takes " + std::to_string(expected) + " number(s) after the colon");

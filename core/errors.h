@@ -17,6 +17,16 @@ class ConfigError : public std::runtime_error {
   std::string field_;
 };
 
+// Standard output is a pipe whose reader has gone (`ibsec-engine ... | head`):
+// the command ends quietly with kExitOutputClosed, since the reader chose to
+// stop reading (docs/running.md, "Exit codes").
+class StandardOutputClosed : public std::runtime_error {
+ public:
+  StandardOutputClosed() : std::runtime_error("standard output was closed by its reader") {}
+};
+// 128 + SIGPIPE: the status a shell reports for a program a closed pipe ended.
+inline constexpr int kExitOutputClosed = 141;
+
 // The cryptographic library failed, or a counter that makes nonces unique ran
 // out: carrying on would reuse a nonce, so the operation is refused.
 class CryptoError : public std::runtime_error {

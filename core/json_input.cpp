@@ -1,9 +1,8 @@
 #include "core/json_input.h"
 
-#include <fstream>
-#include <sstream>
 #include <vector>
 
+#include "core/bounded_input.h"
 #include "core/errors.h"
 
 namespace ibsec {
@@ -76,12 +75,7 @@ json parse_user_json(const std::string& text, const std::string& origin) {
 }
 
 json read_user_json_file(const std::string& path, const std::string& what) {
-  std::ifstream in(path);
-  if (!in) throw ConfigError(path, "cannot open the " + what);
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) throw ConfigError(path, "cannot read the " + what);
-  return parse_user_json(text.str(), path);
+  return parse_user_json(read_bounded_file(path, path, what, kMaxConfigFileBytes), path);
 }
 
 }  // namespace ibsec

@@ -16,7 +16,8 @@ inline constexpr int kMaxJsonDepth = 32;
 // origin: not valid JSON (with line and column), nested deeper than
 // kMaxJsonDepth, or a key repeated within an object (naming its path).
 nlohmann::json parse_user_json(const std::string& text, const std::string& origin);
-// The same for a file; ConfigError if it cannot be read.
+// The same for a file, read within kMaxConfigFileBytes (core/bounded_input.h);
+// ConfigError if it cannot be read.
 nlohmann::json read_user_json_file(const std::string& path, const std::string& what);
 
 }  // namespace ibsec

@@ -1,18 +1,15 @@
 #include "hosts/placement.h"
 
 #include <charconv>
-#include <fstream>
 #include <sstream>
 
+#include "core/bounded_input.h"
 #include "core/errors.h"
 
 namespace ibsec::hosts {
 namespace {
 
 constexpr const char* kKey = "trace.placement";
-// Lines as long as a trace's: longer is a corrupt or hostile file, refused
-// before it is held in memory.
-constexpr size_t kMaxLineBytes = size_t{1} << 20;
 
 // Each job's ranks dealt to the nodes in turn, as mpirun --map-by node does.
 IdVector<ProcessId, NodeId> cyclic(const std::vector<uint32_t>& job_sizes, uint32_t nodes) {
@@ -50,28 +47,15 @@ class PlacementFile {
     line_of_.assign(first, 0);
   }
 
+  // Bounded like every side input (core/bounded_input.h): a line a rank.
   IdVector<ProcessId, NodeId> read() {
-    std::ifstream in(path_);
-    if (!in) throw ConfigError(kKey, "cannot read the placement file '" + path_ + "'");
-    std::string line;
-    uint64_t number = 0;
-    while (std::getline(in, line)) {
-      ++number;
-      if (line.size() > kMaxLineBytes) fail(number, "", "line longer than 1 MiB");
-      take(number, line);
-    }
-    if (in.bad()) throw ConfigError(kKey, "cannot read the placement file '" + path_ + "'");
+    LineReader in(path_, kKey, "placement file");
+    for (std::string line; in.next(line);) take(in, line);
     check_complete();
     return placed_;
   }
 
  private:
-  [[noreturn]] void fail(uint64_t line, const std::string& field, const std::string& problem) const {
-    std::string where = path_ + ":" + std::to_string(line) + ": ";
-    if (!field.empty()) where += "field '" + field + "': ";
-    throw ConfigError(kKey, where + problem);
-  }
-
   // Whitespace-separated fields of a line, its comment removed.
   static std::vector<std::string> fields(const std::string& line) {
     std::istringstream text(line.substr(0, line.find('#')));
@@ -80,49 +64,46 @@ class PlacementFile {
     return out;
   }
 
-  uint32_t whole(uint64_t line, const std::string& field, const std::string& text) const {
+  static uint32_t whole(const LineReader& in, const std::string& field, const std::string& text) {
     uint32_t value = 0;
     const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
     if (error != std::errc() || end != text.data() + text.size()) {
-      fail(line, field, "'" + text + "' is not a whole number below 2^32");
+      in.fail(field, "'" + text + "' is not a whole number below 2^32");
     }
     return value;
   }
 
-  void take(uint64_t line, const std::string& text) {
+  void take(const LineReader& in, const std::string& text) {
     const std::vector<std::string> f = fields(text);
     if (f.empty()) return;
-    if (f.size() != 2 && f.size() != 3) fail(line, "", "expected 'RANK NODE' or 'JOB RANK NODE'");
+    if (f.size() != 2 && f.size() != 3) in.fail("expected 'RANK NODE' or 'JOB RANK NODE'");
     if (width_ == 0) width_ = f.size();
-    if (f.size() != width_) {
-      fail(line, "", "expected " + std::to_string(width_) + " fields, as on the file's first line");
-    }
+    if (f.size() != width_) in.fail("expected " + std::to_string(width_) + " fields, as on the file's first line");
     if (width_ == 2 && job_sizes_.size() > 1) {
-      fail(line, "", "the run replays " + std::to_string(job_sizes_.size()) + " jobs: give 'JOB RANK NODE' lines");
+      in.fail("the run replays " + std::to_string(job_sizes_.size()) + " jobs: give 'JOB RANK NODE' lines");
     }
-    const uint32_t job = width_ == 3 ? whole(line, "job", f[0]) : 0;
-    const uint32_t rank = whole(line, "rank", f[width_ - 2]);
-    const uint32_t node = whole(line, "node", f[width_ - 1]);
-    place(line, job, rank, node);
+    const uint32_t job = width_ == 3 ? whole(in, "job", f[0]) : 0;
+    const uint32_t rank = whole(in, "rank", f[width_ - 2]);
+    const uint32_t node = whole(in, "node", f[width_ - 1]);
+    place(in, job, rank, node);
   }
 
-  void place(uint64_t line, uint32_t job, uint32_t rank, uint32_t node) {
+  void place(const LineReader& in, uint32_t job, uint32_t rank, uint32_t node) {
     if (job >= job_sizes_.size()) {
-      fail(line, "job", std::to_string(job) + " is not a job (the run has " + std::to_string(job_sizes_.size()) + ")");
+      in.fail("job", std::to_string(job) + " is not a job (the run has " + std::to_string(job_sizes_.size()) + ")");
     }
     if (rank >= job_sizes_[job]) {
-      fail(line, "rank",
-           std::to_string(rank) + " is not a rank of job " + std::to_string(job) + " (it has " +
-               std::to_string(job_sizes_[job]) + " processes)");
+      in.fail("rank", std::to_string(rank) + " is not a rank of job " + std::to_string(job) + " (it has " +
+                          std::to_string(job_sizes_[job]) + " processes)");
     }
     if (node >= nodes_) {
-      fail(line, "node", std::to_string(node) + " is not a node (the cluster has " + std::to_string(nodes_) + ")");
+      in.fail("node", std::to_string(node) + " is not a node (the cluster has " + std::to_string(nodes_) + ")");
     }
     const uint32_t p = first_process_[job] + rank;
     if (line_of_[p] != 0) {
-      fail(line, "rank", described(job, rank) + " is placed twice (first on line " + std::to_string(line_of_[p]) + ")");
+      in.fail("rank", described(job, rank) + " is placed twice (first on line " + std::to_string(line_of_[p]) + ")");
     }
-    line_of_[p] = line;
+    line_of_[p] = in.line_number();
     placed_[ProcessId(p)] = NodeId(node);
   }
 
@@ -151,6 +132,8 @@ class PlacementFile {
 };
 
 }  // namespace
+
+bool is_placement_rule(const std::string& placement) { return placement == "cyclic" || placement == "block"; }
 
 IdVector<ProcessId, NodeId> place_processes(const std::string& placement, const std::vector<uint32_t>& job_sizes,
                                             uint32_t nodes) {

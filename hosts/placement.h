@@ -17,6 +17,9 @@ namespace ibsec::hosts {
 // `job_sizes` holds each job's number of ranks. A placement file that cannot
 // be read, or that does not place every rank on a node exactly once, is a
 // ConfigError naming trace.placement, the file, the line and the field.
+// Whether trace.placement = `placement` names a rule (cyclic, block) rather than a file.
+bool is_placement_rule(const std::string& placement);
+
 IdVector<ProcessId, NodeId> place_processes(const std::string& placement, const std::vector<uint32_t>& job_sizes,
                                             uint32_t nodes);
 

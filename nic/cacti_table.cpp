@@ -3,11 +3,11 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <set>
 #include <stdexcept>
 
+#include "core/bounded_input.h"
 #include "core/errors.h"
 
 namespace ibsec::nic {
@@ -112,19 +112,19 @@ CactiTable CactiTable::read(const std::vector<std::string>& paths, const std::st
   return table;
 }
 
+// Bounded like every side input (core/bounded_input.h).
 void CactiTable::read_file(const std::string& path, const std::string& field) {
-  std::ifstream in(path);
-  if (!in) throw ConfigError(field, "cannot open the CACTI table " + path);
+  LineReader in(path, field, "CACTI table");
   files_.push_back(path);
   std::string line;
-  if (!std::getline(in, line)) throw ConfigError(field, path + " is empty, not a CACTI table");
+  if (!in.next(line)) in.fail_file("is empty, not a CACTI table");
   const std::vector<std::string> header = split_csv(strip_cr(line));
   for (const std::string& column : kNeededColumns) {
     if (std::find(header.begin(), header.end(), column) == header.end()) {
-      throw ConfigError(field, path + " is not a CACTI table: it has no '" + column + "' column");
+      in.fail_file("is not a CACTI table: it has no '" + column + "' column");
     }
   }
-  for (size_t number = 2; std::getline(in, line); ++number) {
+  while (in.next(line)) {
     if (strip_cr(line).empty()) continue;
     try {
       const std::vector<std::string> values = split_csv(strip_cr(line));
@@ -135,9 +135,9 @@ void CactiTable::read_file(const std::string& path, const std::string& field) {
       std::map<std::string, std::string> cell;
       for (size_t i = 0; i < header.size(); ++i) cell[header[i]] = values[i];
       CactiRow row = parse_row(cell, path);
-      if (find(row.geometry) == nullptr) rows_.push_back(std::move(row));
+      if (geometries_.insert(row.geometry).second) rows_.push_back(std::move(row));
     } catch (const std::logic_error& e) {  // invalid_argument, out_of_range
-      throw ConfigError(field, path + ":" + std::to_string(number) + ": " + e.what());
+      in.fail(e.what());
     }
   }
 }

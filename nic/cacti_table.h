@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,7 @@ struct CactiGeometry {
   std::string structure;  // the table's label, e.g. "SKC fully-assoc cache"
 
   bool operator==(const CactiGeometry&) const = default;
+  auto operator<=>(const CactiGeometry&) const = default;
   // "a 16 KB fully associative array of 32 B blocks at 45 nm ('SKC fully-assoc cache')"
   [[nodiscard]] std::string describe() const;
 };
@@ -50,6 +52,7 @@ class CactiTable {
   void read_file(const std::string& path, const std::string& field);
 
   std::vector<CactiRow> rows_;
+  std::set<CactiGeometry> geometries_;  // of rows_: a later row of the same geometry is ignored
   std::vector<std::string> files_;
 };
 

@@ -4,6 +4,7 @@
 #include <set>
 
 #include "core/errors.h"
+#include "core/piped_output.h"
 #include "hosts/trace_replay.h"
 #include "network/link_rate.h"
 #include "sim/memory_estimate.h"
@@ -250,9 +251,11 @@ RunOutcome Cluster::run(void (*progress)(const Cluster&, Tick now)) {
     statistics_.log_to(packet_log_.get());
   }
   sc_core::sc_trace_file* vcd = nullptr;
+  std::unique_ptr<PipedOutput> vcd_output;  // SystemC writes the VCD through it: atomic, its write errors seen
   if (!config_.output.vcd.empty()) {
-    std::string base = config_.output.vcd;
-    if (base.size() > 4 && base.ends_with(".vcd")) base.resize(base.size() - 4);  // SystemC appends .vcd
+    vcd_output = std::make_unique<PipedOutput>(vcd_file_path(config_.output.vcd), "sim.vcd", "trace.vcd");
+    std::string base = vcd_output->pipe_path();
+    base.resize(base.size() - 4);  // SystemC appends .vcd
     // Keep SystemC's informational note about the timescale off the terminal.
     sc_core::sc_report_handler::set_actions(sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
     vcd = sc_core::sc_create_vcd_trace_file(base.c_str());
@@ -275,7 +278,10 @@ RunOutcome Cluster::run(void (*progress)(const Cluster&, Tick now)) {
       last_report = WallClock::now();
     }
   }
-  if (vcd != nullptr) sc_core::sc_close_vcd_trace_file(vcd);
+  if (vcd != nullptr) {
+    sc_core::sc_close_vcd_trace_file(vcd);
+    vcd_output->commit();
+  }
   if (packet_log_) packet_log_->close();
   if (capture_) capture_->close();
   outcome.end = statistics_.last_delivery();

@@ -1,11 +1,10 @@
 #include "sim/config.h"
 
-#include <fstream>
-
 #include "core/atomic_file.h"
 #include "core/errors.h"
 #include "core/json_input.h"
 #include "core/spelling.h"
+#include "hosts/placement.h"
 #include "network/link_rate.h"
 
 namespace ibsec::sim {
@@ -144,15 +143,6 @@ void check_attack(const SimConfig& config, uint32_t nodes) {
   }
 }
 
-// The files the run will write can be written (before the run, not after it).
-void check_outputs(const ParameterValues& values) {
-  for (const ParameterInfo& p : parameters()) {
-    if (p.file != "output") continue;
-    const std::string path = values.text(p.key);
-    if (!path.empty()) check_output_path(path, p.key);
-  }
-}
-
 void check_together(SimConfig& config) {
   if (!config.trace.file.empty() && !config.trace.jobs.empty()) {
     throw ConfigError("trace.jobs", "give either trace.file (one job) or trace.jobs (several), not both");
@@ -244,7 +234,6 @@ SimConfig load_layers(const std::vector<Layer>& layers, const std::vector<std::s
   if (attack.present()) config.attack = attack;
   derive_across(config);
   check_together(config);
-  check_outputs(values);
   config.resolved = nest(table);
   return config;
 }
@@ -268,6 +257,44 @@ SimConfig load_config(const std::string& path, const std::string& attack_path,
                            "an attack file must set attack.link (docs/attacks.md)"});
   }
   return load_layers(layers, overrides);
+}
+
+std::string vcd_file_path(const std::string& vcd) {
+  return vcd.size() > 4 && vcd.ends_with(".vcd") ? vcd : vcd + ".vcd";
+}
+
+namespace {
+
+// The value of dotted `key` in the resolved configuration (nested objects).
+const nlohmann::ordered_json& resolved_value(const SimConfig& config, const std::string& key) {
+  const nlohmann::ordered_json* node = &config.resolved;
+  size_t from = 0;
+  for (size_t dot = key.find('.'); dot != std::string::npos; from = dot + 1, dot = key.find('.', from)) {
+    node = &node->at(key.substr(from, dot - from));
+  }
+  return node->at(key.substr(from));
+}
+
+std::vector<std::string> paths_in(const nlohmann::ordered_json& value) {
+  if (value.is_string()) return {value.get<std::string>()};
+  return value.get<std::vector<std::string>>();
+}
+
+}  // namespace
+
+void add_run_files(const SimConfig& config, const std::string& result_path, CommandFiles& files) {
+  for (const ParameterInfo& p : parameters()) {
+    if (p.file.empty()) continue;
+    for (const std::string& path : paths_in(resolved_value(config, p.key))) {
+      if (path.empty()) continue;  // off, or the shipped default
+      if (p.file == "input") {
+        if (p.key != "trace.placement" || !hosts::is_placement_rule(path)) files.input(path, p.key);
+      } else {
+        files.output(p.key == "sim.vcd" ? vcd_file_path(path) : path, p.key);
+      }
+    }
+  }
+  add_detail_outputs(config.output.detail, result_path, files);
 }
 
 }  // namespace ibsec::sim

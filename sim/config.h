@@ -27,6 +27,10 @@
 #include "schedulers/scheduler.h"
 #include "sim/detail_tables.h"
 
+namespace ibsec {
+class CommandFiles;  // core/atomic_file.h
+}  // namespace ibsec
+
 namespace ibsec::sim {
 
 struct OutputConfig {
@@ -75,5 +79,15 @@ SimConfig load_config(const std::string& path, const std::string& attack_path,
                       const std::vector<std::string>& overrides);
 SimConfig load_config(const nlohmann::json& document, const std::vector<std::string>& overrides,
                       const std::string& origin = "<config>");
+
+// The file SystemC writes for sim.vcd = `vcd`: `vcd` with ".vcd" appended
+// unless it already ends so.
+std::string vcd_file_path(const std::string& vcd);
+// Adds to `files` what a run of `config` reads and writes besides its
+// configuration, attack and result files: every file parameter's (inputs
+// and outputs, the VCD under the name SystemC gives it) and the sim.detail
+// tables beside `result_path`. Throws ConfigError for an output that
+// cannot be written (core/atomic_file.h).
+void add_run_files(const SimConfig& config, const std::string& result_path, CommandFiles& files);
 
 }  // namespace ibsec::sim

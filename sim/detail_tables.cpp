@@ -87,13 +87,13 @@ std::vector<std::string> detail_table_names(const DetailLevel& level) {
   return names;
 }
 
-void check_detail_outputs(const DetailLevel& level, const std::string& result_path) {
+void add_detail_outputs(const DetailLevel& level, const std::string& result_path, CommandFiles& files) {
   if (!level.any()) return;
   if (result_path == "-") {
     throw ConfigError("sim.detail", "the tables are written beside the result file: give --out FILE");
   }
   for (const std::string& name : detail_table_names(level)) {
-    check_output_path(detail_table_path(result_path, name), "sim.detail (" + name + " table)");
+    files.output(detail_table_path(result_path, name), "sim.detail (" + name + " table)");
   }
 }
 

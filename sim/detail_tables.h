@@ -18,6 +18,10 @@
 
 #include "core/statistics.h"
 
+namespace ibsec {
+class CommandFiles;  // core/atomic_file.h
+}  // namespace ibsec
+
 namespace ibsec::sim {
 
 // Which tables a run writes (the value of sim.detail).
@@ -62,9 +66,10 @@ class DetailTable {
 std::string detail_table_path(const std::string& result_path, const std::string& name);
 // The names of the tables `level` asks for, in the order they are written.
 std::vector<std::string> detail_table_names(const DetailLevel& level);
-// Refuses, before the run, a level that asks for tables when the result goes
-// to standard output (they have nowhere to go) or a table path that cannot be written.
-void check_detail_outputs(const DetailLevel& level, const std::string& result_path);
+// Adds the tables `level` asks for to a run's outputs, checked with all the
+// others before the run; refuses tables when the result goes to standard
+// output (they have nowhere to go).
+void add_detail_outputs(const DetailLevel& level, const std::string& result_path, CommandFiles& files);
 
 // Every counter of `instances` (of one group type; a card's GCM units, say)
 // combined as each counter declares, then the derived figures of the type

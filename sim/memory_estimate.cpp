@@ -1,7 +1,5 @@
 #include "sim/memory_estimate.h"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <cmath>
 
@@ -22,19 +20,6 @@ constexpr uint64_t kBytesPerProcess = 2304;  // 1 048 576 replayed ranks: 2 285 
 // doubles as it grows (old and new blocks live together while it moves),
 // and its handle in a send queue. Functional mode adds its bytes.
 constexpr uint64_t kBytesPerPacket = 2 * sizeof(network::Packet) + sizeof(network::PacketHandle);
-
-std::string gib(uint64_t bytes) {
-  const double g = static_cast<double>(bytes) / static_cast<double>(1ULL << 30);
-  char text[32];
-  std::snprintf(text, sizeof text, "%.3g GiB", g);
-  return text;
-}
-
-uint64_t saturating_product(std::initializer_list<uint64_t> factors) {
-  long double product = 1;
-  for (const uint64_t f : factors) product *= static_cast<long double>(f);
-  return product >= 1.8e19L ? UINT64_MAX : static_cast<uint64_t>(product);
-}
 
 }  // namespace
 
@@ -59,25 +44,6 @@ std::vector<MemoryNeed> estimate_memory(const SimConfig& config, uint32_t nodes,
   };
   std::ranges::sort(needs, std::greater{}, &MemoryNeed::bytes);
   return needs;
-}
-
-void check_memory(const std::vector<MemoryNeed>& needs, uint64_t available) {
-  uint64_t total = 0;
-  for (const MemoryNeed& n : needs) total = total > UINT64_MAX - n.bytes ? UINT64_MAX : total + n.bytes;
-  if (total <= available) return;
-  const MemoryNeed& largest = needs.front();
-  throw ConfigError(largest.parameter,
-                    "the run would need about " + gib(total) + " (" + largest.what + ": " + gib(largest.bytes) +
-                        ") and this machine has " + gib(available) +
-                        " to give a run (four fifths of its memory); make it smaller, or give --force to try anyway");
-}
-
-// Four fifths of the physical memory: the rest is the system's and the
-// estimate's margin.
-uint64_t machine_memory_bytes() {
-  const long pages = ::sysconf(_SC_PHYS_PAGES);
-  const long page = ::sysconf(_SC_PAGE_SIZE);
-  return pages > 0 && page > 0 ? static_cast<uint64_t>(pages) / 5 * 4 * static_cast<uint64_t>(page) : UINT64_MAX;
 }
 
 }  // namespace ibsec::sim

@@ -16,10 +16,9 @@ std::string describe(const TraceEvent& e) {
 // What must agree between the members' calls of one collective: the op and
 // root always; the byte count for ops where every member gives the same
 // one; the counts where every member lists the same (allgatherv,
-// reduce_scatter). An alltoallv member lists what it sends, a gatherv or
-// scatterv member other than the root only its own part (zero elsewhere),
-// which is all that is checked of them: the replay sends what each sender
-// lists.
+// reduce_scatter). An alltoallv member lists what it sends (the replay sends
+// that); a gatherv or scatterv member other than the root only its own part
+// (zero elsewhere), which must be what the root lists for it.
 bool same_bytes_everywhere(TraceOp op) {
   switch (blocking_form(op)) {
     case TraceOp::kAlltoallv:
@@ -109,7 +108,7 @@ void TraceChecker::track_collective(const TraceEvent& e) {
   }
 }
 
-void TraceChecker::compare_collective(const TraceEvent& e, uint64_t k, const Collective& first) const {
+void TraceChecker::compare_collective(const TraceEvent& e, uint64_t k, Collective& first) const {
   auto mismatch = [&](const std::string& field) {
     reader_.fail(field, "collective #" + std::to_string(k + 1) + " of rank " + std::to_string(e.rank) +
                             " on communicator " + std::to_string(e.comm) + " does not match the one at " +
@@ -123,18 +122,44 @@ void TraceChecker::compare_collective(const TraceEvent& e, uint64_t k, const Col
     if (has_counts(e.op) && *first.counts != *e.counts) mismatch("counts");
     return;
   }
-  if (blocking_form(e.op) == TraceOp::kAlltoallv) return;
-  // gatherv, scatterv: a member other than the root lists its own part only.
+  if (blocking_form(e.op) != TraceOp::kAlltoallv) compare_parts(e, first);
+}
+
+// The replay moves what each member lists as its own part; the root's list
+// must say the same, or the trace describes two different collectives.
+void TraceChecker::compare_parts(const TraceEvent& e, Collective& first) const {
   const auto& members = reader_.communicators().at(e.comm);
-  const size_t own = members.position(e.rank);
-  if (e.rank != e.root) {
-    for (size_t i = 0; i < e.counts->size(); ++i) {
-      if (i != own && (*e.counts)[i] != 0) {
-        reader_.fail("counts", std::string(name(e.op)) + " of rank " + std::to_string(e.rank) +
-                                   ", not the root, lists a count for another member (position " + std::to_string(i) +
-                                   ")");
+  const std::string op(name(e.op));
+  if (e.rank == e.root) {
+    for (const MemberPart& part : first.early_parts) {
+      if ((*e.counts)[part.position] != part.bytes) {
+        reader_.fail("counts", op + " of root " + std::to_string(e.rank) + " lists " +
+                                   std::to_string((*e.counts)[part.position]) + " bytes for rank " +
+                                   std::to_string(part.rank) + ", whose own call (" + part.where.describe() +
+                                   ") gives " + std::to_string(part.bytes));
       }
     }
+    first.root_counts = e.counts;
+    first.root_where = reader_.location();
+    first.early_parts.clear();
+    return;
+  }
+  // A member other than the root lists its own part only.
+  const size_t own = members.position(e.rank);
+  for (size_t i = 0; i < e.counts->size(); ++i) {
+    if (i != own && (*e.counts)[i] != 0) {
+      reader_.fail("counts", op + " of rank " + std::to_string(e.rank) +
+                                 ", not the root, lists a count for another member (position " + std::to_string(i) +
+                                 ")");
+    }
+  }
+  const uint32_t part = (*e.counts)[own];
+  if (!first.root_counts) {
+    first.early_parts.push_back({e.rank, own, part, reader_.location()});
+  } else if ((*first.root_counts)[own] != part) {
+    reader_.fail("counts", op + " of rank " + std::to_string(e.rank) + " gives " + std::to_string(part) +
+                               " bytes as its part, but its root (rank " + std::to_string(e.root) + ", " +
+                               first.root_where.describe() + ") lists " + std::to_string((*first.root_counts)[own]));
   }
 }
 

@@ -47,12 +47,23 @@ class TraceChecker {
     TraceLocation where;
     bool is_send = false;
   };
+  // A gatherv or scatterv member's own part, kept until the root's call lists what it expects of it.
+  struct MemberPart {
+    uint32_t rank;
+    size_t position;
+    uint32_t bytes;
+    TraceLocation where;
+  };
   struct Collective {
     TraceOp op;
     uint32_t root;
     uint64_t bytes;
     std::shared_ptr<const std::vector<uint32_t>> counts;
     TraceLocation where;
+    // gatherv, scatterv: the root's counts once it has called, and the parts of members that called before it.
+    std::shared_ptr<const std::vector<uint32_t>> root_counts = {};
+    TraceLocation root_where = {};
+    std::vector<MemberPart> early_parts = {};
   };
   struct CommProgress {
     std::vector<uint64_t> calls;    // per member
@@ -64,7 +75,9 @@ class TraceChecker {
   void match(const TraceEvent& event);
   void track_request(const TraceEvent& event);
   void track_collective(const TraceEvent& event);
-  void compare_collective(const TraceEvent& event, uint64_t k, const Collective& first) const;
+  void compare_collective(const TraceEvent& event, uint64_t k, Collective& first) const;
+  // gatherv, scatterv: every member's own part is what the root lists for it.
+  void compare_parts(const TraceEvent& event, Collective& first) const;
 
   const TraceReader& reader_;
   // (source, destination, tag) -> what is waiting for its other half; only

@@ -78,7 +78,8 @@ TEST(Placement, FileErrorsNameTheLineAndTheField) {
   EXPECT_EQ(refusal(f, {1, 1}, 4), prefix + f + ":1: the run replays 2 jobs: give 'JOB RANK NODE' lines");
   f = placement_file("fields", "0 0 0 0\n");
   EXPECT_EQ(refusal(f, {1}, 4), prefix + f + ":1: expected 'RANK NODE' or 'JOB RANK NODE'");
-  EXPECT_EQ(refusal("/nonexistent/place", {1}, 4), prefix + "cannot read the placement file '/nonexistent/place'");
+  EXPECT_EQ(refusal("/nonexistent/place", {1}, 4),
+            prefix + "cannot open the placement file '/nonexistent/place': No such file or directory");
 }
 
 }  // namespace
