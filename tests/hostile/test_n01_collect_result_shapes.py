@@ -71,3 +71,22 @@ def test_n01_a_sound_result_is_still_collected(tmp_path, engine):
     table = ibsec.collect(result)
     assert len(table) == 1 and table["skc_hit_rate"][0] == STATISTICS["skc_hit_rate"]
     assert table["config.nic.security"][0] == RESULT["config"]["nic"]["security"]
+
+
+def test_n01_numbers_no_one_column_type_holds_become_text(tmp_path, engine):
+    """Found beside the fuzz target: 2^63 in one result and -1 in another made a column pandas kept as Python
+    objects, which Parquet refused (OverflowError). Such a column is written as text, exactly."""
+    for name, value in (("a.json", 2**63), ("b.json", -1), ("c.json", 2**70)):
+        _write(tmp_path / name, {"statistics": {**STATISTICS, "key_lookups": value}})
+    done = run_ibsec("collect", str(tmp_path), "--out", str(tmp_path / "t.parquet"))
+    assert done.returncode == 0 and no_traceback(done), done.stderr
+    import pandas as pd
+
+    assert list(pd.read_parquet(tmp_path / "t.parquet")["key_lookups"]) == [str(2**63), "-1", str(2**70)]
+
+
+def test_n01_a_row_of_millions_of_columns_is_refused(tmp_path):
+    result = tmp_path / "wide.json"
+    result.write_text(json.dumps({"statistics": {f"k{i}": i for i in range(20_000)}}))
+    with pytest.raises(IbsecError, match=r"20005 columns .* at most 10000"):
+        ibsec.collect(result)

@@ -39,6 +39,9 @@ SOURCE_COLUMNS = {
 MAX_RESULT_BYTES = DEFAULT_MAX_BYTES
 # The engine's results nest a few levels (config sections, the histogram's buckets, sim.detail's tables).
 MAX_RESULT_DEPTH = 32
+# A result's row has a few hundred columns (statistics and config keys); 64 MiB of them would be millions, and
+# a table of millions of columns would need gigabytes.
+MAX_RESULT_COLUMNS = 10_000
 WHAT = "an ibsec-engine result"
 
 
@@ -94,8 +97,9 @@ def parse_result(path: Path, text: str):
         raise NotAResult(path, str(error)) from None
     except RecursionError:
         raise NotAResult(path, "nested too deeply to be an engine result") from None
-    except ValueError as error:  # a number of more digits than Python converts
-        raise NotAResult(path, f"not usable JSON: {error}") from None
+    except ValueError:  # the one other error of json.loads: a whole number of more digits than Python converts
+        digits = getattr(sys, "get_int_max_str_digits", lambda: 4300)()
+        raise NotAResult(path, f"a number of more than {digits} digits: not an engine result") from None
 
 
 def read_result(path: Path) -> dict:
@@ -205,6 +209,9 @@ def result_row(path: Path, document: dict) -> dict:
     engine_row = EngineRun(path, exit_code, document).row()
     engine_row.pop("result_file")
     row.update(engine_row)
+    if len(row) > MAX_RESULT_COLUMNS:
+        raise NotAResult(path, f"{len(row)} columns (statistics, config keys, ...); an engine result has at most "
+                               f"{MAX_RESULT_COLUMNS}")
     return row
 
 
