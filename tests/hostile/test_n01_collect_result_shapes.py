@@ -90,3 +90,10 @@ def test_n01_a_row_of_millions_of_columns_is_refused(tmp_path):
     result.write_text(json.dumps({"statistics": {f"k{i}": i for i in range(20_000)}}))
     with pytest.raises(IbsecError, match=r"20005 columns .* at most 10000"):
         ibsec.collect(result)
+
+
+@pytest.mark.parametrize("paths", [5, [], [None], {"a.json": 1}])
+def test_n01_collect_names_a_bad_paths_argument(paths):
+    """As the command's RESULT arguments: files or folders, at least one."""
+    with pytest.raises(IbsecError, match="'paths'"):
+        ibsec.collect(paths)

@@ -155,6 +155,9 @@ def collect(paths: list[str | Path] | str | Path) -> pd.DataFrame:
     descriptions of the columns are in the table's `attrs["columns"]`."""
     from ..runs.collect import collect as collect_results
 
-    table, meta = collect_results([paths] if isinstance(paths, (str, Path)) else list(paths))
+    given = [paths] if isinstance(paths, (str, Path)) else paths
+    if not isinstance(given, (list, tuple)) or not given or not all(isinstance(p, (str, Path)) for p in given):
+        raise ConfigError("paths", f"a result file or folder, or a non-empty list of them, got {paths!r:.80}")
+    table, meta = collect_results(list(given))
     table.attrs["columns"] = meta
     return table

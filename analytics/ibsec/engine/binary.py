@@ -199,10 +199,12 @@ def run_simulation(arguments: list[str]) -> int:
 
 def run_to_result(arguments: list[str], result_file: Path) -> tuple[int, dict]:
     """Run `ibsec-engine run ...` writing `result_file`; return (exit code 0 or 3, the result it wrote)."""
+    from ..input_files import read_input_text
+
     code = run_simulation(arguments)
     try:
-        return code, json.loads(result_file.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as error:
+        return code, json.loads(read_input_text(result_file, "the engine's result"))
+    except (ValueError, RecursionError) as error:
         raise IbsecError(f"cannot read the engine's result {result_file} ({error})") from None
 
 
