@@ -7,6 +7,11 @@ the field allows: negative counts (which the engine's unsigned options would
 wrap to 2^64 - 1), NaN, infinities, values beyond 2^64 - 1, fractions where a
 whole number is meant. `whole_option` and `real_option` are the same checks as
 argparse types, so a bad option is refused by the parser, naming the option.
+
+The kinds of argument the commands and the Python API share (`count`, `hit_rate`, `one_of`, ...) are checks
+`check(value, field)`: a command's option is `as_option(check)`, the API calls `check(value, "name")` (or
+`checked(arguments, checks)` over a table of them), so both refuse the same values with a ConfigError naming
+the argument.
 """
 
 from __future__ import annotations
@@ -81,6 +86,54 @@ def positive_real(value, field: str) -> float:
     return real_number(value, field, above=0.0)
 
 
+def count(value, field: str) -> int:
+    """A whole number >= 1: nodes, processes, workers, look-ups, bytes per entry."""
+    return whole_number(value, field, minimum=1)
+
+
+def whole(value, field: str) -> int:
+    """A whole number >= 0: seeds, ways (0: fully associative)."""
+    return whole_number(value, field, minimum=0)
+
+
+def hit_rate(value, field: str) -> float:
+    """A target hit rate, strictly between 0 and 1."""
+    return real_number(value, field, above=0.0, below=1.0)
+
+
+def non_negative_real(value, field: str) -> float:
+    """A finite number >= 0 (an overhead in %)."""
+    return real_number(value, field, minimum=0.0)
+
+
+def optional(check: Callable[[object, str], T]) -> Callable[[object, str], T | None]:
+    """`check`, with None standing for "not given"."""
+    return lambda value, field: None if value is None else check(value, field)
+
+
+def one_of(choices) -> Callable[[object, str], str]:
+    """A check that the value is one of `choices` (names: placement, policy, family)."""
+
+    def check(value, field: str) -> str:
+        if not isinstance(value, str) or value not in choices:
+            raise ConfigError(field, f"expected one of {', '.join(map(str, choices))}, got {value!r}")
+        return value
+
+    return check
+
+
+def text(value, field: str) -> str:
+    """A non-empty string (a preset's or machine's name)."""
+    if not isinstance(value, str) or not value.strip():
+        raise ConfigError(field, f"expected a non-empty name, got {value!r}")
+    return value
+
+
+def checked(arguments: dict, checks: dict[str, Callable[[object, str], object]]) -> dict:
+    """`arguments` with each one that has a check in `checks` checked (and converted), named by its key."""
+    return {name: checks[name](value, name) if name in checks else value for name, value in arguments.items()}
+
+
 def as_option(check: Callable[[str, str], T]) -> Callable[[str], T]:
     """An argparse type from a check(value, field): argparse names the option in the message and exits 2."""
 
@@ -105,6 +158,7 @@ def real_option(minimum: float | None = None, maximum: float | None = None, abov
 
 
 # The options many commands share.
-count_option = whole_option(minimum=1)  # --jobs, --workers, --accesses, --processes, ...
-seed_option = whole_option(minimum=0)  # the engine's seeds are unsigned 64-bit
+count_option = as_option(count)  # --jobs, --workers, --accesses, --processes, ...
+seed_option = as_option(whole)  # the engine's seeds are unsigned 64-bit
+hit_rate_option = as_option(hit_rate)  # --target
 positive_real_option = as_option(positive_real)  # durations, rates, clocks

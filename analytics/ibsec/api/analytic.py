@@ -9,7 +9,12 @@ from __future__ import annotations
 
 from ..models import markov
 from ..models.presets import with_preset
+from ..numeric import checked, count, hit_rate, optional, positive_real, text
 from ..runs.spec_sweep import analytic_entries
+
+# The checks of the Markov model's arguments, as `ibsec analytic hitrate|capacity|states` parse their options.
+MODEL_ARGUMENTS = {"entries": optional(count), "entry_bytes": optional(count), "on_mean": optional(positive_real),
+                   "off_mean": optional(positive_real), "preset": optional(text), "machine": optional(text)}
 
 
 def _model_inputs(entries=None, size=None, entry_bytes=None, on_mean=None, off_mean=None, preset=None,
@@ -17,8 +22,8 @@ def _model_inputs(entries=None, size=None, entry_bytes=None, on_mean=None, off_m
     """(entries, ON mean, OFF mean) from the arguments, checked as a sweep spec's analytic points are."""
     from ..errors import ConfigError
 
-    given = {"entries": entries, "size": size, "entry_bytes": entry_bytes, "on_mean": on_mean, "off_mean": off_mean,
-             "preset": preset, "machine": machine}
+    given = checked({"entries": entries, "size": size, "entry_bytes": entry_bytes, "on_mean": on_mean,
+                     "off_mean": off_mean, "preset": preset, "machine": machine}, MODEL_ARGUMENTS)
     parameters = with_preset({name: value for name, value in given.items() if value is not None})
     if "on_mean" not in parameters or "off_mean" not in parameters:
         raise ConfigError("on_mean", "give on_mean and off_mean (ms), or a preset")
@@ -30,7 +35,7 @@ def capacity(entries: int | None = None, size: str | None = None, entry_bytes: i
              machine: str | None = None, target: float = 0.9) -> dict:
     """The largest number of sessions n with F_n(entries) >= target, and F either side of it."""
     entries, on, off = _model_inputs(entries, size, entry_bytes, on_mean, off_mean, preset, machine)
-    return markov.capacity_report(entries, on, off, target).as_dict()
+    return markov.capacity_report(entries, on, off, hit_rate(target, "target")).as_dict()
 
 
 def hitrate(processes: int, entries: int | None = None, size: str | None = None, entry_bytes: int | None = None,
@@ -38,14 +43,14 @@ def hitrate(processes: int, entries: int | None = None, size: str | None = None,
             machine: str | None = None) -> float:
     """F_n(x): the hit-rate estimate of `entries` entries shared by `processes` sessions."""
     entries, on, off = _model_inputs(entries, size, entry_bytes, on_mean, off_mean, preset, machine)
-    return markov.hit_rate_estimate(entries, processes, on, off)
+    return markov.hit_rate_estimate(entries, count(processes, "processes"), on, off)
 
 
 def states(processes: int, on_mean: float | None = None, off_mean: float | None = None, preset: str | None = None,
            machine: str | None = None) -> list[float]:
     """P_0 .. P_n: the probability that i of the n sessions are ON (Eq. 1-2)."""
     _, on, off = _model_inputs(on_mean=on_mean, off_mean=off_mean, preset=preset, machine=machine, needs_size=False)
-    return markov.state_probabilities(processes, on, off).tolist()
+    return markov.state_probabilities(count(processes, "processes"), on, off).tolist()
 
 
 def predict(processes: int, entries: int | None = None, size: str | None = None, entry_bytes: int | None = None,
@@ -60,7 +65,8 @@ def predict(processes: int, entries: int | None = None, size: str | None = None,
 
     entries, on, off = _model_inputs(entries, size, entry_bytes, on_mean, off_mean, preset, machine)
     rate = cachesim.default("access_rate") if access_rate is None else access_rate
-    return predictor.predict_exponential(entries, processes, on, off, rate, policy, ways).as_dict()
+    return predictor.predict_exponential(entries, count(processes, "processes"), on, off, rate, policy,
+                                         ways).as_dict()
 
 
 def size(nodes: int, target: float = 0.9, trace: str | None = None, preset: str | None = None,
@@ -80,20 +86,29 @@ def size(nodes: int, target: float = 0.9, trace: str | None = None, preset: str 
 
     from ..errors import ConfigError
     from ..models import sizing, trace_sizing
+    from ..numeric import checked
+    from ..output.files import check_output_folder
     from ..shipped import resolve
     from .simulate import cache_folder
 
+    given = checked({"nodes": nodes, "target": target, "preset": preset, "machine": machine,
+                     "processes_per_node": processes_per_node, "placement": placement, "family": family,
+                     "gap_threshold_ms": gap_threshold_ms, "entry_bytes": entry_bytes, "accesses": accesses,
+                     "policy": policy, "ways": ways, "target_overhead": target_overhead}, sizing.ARGUMENTS)
+    nodes, per_node, placement = given["nodes"], given["processes_per_node"], given["placement"]
+    target, entry_bytes, policy, ways = given["target"], given["entry_bytes"], given["policy"], given["ways"]
     if (trace is None) == (preset is None):
         raise ConfigError("trace", "give trace or preset, one of them")
+    if folder is not None:
+        check_output_folder(folder, "folder")
     with sizing.fresh_periods_folder() as periods:
-        traffic = (sizing.from_trace(trace, nodes, processes_per_node, placement, family, gap_threshold_ms,
+        traffic = (sizing.from_trace(trace, nodes, per_node, placement, given["family"], given["gap_threshold_ms"],
                                      Path(periods)) if trace is not None else
-                   sizing.from_preset(preset, machine, nodes, processes_per_node, placement))
-        answer = sizing.size(traffic, target, entry_bytes, simulate, accesses, policy, ways)
-    request = trace_sizing.ReplayRequest(trace, nodes, processes_per_node, placement,
+                   sizing.from_preset(given["preset"], given["machine"], nodes, per_node, placement))
+        answer = sizing.size(traffic, target, entry_bytes, simulate, given["accesses"], policy, ways)
+    request = trace_sizing.ReplayRequest(trace, nodes, per_node, placement,
                                          resolve("config", config or trace_sizing.DEFAULT_CONFIG, "config"),
                                          Path(folder) if folder is not None else cache_folder(trace_sizing.CACHE_KIND),
-                                         confirm,
-                                         target_overhead, scan)
+                                         confirm, given["target_overhead"], scan)
     answer = trace_sizing.add_replays(answer, traffic, request, target, entry_bytes, policy, ways)
-    return {**answer, "nodes": nodes, "processes_per_node": processes_per_node, "placement": placement}
+    return {**answer, "nodes": nodes, "processes_per_node": per_node, "placement": placement}

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -32,8 +31,11 @@ class Result:
 
     @classmethod
     def from_file(cls, path: str | Path, exit_code: int = 0) -> Result:
+        """The result file `path`, read and checked as `ibsec collect` reads one (IbsecError naming the file)."""
+        from ..runs.collect import read_result
+
         path = Path(path)
-        return cls(path, exit_code, json.loads(path.read_text(encoding="utf-8")))
+        return cls(path, exit_code, read_result(path))
 
     @property
     def _engine_run(self) -> EngineRun:

@@ -17,6 +17,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import ConfigError
+from ..numeric import whole
+from ..output.files import check_output_folder
 from .result import Result
 
 if TYPE_CHECKING:
@@ -56,6 +58,17 @@ def _input_file(path: str | Path | None, what: str) -> str | None:
     return str(path)
 
 
+def _output_folder(folder: str | Path, argument: str) -> Path:
+    """The folder, made if missing; ConfigError naming `argument` if it cannot be (a file, not writable), as the
+    commands' output folders are checked (output/files.py)."""
+    check_output_folder(folder, argument)
+    try:
+        Path(folder).mkdir(parents=True, exist_ok=True)
+    except OSError as error:  # made unwritable or replaced since the check
+        raise ConfigError(argument, f"{str(folder)!r}: {error.strerror or error}") from None
+    return Path(folder)
+
+
 def _run_into(folder: str, point) -> dict:
     """Run one point into `folder`: what the store keeps of it (module level, so a Dask worker can run it)."""
     run = point.run(Path(folder))
@@ -88,12 +101,9 @@ def run(config: str | Path | dict | None = None, set: dict | None = None, trace:
     if trace is not None:
         overrides.append(f"trace.file={json.dumps(_input_file(trace, 'trace'))}")
     if seed is not None:
-        if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-            raise ConfigError("seed", f"a whole number >= 0, got {seed!r}")
-        overrides.append(f"seed={seed}")
+        overrides.append(f"seed={whole(seed, 'seed')}")
     point = EnginePoint(config, tuple(overrides), _input_file(attack, "attack"), label=label)
-    folder = Path(folder) if folder is not None else cache_folder("runs")
-    folder.mkdir(parents=True, exist_ok=True)
+    folder = _output_folder(folder if folder is not None else cache_folder("runs"), "folder")
     runner = functools.partial(_run_into, str(folder))
     record = run_points([point], runner, store=folder / STORE_NAME, quiet=True, label="run", key=point_identity)[0]
     result_file = folder / record["result_file"]
@@ -125,16 +135,16 @@ def sweep(spec: str | Path | dict, out: str | Path | None = None, workers: int |
     from ..runs.spec_sweep import STORE, execute_points, sweep_points, sweep_table, write_echo, write_table
     from ..runs.store import store_locked
 
+    cluster = ClusterOptions(workers=workers)  # checks `workers` before anything runs
     spec = _spec(spec)
     points = sweep_points(spec)
     if out is None:
         echo = {key: value for key, value in spec.echo().items() if key != "spec_file"}
         out = cache_folder("sweeps") / text_digest(json.dumps(echo, sort_keys=True, default=str))
-    out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
+    out = _output_folder(out, "out")
     with store_locked(out / STORE):
         write_echo(spec, points, out, None, command=f"ibsec.sweep({str(spec.path)!r}) (Python)")
-        rows, errors, _ = execute_points(spec, points, out, ClusterOptions(workers=workers), quiet)
+        rows, errors, _ = execute_points(spec, points, out, cluster, quiet)
         table = sweep_table(spec, points, rows, errors)
         write_table(table, out)
     return table
@@ -145,6 +155,9 @@ def collect(paths: list[str | Path] | str | Path) -> pd.DataFrame:
     descriptions of the columns are in the table's `attrs["columns"]`."""
     from ..runs.collect import collect as collect_results
 
-    table, meta = collect_results([paths] if isinstance(paths, (str, Path)) else list(paths))
+    given = [paths] if isinstance(paths, (str, Path)) else paths
+    if not isinstance(given, (list, tuple)) or not given or not all(isinstance(p, (str, Path)) for p in given):
+        raise ConfigError("paths", f"a result file or folder, or a non-empty list of them, got {paths!r:.80}")
+    table, meta = collect_results(list(given))
     table.attrs["columns"] = meta
     return table

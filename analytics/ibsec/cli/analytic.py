@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..numeric import count_option, positive_real_option, real_option, whole_option
+from ..numeric import as_option, count_option, hit_rate_option, positive_real_option
 from .options import (
     RegistryHelpFormatter,
     add_onoff_options,
@@ -214,7 +214,7 @@ def add_parser(commands) -> None:
     hit.set_defaults(func=hitrate)
     cap = analytic_commands.add_parser("capacity", help="largest n with F_n(x) >= target")
     add_size_options(cap, required=True)
-    cap.add_argument("--target", type=real_option(above=0.0, below=1.0), default=0.9,
+    cap.add_argument("--target", type=hit_rate_option, default=0.9,
                      help="target hit rate p in (0, 1) (default: %(default)s)")
     add_onoff_options(cap)
     cap.add_argument("--json", action="store_true", help="print JSON")
@@ -241,6 +241,14 @@ def add_parser(commands) -> None:
     add_size_parser(analytic_commands)
 
 
+def option(name: str):
+    """argparse type= of `analytic size`'s option for the argument `name`: its check in models/sizing.py, the one
+    ibsec.analytic.size uses too."""
+    from ..models.sizing import ARGUMENTS
+
+    return as_option(ARGUMENTS[name])
+
+
 def add_size_parser(analytic_commands) -> None:
     from ..models.hitrate import POLICIES
     from ..models.sessions import PLACEMENTS
@@ -257,13 +265,15 @@ def add_size_parser(analytic_commands) -> None:
                     "associative cache, the exact hit rate of every size from each card's look-ups in a "
                     "cycle-level replay (LRU: stack distances; FIFO, random: the card's cache at every size), "
                     "whose size is then the one chosen (docs/sizing.md, docs/markov-model.md).")
-    sizing.add_argument("--target", type=real_option(above=0.0, below=1.0), default=0.9,
+    sizing.add_argument("--target", type=option("target"), default=0.9,
                         help="target hit rate in (0, 1) (default: %(default)s)")
     sizing.add_argument("--trace", metavar="TRACE", help="trace giving the traffic (and the graph at its own size)")
-    sizing.add_argument("--preset", help="NAS preset (exponential ON/OFF): BT, CG, FT, LU, MG, SP")
-    sizing.add_argument("--machine", default="origin2000", help="preset machine (default: %(default)s)")
-    sizing.add_argument("--nodes", type=count_option, required=True, help="nodes (cards) in the cluster")
-    sizing.add_argument("--processes-per-node", type=count_option, default=1,
+    sizing.add_argument("--preset", type=option("preset"),
+                        help="NAS preset (exponential ON/OFF): BT, CG, FT, LU, MG, SP")
+    sizing.add_argument("--machine", type=option("machine"), default="origin2000",
+                        help="preset machine (default: %(default)s)")
+    sizing.add_argument("--nodes", type=option("nodes"), required=True, help="nodes (cards) in the cluster")
+    sizing.add_argument("--processes-per-node", type=option("processes_per_node"), default=1,
                         help="MPI processes on each node (default: %(default)s)")
     sizing.add_argument("--placement", choices=PLACEMENTS, default="block",
                         help="ranks on nodes: block (consecutive ranks share a node) or cyclic (default: "
@@ -271,7 +281,7 @@ def add_size_parser(analytic_commands) -> None:
     sizing.add_argument("--family", choices=FAMILIES, default="empirical",
                         help="trace: ON/OFF laws for the predictor and cachesim: the measured periods (empirical) or "
                              "a fitted family (default: %(default)s)")
-    sizing.add_argument("--gap-threshold-ms", type=positive_real_option,
+    sizing.add_argument("--gap-threshold-ms", type=option("gap_threshold_ms"),
                         help="trace: the ON/OFF gap threshold (default: as `ibsec analytic fit`)")
     sizing.add_argument("--policy", choices=POLICIES, default="lru",
                         help="replacement policy of the predictor and cachesim (default: %(default)s). What is "
@@ -281,16 +291,17 @@ def add_size_parser(analytic_commands) -> None:
                              "exp); LRU is exact for independent sessions of one law "
                              "(stack-depth law; non-exponential laws through 400 000 sampled inter-look-up times, "
                              "about 0.1 point)")
-    sizing.add_argument("--ways", type=whole_option(minimum=0), default=0,
+    sizing.add_argument("--ways", type=option("ways"), default=0,
                         help="associativity: 0 = fully associative (default), else a power of two (FIFO: 0 or 1 "
                              "only; random with more needs exponential ON/OFF); the predictor treats each set as its "
                              "own cache of the keys mapped to it (key mod sets, as the card), and F_n(x), which has "
                              "no sets, is rounded up to whole sets")
-    sizing.add_argument("--entry-bytes", type=count_option, default=16, help="bytes per entry (default: %(default)s)")
+    sizing.add_argument("--entry-bytes", type=option("entry_bytes"), default=16,
+                        help="bytes per entry (default: %(default)s)")
     sizing.add_argument("--simulate", action="store_true",
                         help="also run cachesim at both sizes: the busiest card's sessions on one cache, and every "
                              "card with its own sessions and cache (pooled hit rate, spread over cards)")
-    sizing.add_argument("--accesses", type=count_option,
+    sizing.add_argument("--accesses", type=option("accesses"),
                         help="cachesim look-ups per point (default: cachesim's, {cachesim:accesses})")
     add_replay_options(sizing)
     sizing.add_argument("--json", action="store_true", help="print JSON")
@@ -308,7 +319,7 @@ def add_replay_options(sizing) -> None:
     sizing.add_argument("--confirm", action="store_true",
                         help="trace: replay it at each model's size and report the SKC hit rate and execution-time "
                              "overhead over NoSecurity the cycle-level card gives there")
-    sizing.add_argument("--target-overhead", type=real_option(minimum=0.0), metavar="P",
+    sizing.add_argument("--target-overhead", type=option("target_overhead"), metavar="P",
                         help="trace: also find the smallest fully associative SKC whose replay costs at most P %% "
                              "execution time over NoSecurity (bisection over the entries, one replay a step; "
                              "docs/sizing.md)")

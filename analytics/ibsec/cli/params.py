@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-import subprocess
-
 
 def execute(args) -> int:
-    from ..engine.binary import engine_path, exit_code_of
+    from ..engine.binary import run_to_our_stdout
 
-    command = [engine_path(), "params", *(["--json"] if args.json else [])]
-    return exit_code_of(subprocess.run(command, check=False).returncode)
+    return run_to_our_stdout(["params", *(["--json"] if args.json else [])])
 
 
 def add_parser(commands) -> None:

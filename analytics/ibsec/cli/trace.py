@@ -3,7 +3,6 @@ engine's trace tools."""
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 from ..numeric import count_option, real_option, seed_option
@@ -56,14 +55,10 @@ def capture_npb(args) -> None:
 
 def engine_tool(args) -> int:
     """info, validate and convert are the engine's: run it and pass its exit code on."""
-    from ..engine.binary import EngineError, engine_path, exit_code_of, killed_by
+    from ..engine.binary import run_to_our_stdout
 
     files = [getattr(args, name) for name in args.file_args]
-    command = [engine_path(), "trace", args.trace_command, *files, *(["--json"] if args.json else [])]
-    returncode = subprocess.run(command, check=False).returncode
-    if returncode < 0:
-        raise EngineError(killed_by(returncode, "its standard error is above"), exit_code_of(returncode))
-    return exit_code_of(returncode)
+    return run_to_our_stdout(["trace", args.trace_command, *files, *(["--json"] if args.json else [])])
 
 
 def add_parser(commands) -> None:

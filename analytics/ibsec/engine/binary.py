@@ -161,6 +161,19 @@ def engine_digest() -> str:
     return file_digest(engine_path())
 
 
+def run_to_our_stdout(arguments: list[str]) -> int:
+    """Run `ibsec-engine ARGUMENTS` writing to our standard output and error; the exit code to leave with.
+
+    A reader that goes away (`ibsec trace info T --json | head`) ends the engine as it ends any tool: by SIGPIPE,
+    or by an error exit after EPIPE. That is no bug: its status is passed on quietly (SIGPIPE as a shell reports
+    it, 141). Any other signal is (EngineError)."""
+    sys.stdout.flush()  # what was printed before comes first
+    returncode = subprocess.run([engine_path(), *arguments], check=False).returncode
+    if returncode < 0 and returncode != -signal.SIGPIPE:
+        raise EngineError(killed_by(returncode, "its standard error is above"), exit_code_of(returncode))
+    return exit_code_of(returncode)
+
+
 def run_simulation_streaming(arguments: list[str]) -> int:
     """Run `ibsec-engine run ...` with its progress and errors on the terminal's stderr; return its exit code.
 
@@ -186,10 +199,12 @@ def run_simulation(arguments: list[str]) -> int:
 
 def run_to_result(arguments: list[str], result_file: Path) -> tuple[int, dict]:
     """Run `ibsec-engine run ...` writing `result_file`; return (exit code 0 or 3, the result it wrote)."""
+    from ..input_files import read_input_text
+
     code = run_simulation(arguments)
     try:
-        return code, json.loads(result_file.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as error:
+        return code, json.loads(read_input_text(result_file, "the engine's result"))
+    except (ValueError, RecursionError) as error:
         raise IbsecError(f"cannot read the engine's result {result_file} ({error})") from None
 
 

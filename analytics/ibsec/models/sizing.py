@@ -28,10 +28,28 @@ import numpy as np
 from scipy.stats import binom
 
 from ..errors import ConfigError
+from ..numeric import count, hit_rate, non_negative_real, one_of, optional, positive_real, text, whole
 from . import cachesim, hitrate, markov, onoff_fit, presets, renewal, sessions
 from .renewal import Distribution
 
 FAMILIES = ("empirical", *onoff_fit.FAMILIES)
+# The check of each argument of `ibsec analytic size` (option --NAME, with '-' for '_') and
+# `ibsec.analytic.size(NAME=...)`: both refuse a bad value through the same one, naming it.
+ARGUMENTS = {
+    "nodes": count,
+    "processes_per_node": count,
+    "target": hit_rate,
+    "preset": optional(text),
+    "machine": text,
+    "placement": one_of(sessions.PLACEMENTS),
+    "family": one_of(FAMILIES),
+    "gap_threshold_ms": optional(positive_real),
+    "policy": one_of(hitrate.POLICIES),
+    "ways": whole,
+    "entry_bytes": count,
+    "accesses": optional(count),
+    "target_overhead": optional(non_negative_real),
+}
 
 
 @dataclass

@@ -69,6 +69,15 @@ def write_output(path: str | Path, write: Callable[[Path], None]) -> Path:
     return path
 
 
+def is_stream(path: str | Path) -> bool:
+    """Standard output, a device or a FIFO (a symlink followed): an output written in place, beside which no
+    file belongs (a table's meta file beside /dev/null would be /dev/null.meta.json)."""
+    if str(path) == STDOUT:
+        return True
+    mode = _mode(Path(path))
+    return mode is not None and not stat.S_ISREG(mode) and not stat.S_ISDIR(mode)
+
+
 def _replace_atomically(path: Path, write: Callable[[Path], None]) -> None:
     """write(tmp) on a temporary file beside `path`, then rename it into place."""
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -154,3 +163,32 @@ def check_output_folder(path: str | Path, option: str) -> None:
     if mode is not None and not stat.S_ISDIR(mode):
         raise ConfigError(option, f"{given!r} is a file, not a folder")
     _check_folder_creatable(Path(path), option, given)
+
+
+# ---- before a run: outputs distinct from each other and from the inputs -------------
+
+def file_identity(path: str | Path) -> tuple:
+    """What `path` names, as writing or reading it would reach it: (device, inode) of an existing file (a symlink
+    followed, so a link or a hard link is the file it shares), else the absolute path a new file would get."""
+    try:
+        status = os.stat(path)
+        return ("inode", status.st_dev, status.st_ino)
+    except OSError:
+        return ("path", os.path.realpath(path))
+
+
+def check_distinct_files(outputs: dict[str, str | Path], inputs: dict[str, str | Path]) -> None:
+    """ConfigError naming the output (its option, the key of `outputs`) that is another output or an input (`inputs`:
+    what each is, e.g. "the result file 'a.json'" -> its path), compared by device and inode, not by name: writing
+    it would destroy the input, or one output would overwrite the other. Standard output ('-') is no file."""
+    seen: dict[tuple, str] = {}
+    for what, path in inputs.items():
+        seen.setdefault(file_identity(path), what)
+    for option, path in outputs.items():
+        if str(path) == STDOUT:
+            continue
+        identity = file_identity(path)
+        if identity in seen:
+            raise ConfigError(option, f"{str(path)!r} is also {seen[identity]}: one file cannot be both (writing "
+                                      "it would destroy the other); give another")
+        seen[identity] = f"the output of {option}"

@@ -38,10 +38,20 @@ def _missing(value) -> bool:
     return value is None or (isinstance(value, float) and math.isnan(value))
 
 
+def _one_number_type(values: list) -> bool:
+    """The numbers fit one column type: whole numbers all within int64, or all within uint64 and no fractions
+    beside them (2^70, or 2^63 beside -1, would leave pandas and Parquet only Python objects, which they refuse)."""
+    whole = [v for v in values if isinstance(v, int) and not isinstance(v, bool)]
+    if all(-2**63 <= v < 2**63 for v in whole):
+        return True
+    return all(0 <= v < 2**64 for v in whole) and len(whole) == sum(not _missing(v) for v in values)
+
+
 def uniform_column(values: list) -> list:
-    """A column Parquet can store: lists, tables and columns of mixed kinds become text (JSON)."""
+    """A column Parquet can store: lists, tables, columns of mixed kinds and numbers no one number type holds
+    become text (JSON)."""
     kinds = {_value_kind(v) for v in values if not _missing(v)}
-    if len(kinds) <= 1 and "json" not in kinds:
+    if len(kinds) <= 1 and "json" not in kinds and (kinds != {"number"} or _one_number_type(values)):
         return values
     return [None if _missing(v) else v if isinstance(v, str) else json.dumps(v) for v in values]
 

@@ -28,6 +28,7 @@ from concurrent.futures import Executor
 from dataclasses import dataclass
 
 from ..errors import ConfigError, IbsecError
+from ..numeric import count, optional
 
 BATCH_SYSTEMS = {"slurm": "SLURMCluster", "pbs": "PBSCluster"}
 BATCH_OPTIONS = ("queue", "walltime", "memory", "cores", "batch_jobs")
@@ -55,6 +56,12 @@ class ClusterOptions:
     cores: int | None = None
     batch_jobs: int | None = None
     verbose: bool = False
+
+    def __post_init__(self):
+        """The counts checked here, where the command's options and ibsec.sweep's `workers` both arrive: a count
+        below 1 would start no worker (a sweep that never ends) or quietly mean "the CPUs"."""
+        for name in ("workers", "cores", "batch_jobs"):
+            object.__setattr__(self, name, optional(count)(getattr(self, name), name))
 
 
 # ---- Dask ----------------------------------------------------------------------
