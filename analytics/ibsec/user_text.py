@@ -3,7 +3,8 @@
 One reader for all of them, so that each format gets the same limits: the file must be a regular file (a FIFO
 named like a config would block, /dev/zero would never end), its size is bounded before it is read (a parser
 takes seconds and gigabytes on a file of megabytes: a YAML list of 9 MB took 253 s and 2.3 GB), its bytes must
-be UTF-8, and a leading byte-order mark is dropped (editors on Windows write one; TOML's parser refuses it).
+be UTF-8, and a leading byte-order mark is dropped (editors on Windows write one; TOML's parser refuses it) while
+one anywhere else is refused.
 """
 
 from __future__ import annotations
@@ -25,7 +26,8 @@ EXCERPT_CHARACTERS = 60
 
 def read_user_text(path: str | Path, what: str, max_bytes: int = MAX_USER_TEXT_BYTES) -> str:
     """The text of `path`, a `what` ("configuration file") a user wrote; ConfigError naming the file if it is not a
-    regular file, is longer than `max_bytes`, or is not UTF-8. A leading byte-order mark is dropped."""
+    regular file, is longer than `max_bytes`, or is not UTF-8. A leading byte-order mark is dropped; another is an
+    error."""
     try:
         # O_NONBLOCK: opening a FIFO does not wait for a writer; the fstat below then refuses it.
         descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
@@ -45,7 +47,14 @@ def read_user_text(path: str | Path, what: str, max_bytes: int = MAX_USER_TEXT_B
         text = data.decode("utf-8")
     except UnicodeDecodeError as error:
         raise ConfigError(str(path), f"not UTF-8 text (byte {error.start}: {error.reason})") from None
-    return text.removeprefix(BYTE_ORDER_MARK)
+    text = text.removeprefix(BYTE_ORDER_MARK)
+    stray = text.find(BYTE_ORDER_MARK)
+    if stray >= 0:  # the parsers differ on these (libyaml skips one at the start of any line, PyYAML keeps it)
+        line = text.count("\n", 0, stray) + 1
+        column = stray - (text.rfind("\n", 0, stray) + 1) + 1
+        raise ConfigError(str(path), f"a byte-order mark (U+FEFF) at line {line}, column {column}: only the first "
+                                     "character of a file may be one")
+    return text
 
 
 def shortened(text: str, limit: int = EXCERPT_CHARACTERS) -> str:

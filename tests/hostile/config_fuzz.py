@@ -39,6 +39,7 @@ from hypothesis import strategies as st
 
 from ibsec.engine.config import MAX_DEPTH, parameter_values, read_config
 from ibsec.errors import ConfigError
+from ibsec.user_text import excerpt
 
 HERE = Path(__file__).resolve().parent
 CORPUS = HERE.parent / "fuzz" / "config_formats_corpus"
@@ -171,11 +172,11 @@ def read_checked(path: Path):
     finally:
         elapsed = time.monotonic() - started
         assert elapsed < TIME_LIMIT, f"{elapsed:.1f} s for {path.stat().st_size} bytes"
-    assert isinstance(table, dict)
+    assert isinstance(table, dict), f"read as {excerpt(table)}"
     twin = json.dumps(table, allow_nan=False, ensure_ascii=False)  # what engine_config writes for TOML and YAML
     twin.encode("utf-8")
     back = json.loads(twin)
-    assert depth(back) <= MAX_DEPTH + 1
+    assert depth(back) <= MAX_DEPTH + 1, f"nested {depth(back)} deep"
     parameter_values(back, "the JSON twin")
     return table
 
@@ -211,7 +212,8 @@ def check_parsers_agree(data: bytes, table) -> None:
         pure = yaml.load(text, Loader=ConfigLoader(pure_python=True))
     except yaml.YAMLError:
         return
-    assert json_normal({} if pure is None else pure) == json_normal(table)
+    assert json_normal({} if pure is None else pure) == json_normal(table), \
+        f"libyaml read {excerpt(table)}, PyYAML {excerpt(pure)}"
 
 
 def check_round_trip(folder: Path, table: dict, suffix: str) -> None:

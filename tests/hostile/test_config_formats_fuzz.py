@@ -47,6 +47,7 @@ def test_round_trips(tmp_path):
 @example(named=("alias.yaml", b"a: &x 1\nb: *x\n"))
 @example(named=("digits.json", b'{"a": ' + b"1" * 5000 + b"}"))
 @example(named=("timestamp.yaml", b"a: !!timestamp x\n"))
+@example(named=("soup.yaml", b"\n\xef\xbb\xbf"))
 @settings(max_examples=1, derandomize=True, **fuzz.FUZZ_SETTINGS)
 @given(fuzz.FILES)
 def test_findings(tmp_path_factory, named):

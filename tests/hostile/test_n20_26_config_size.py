@@ -4,6 +4,8 @@ quoted keys and values whole. Every config (JSON, TOML, YAML, and a sweep spec) 
 (ibsec/user_text.py: at most MAX_USER_TEXT_BYTES, refused before parsing), and a message quotes at most a short
 prefix of a key or value."""
 
+import json
+import subprocess
 import time
 
 import pytest
@@ -77,3 +79,14 @@ def test_n20_a_long_value_no_parameter_takes_is_quoted_short(tmp_path):
     with pytest.raises(ConfigError, match="'nic.security': b'AAAAA") as refused:
         read_config(config)
     assert len(str(refused.value)) < LONGEST_MESSAGE
+
+
+def test_n20_the_engine_quotes_a_long_value_short(tmp_path, engine):
+    """The engine's own messages (a JSON config it reads itself, a value it refuses) are cut as well
+    (core/errors.cpp)."""
+    config = tmp_path / "long.json"
+    config.write_text(json.dumps({"nic": {"security": "x" * 900_000}}))
+    done = subprocess.run([engine, "run", str(config), "--quiet"], capture_output=True, text=True, timeout=60,
+                          check=False)
+    assert done.returncode == 2 and "invalid 'nic.security': unknown card configuration 'xxx" in done.stderr
+    assert len(done.stderr) < 2500 and "characters)" in done.stderr
