@@ -176,15 +176,16 @@ def check_config_keys(path: str | Path, config: dict) -> None:
 
 
 def engine_config(path: str | Path | None, folder: str | Path) -> str | None:
-    """The config file as the engine reads it, after read_config and check_config_keys have checked it (so that
-    an error names the user's file, never a JSON twin): a JSON file as it is; a TOML or YAML file as its JSON
-    twin, written into `folder` (once per content: CONFIG.<digest>.json)."""
+    """The config file as the engine reads it, after read_config has checked it (bounded, and everything the
+    engine's JSON reader refuses): a JSON file as it is; a TOML or YAML file, its keys checked too (so that an
+    error names the user's file, never the twin), as its JSON twin, written into `folder` (once per content:
+    CONFIG.<digest>.json)."""
     if path is None:
         return None
     config = read_config(path)
-    check_config_keys(path, config)
     if Path(path).suffix.lower() not in TOML_SUFFIXES + YAML_SUFFIXES:
-        return str(path)
+        return str(path)  # the engine checks a JSON file's keys itself, naming the file
+    check_config_keys(path, config)
     from ..output.files import write_text_output
     from .digests import text_digest
 
