@@ -110,3 +110,31 @@ def test_trace_convert_says_what_it_wrote(tmp_path, engine):
     assert done.stdout.startswith(f"{target}: wrote ") and "events of 16 processes as binary, gzip-compressed (" \
         in done.stdout and f"from {source}" in done.stdout
     assert size > 1024 and ("KiB" in done.stdout or "MiB" in done.stdout)
+
+
+@pytest.mark.unit
+@pytest.mark.parametrize("text, value", [("0o20", 16), ("0x10", 16), ("true", True), ("False", False),
+                                         ("~", None), ("null", None), (".5", 0.5), ("+12", 12), ("1.", 1.0)])
+def test_yaml_1_2_spellings_of_numbers_true_false_and_null(tmp_path, text, value):
+    """YAML is read by the YAML 1.2 core schema (engine/yaml_config.py; tests/hostile/test_n24_*: what differs
+    from YAML 1.1)."""
+    config = written(tmp_path, "scalars.yaml", f"network:\n  nodes: {text}\n")
+    assert read_config(config) == {"network": {"nodes": value}}
+
+
+@pytest.mark.unit
+def test_a_yaml_anchor_that_no_alias_uses_is_taken(tmp_path):
+    """Aliases are refused (tests/hostile/test_n04_yaml_aliases.py); an anchor alone is harmless."""
+    config = written(tmp_path, "anchor.yaml", "network: &net\n  nodes: 16\n")
+    assert read_config(config) == {"network": {"nodes": 16}}
+
+
+@pytest.mark.model
+def test_api_set_nests_distinct_keys_and_a_later_layer_wins(tmp_path, engine):
+    """`set` over a `config` dict is a later layer, as --set over a file: a key in both is no error and `set` wins
+    (a key given twice within one layer is refused: tests/hostile/test_n09_api_key_twice.py)."""
+    import ibsec
+
+    result = ibsec.run({"traffic": {"load": 0.1}, "traffic.messages": 200}, set={"traffic": {"load": 0.02}},
+                       folder=tmp_path)
+    assert result.config["traffic"]["load"] == 0.02

@@ -86,8 +86,10 @@ def test_a_missing_input_file_leaves_the_error_to_the_engine(tmp_path, fake_engi
 
 
 def test_arguments_are_those_of_ibsec_engine_run(tmp_path, fake_engine):
-    point = EnginePoint("c.json", ("a=1", "b=2"), "atk.json")
-    assert point.arguments(tmp_path / "r.json") == ["run", "c.json", "--attack", "atk.json", "--set", "a=1",
+    config = tmp_path / "c.json"  # read (bounded, checked) before the engine is given it
+    config.write_text("{}")
+    point = EnginePoint(str(config), ("a=1", "b=2"), "atk.json")
+    assert point.arguments(tmp_path / "r.json") == ["run", str(config), "--attack", "atk.json", "--set", "a=1",
                                                     "--set", "b=2", "--out", str(tmp_path / "r.json"), "--quiet"]
 
 

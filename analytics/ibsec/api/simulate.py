@@ -34,20 +34,20 @@ def cache_folder(kind: str) -> Path:
 
 
 def overrides_of(parameters: dict | None, where: str) -> list[str]:
-    """{"nic.security": "SKC-16", "traffic": {"load": 0.05}} -> ['nic.security="SKC-16"', 'traffic.load=0.05']."""
+    """{"nic.security": "SKC-16", "traffic": {"load": 0.05}} -> ['nic.security="SKC-16"', 'traffic.load=0.05'];
+    a key given twice, dotted and nested, is refused as the engine refuses it in a file (engine/config.py)."""
+    from ..engine.config import parameter_values
+    from ..user_text import excerpt
+
     if parameters is None:
         return []
     if not isinstance(parameters, dict):
         raise ConfigError(where, f"expected a dict of parameter -> value, got {type(parameters).__name__}")
-    overrides = []
-    for key, value in parameters.items():
-        if not isinstance(key, str) or not key:
-            raise ConfigError(where, f"a parameter name must be a non-empty string, got {key!r}")
-        if isinstance(value, dict):
-            overrides += [f"{key}.{text}" for text in overrides_of(value, where)]
-        else:
-            overrides.append(f"{key}={json.dumps(value)}")
-    return overrides
+    values = parameter_values(parameters, where)
+    for key in values:
+        if not key or "=" in key:
+            raise ConfigError(where, f"a parameter name must be a non-empty string without '=', got {excerpt(key)}")
+    return [f"{key}={json.dumps(value)}" for key, value in values.items()]
 
 
 def _input_file(path: str | Path | None, what: str) -> str | None:

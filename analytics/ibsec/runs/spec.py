@@ -15,6 +15,7 @@ from .. import user_json
 from ..compat import tomllib
 from ..errors import ConfigError
 from ..numeric import UINT64_MAX
+from ..user_text import read_user_text
 from .ranges import check_point_count
 
 KINDS = ("run", "cachesim", "analytic")
@@ -80,17 +81,20 @@ def read_spec_file(path: Path) -> dict:
     if suffix not in (".toml", ".json"):
         raise ConfigError("SPEC", f"{str(path)!r}: expected a .toml or .json file")
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_user_text(path, "sweep spec")
+    except ConfigError as error:
+        raise SpecError(path, "SPEC", error.problem) from None
+    try:
         data = tomllib.loads(text) if suffix == ".toml" else user_json.loads(text)
     except user_json.DuplicateKeyError as error:
         raise SpecError(path, "SPEC", str(error)) from None
-    except UnicodeDecodeError as error:
-        raise SpecError(path, "SPEC", f"not UTF-8 text ({error})") from None
     except tomllib.TOMLDecodeError as error:
         raise SpecError(path, "SPEC", f"not valid TOML: {error}") from None
     except json.JSONDecodeError as error:
         raise SpecError(path, "SPEC", f"not valid JSON: {error.msg} at line {error.lineno}, column {error.colno}") \
             from None
+    except ValueError as error:  # int() of a number of more than 4300 digits
+        raise SpecError(path, "SPEC", f"not valid {suffix[1:].upper()}: {error}") from None
     except RecursionError:  # the parsers recurse once per level: tables nested thousands deep
         raise SpecError(path, "SPEC", "nested too deeply (a sweep spec is a table of tables at most a few "
                                       "levels deep)") from None
