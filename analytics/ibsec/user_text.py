@@ -1,19 +1,18 @@
 """Text files a user wrote (configuration files in JSON, TOML or YAML, sweep specs): read alike in every format.
 
-One reader for all of them, so that each format gets the same limits: the file must be a regular file (a FIFO
-named like a config would block, /dev/zero would never end), its size is bounded before it is read (a parser
-takes seconds and gigabytes on a file of megabytes: a YAML list of 9 MB took 253 s and 2.3 GB), its bytes must
-be UTF-8, and a leading byte-order mark is dropped (editors on Windows write one; TOML's parser refuses it) while
-one anywhere else is refused.
+They go through the one bounded reader of side inputs (input_files.py: a folder refused, the size bounded
+before the file is read, a FIFO or /dev/stdin the user named read as a stream), with a bound of their own: a
+parser takes seconds and gigabytes on a file of megabytes (a YAML list of 9 MB took 253 s and 2.3 GB). Their
+bytes must be UTF-8, and a leading byte-order mark is dropped (editors on Windows write one; TOML's parser
+refuses it) while one anywhere else is refused.
 """
 
 from __future__ import annotations
 
-import os
-import stat
 from pathlib import Path
 
 from .errors import ConfigError
+from .input_files import InputError, read_input_bytes
 
 # A configuration is a few dozen keys and a sweep spec a few tables: 1 MiB is hundreds of times what either
 # needs, and the same bound as the engine's on one line of its text inputs (traces, placement files). At this
@@ -25,24 +24,13 @@ EXCERPT_CHARACTERS = 60
 
 
 def read_user_text(path: str | Path, what: str, max_bytes: int = MAX_USER_TEXT_BYTES) -> str:
-    """The text of `path`, a `what` ("configuration file") a user wrote; ConfigError naming the file if it is not a
-    regular file, is longer than `max_bytes`, or is not UTF-8. A leading byte-order mark is dropped; another is an
-    error."""
+    """The text of `path`, a `what` ("configuration file") a user wrote; ConfigError naming the file if it cannot be
+    read (a folder, a missing file), is longer than `max_bytes`, or is not UTF-8. A leading byte-order mark is
+    dropped; another is an error."""
     try:
-        # O_NONBLOCK: opening a FIFO does not wait for a writer; the fstat below then refuses it.
-        descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
-    except OSError as error:
-        raise ConfigError(str(path), f"cannot open the {what}: {error.strerror}") from None
-    with os.fdopen(descriptor, "rb") as handle:
-        mode = os.fstat(handle.fileno()).st_mode
-        if not stat.S_ISREG(mode):
-            raise ConfigError(str(path), f"the {what} is not a regular file")
-        try:
-            data = handle.read(max_bytes + 1)  # one byte more than allowed tells a file that is too long
-        except OSError as error:
-            raise ConfigError(str(path), f"cannot read the {what}: {error.strerror}") from None
-    if len(data) > max_bytes:
-        raise ConfigError(str(path), f"longer than {max_bytes} bytes: a {what} is a few kilobytes")
+        data = read_input_bytes(path, f"a {what}", max_bytes)
+    except InputError as error:
+        raise ConfigError(str(path), error.problem) from None
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as error:

@@ -177,7 +177,7 @@ def trace_lines(path: str | Path) -> Iterator[Iterator[str]]:
         return
     from ..engine.binary import engine_path
 
-    with subprocess.Popen([engine_path(), "trace", "convert", str(path), "/dev/stdout"], stdout=subprocess.PIPE,
+    with subprocess.Popen([engine_path(), "trace", "convert", str(path), "-"], stdout=subprocess.PIPE,
                           stderr=subprocess.PIPE, text=True, encoding="ascii") as converter:
         yield (line.rstrip("\n") for line in converter.stdout)
         converter.stdout.read()
