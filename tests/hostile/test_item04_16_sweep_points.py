@@ -83,7 +83,7 @@ def test_a_million_values_in_one_list_are_refused_before_they_are_compared(tmp_p
     spec = {"kind": "cachesim", "grid": {"keys": list(range(1, 1_000_001))}}
     with pytest.raises(ConfigError, match="1,000,000 points"):
         spec_from_data(tmp_path / "spec.json", spec)
-    with pytest.raises(ConfigError, match="longer than 1048576 bytes"):
+    with pytest.raises(ConfigError, match="at most 1048576 bytes"):
         load_spec(write_spec(tmp_path, spec))
 
 
