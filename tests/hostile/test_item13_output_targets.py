@@ -1,38 +1,20 @@
 """Issue 16, item 13 (Python): `--out` onto a device node, FIFO or symlink replaced it with a regular file
-(temporary file, then rename). Every Python writer goes through output/files.py write_output: atomic
-replace for regular files and new paths only; a device, FIFO or `-` written in place; a symlink followed,
-the file it names replaced and the link kept.
+(temporary file, then rename). Issue 27 (second pass, one writer discipline for the engine, the package and the
+capture library): an output is a regular file or a new path, written atomically, or `-`; a device, FIFO,
+socket or symlink is refused and left exactly as it was (output/files.py write_output and check_output_file).
 
 Only private nodes in tmp_path: never the machine's /dev/null or /dev/full as an output.
 """
 
 import os
 import stat
-import threading
 
 import pytest
 
-from ibsec.output.files import write_output, write_text_output
+from ibsec.errors import ConfigError
+from ibsec.output.files import check_output_file, write_output, write_text_output
 
 from .helpers import ibsec, no_traceback
-
-
-class FifoReader:
-    """Reads a FIFO to its end on a thread (a FIFO's writer blocks until a reader opens it)."""
-
-    def __init__(self, fifo):
-        self.data = b""
-        self.thread = threading.Thread(target=self._read, args=(fifo,), daemon=True)
-        self.thread.start()
-
-    def _read(self, fifo):
-        with open(fifo, "rb") as handle:
-            self.data = handle.read()
-
-    def result(self) -> bytes:
-        self.thread.join(timeout=30)
-        assert not self.thread.is_alive(), "the FIFO was never written and closed"
-        return self.data
 
 
 @pytest.fixture
@@ -42,49 +24,56 @@ def fifo(tmp_path):
     return path
 
 
+def refused(path, lstat_before):
+    """write_text_output(path) refused, naming the path, and what was there left as it was, nothing beside it."""
+    with pytest.raises(ConfigError, match="an output is a regular file or a new path") as error:
+        write_text_output(path, "new\n")
+    assert str(path) in str(error.value)
+    after = os.lstat(path)
+    assert (after.st_mode, after.st_ino, after.st_rdev) == (lstat_before.st_mode, lstat_before.st_ino,
+                                                            lstat_before.st_rdev)
+    assert not [p for p in path.parent.iterdir() if p.name.startswith(f".{path.name}.")]  # no temporary file
+
+
 @pytest.mark.unit
-def test_a_fifo_is_written_in_place(fifo):
-    """Item 13: the reader gets the output, and the FIFO is still a FIFO."""
-    reader = FifoReader(fifo)
-    write_text_output(fifo, "hello\n")
-    assert reader.result() == b"hello\n"
+def test_a_fifo_is_refused_and_stays_a_fifo(fifo):
+    """Item 13 / issue 27: no reader is needed, because nothing is opened: the FIFO is refused as it is."""
+    refused(fifo, os.lstat(fifo))
     assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
-    assert sorted(p.name for p in fifo.parent.iterdir()) == ["fifo"]  # no temporary file left beside it
+    with pytest.raises(ConfigError, match="is a FIFO"):
+        check_output_file(fifo, "--out")
 
 
 @pytest.mark.unit
-def test_a_private_character_device_is_written_in_place(tmp_path):
-    """Item 13: the issue's reproducer, `mknod ./mynull c 1 3`, as a Python output: still a device after."""
+def test_a_private_character_device_is_refused_and_stays_a_device(tmp_path):
+    """Item 13: the issue's reproducer, `mknod ./mynull c 1 3`, as a Python output: still the device after."""
     node = tmp_path / "mynull"
     try:
         os.mknod(node, stat.S_IFCHR | 0o666, os.makedev(1, 3))
     except (PermissionError, OSError) as error:
         pytest.skip(f"cannot make a private device node here ({error})")
-    write_text_output(node, "into the void\n")
-    assert stat.S_ISCHR(os.lstat(node).st_mode)
-    assert os.stat(node).st_rdev == os.makedev(1, 3)
+    refused(node, os.lstat(node))
+    assert stat.S_ISCHR(os.lstat(node).st_mode) and os.stat(node).st_rdev == os.makedev(1, 3)
 
 
 @pytest.mark.unit
-def test_a_symlink_is_followed_and_kept(tmp_path):
-    """Item 13: the file the link names is replaced; the link stays a link to it."""
+def test_a_symlink_is_refused_and_neither_it_nor_its_file_changes(tmp_path):
+    """Issue 27: writing through a link writes where the user did not look; the engine refuses it too."""
     target = tmp_path / "data" / "result.csv"
     target.parent.mkdir()
     target.write_text("old\n")
     link = tmp_path / "result.csv"
     link.symlink_to(target)
-    write_text_output(link, "new\n")
-    assert link.is_symlink() and os.readlink(link) == str(target)
-    assert target.read_text() == "new\n" and not target.is_symlink()
+    refused(link, os.lstat(link))
+    assert os.readlink(link) == str(target) and target.read_text() == "old\n"
 
 
 @pytest.mark.unit
-def test_a_dangling_symlink_creates_the_file_it_names(tmp_path):
-    """Item 13: as open() would, and the link stays."""
+def test_a_dangling_symlink_is_refused_and_creates_nothing(tmp_path):
     link = tmp_path / "out.json"
     link.symlink_to(tmp_path / "elsewhere.json")
-    write_text_output(link, "{}\n")
-    assert link.is_symlink() and (tmp_path / "elsewhere.json").read_text() == "{}\n"
+    refused(link, os.lstat(link))
+    assert not (tmp_path / "elsewhere.json").exists()
 
 
 @pytest.mark.unit
@@ -130,16 +119,16 @@ def test_a_folder_is_not_replaced(tmp_path):
 
 
 @pytest.mark.unit
-def test_ibsec_trace_gen_into_a_fifo_and_through_a_symlink(tmp_path, fifo):
-    """Item 13 through a command: `ibsec trace gen --out FIFO` streams into it; `--out LINK` keeps the link."""
-    reader = FifoReader(fifo)
-    done = ibsec("trace", "gen", "CG", "--procs", "4", "--class", "S", "--scale", "0.1", "--out", str(fifo))
-    assert done.returncode == 0, done.stderr
-    assert reader.result().startswith(b"ibsec-trace") and stat.S_ISFIFO(os.lstat(fifo).st_mode)
-
+def test_ibsec_trace_gen_refuses_a_fifo_and_a_symlink_before_it_runs(tmp_path, fifo):
+    """Item 13 through a command: `ibsec trace gen --out FIFO` or `--out LINK` is refused with exit 2, the
+    FIFO and the link as they were; `--out -` streams the trace."""
     target = tmp_path / "cg.trace"
     link = tmp_path / "link.trace"
     link.symlink_to(target)
-    done = ibsec("trace", "gen", "CG", "--procs", "4", "--class", "S", "--scale", "0.1", "--out", str(link))
-    assert done.returncode == 0 and no_traceback(done)
-    assert link.is_symlink() and target.read_bytes().startswith(b"ibsec-trace")
+    for out in (fifo, link):
+        done = ibsec("trace", "gen", "CG", "--procs", "4", "--class", "S", "--scale", "0.1", "--out", str(out))
+        assert done.returncode == 2 and no_traceback(done), done.stderr
+        assert str(out) in done.stderr and "an output is a regular file or a new path" in done.stderr
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode) and link.is_symlink() and not target.exists()
+    done = ibsec("trace", "gen", "CG", "--procs", "4", "--class", "S", "--scale", "0.1", "--out", "-")
+    assert done.returncode == 0 and done.stdout.startswith("ibsec-trace"), done.stderr

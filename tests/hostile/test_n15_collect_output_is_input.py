@@ -32,13 +32,23 @@ def test_n15_the_meta_file_onto_an_input_is_refused(result):
     assert result.read_bytes() == RESULT.read_bytes() and not result.with_name("t.csv").exists()
 
 
+def test_n15_a_table_through_a_hard_link_onto_an_input_is_refused(result, tmp_path):
+    """Another name of the input is the input: compared by device and inode, not by name."""
+    link = tmp_path / "link.csv"
+    os.link(result, link)
+    done = ibsec("collect", str(result), "--out", str(link))
+    assert done.returncode == 2 and no_traceback(done), done.stderr
+    assert "invalid '--out'" in done.stderr and f"is also the result file '{result}'" in done.stderr
+    assert result.read_bytes() == RESULT.read_bytes()
+
+
 def test_n15_a_table_through_a_symlink_onto_an_input_is_refused(result, tmp_path):
     link = tmp_path / "link.csv"
     link.symlink_to(result)
     done = ibsec("collect", str(result), "--out", str(link))
     assert done.returncode == 2 and no_traceback(done), done.stderr
-    assert "invalid '--out'" in done.stderr and f"is also the result file '{result}'" in done.stderr
-    assert result.read_bytes() == RESULT.read_bytes()
+    assert "--out" in done.stderr and f"'{link}' is a symlink" in done.stderr
+    assert result.read_bytes() == RESULT.read_bytes() and link.is_symlink()
 
 
 def test_n15_a_table_on_standard_output_has_no_meta_file_and_nothing_else_on_it(result, tmp_path, engine):

@@ -1,13 +1,15 @@
 """Writing outputs: never half-written, never replacing what is not a regular file, checked before a run.
 
-Every file ibsec writes goes through `write_output`. A regular file (or a new
-path) is written to a temporary file beside it and renamed into place, so a
-crash or a kill never leaves it half-written. Anything else is not replaced:
-renaming over a device would destroy it (as root, `--out /dev/null` would turn
-the machine's /dev/null into a regular file), over a FIFO would cut off its
-reader, over a symlink would turn the link into a file. So a device, FIFO or
-socket is written in place, a symlink is followed (the file it names is
-replaced, the link stays) and `-` is standard output.
+Every file ibsec writes goes through `write_output`. An output is a regular
+file or a new path, written to a temporary file beside it and renamed into
+place, so a crash or a kill never leaves it half-written; `-` is standard
+output. Anything else is refused and left as it was, as the engine and the
+capture library refuse it: renaming over a device would destroy it (as root,
+`--out /dev/null` would turn the machine's /dev/null into a regular file),
+over a FIFO would cut off its reader, over a symlink would turn the link into
+a file, and writing through one writes where the user did not look. To
+discard an output or stream it into a pipe, write it to `-` and redirect
+that.
 
 `check_output_file` and `check_output_folder` say before a run whether its
 outputs can be created, so an unwritable `--out` is not found only after
@@ -52,30 +54,49 @@ def _mode(path: Path) -> int | None:
 
 
 def write_output(path: str | Path, write: Callable[[Path], None]) -> Path:
-    """Have write(file) write the output `path`: atomically for a regular file or a new path, in place for
-    a device or FIFO, through a symlink to the file it names, and to standard output for '-'."""
+    """Have write(file) write the output `path` atomically (a regular file or a new path), or to standard output
+    for '-'; a folder is an IsADirectoryError, a symlink, device, FIFO or socket a ConfigError, each left as it
+    was."""
     if str(path) == STDOUT:
         _write_to_stdout(write)
         return Path(STDOUT)
     path = Path(path)
-    target = path.resolve() if path.is_symlink() else path  # the link stays; the file it names is replaced
-    mode = _mode(target)
-    if mode is not None and stat.S_ISDIR(mode):
+    kind = _unwritable_kind(path)
+    if kind == "a folder":
         raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), str(path))
-    if mode is not None and not stat.S_ISREG(mode):
-        write(target)
-    else:
-        _replace_atomically(target, write)
+    if kind is not None:
+        raise ConfigError("output", _refusal(str(path), kind))
+    _replace_atomically(path, write)
     return path
 
 
 def is_stream(path: str | Path) -> bool:
-    """Standard output, a device or a FIFO (a symlink followed): an output written in place, beside which no
-    file belongs (a table's meta file beside /dev/null would be /dev/null.meta.json)."""
-    if str(path) == STDOUT:
-        return True
-    mode = _mode(Path(path))
-    return mode is not None and not stat.S_ISREG(mode) and not stat.S_ISDIR(mode)
+    """Standard output: an output beside which no file belongs (a table's meta file beside it)."""
+    return str(path) == STDOUT
+
+
+def _unwritable_kind(path: Path) -> str | None:
+    """What `path` is, when it is something an output may not be: None for a regular file or a new path."""
+    try:
+        mode = os.lstat(path).st_mode
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    if stat.S_ISREG(mode):
+        return None
+    if stat.S_ISDIR(mode):
+        return "a folder"
+    if stat.S_ISLNK(mode):
+        return "a symlink"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "a device"
+
+
+def _refusal(given: str, kind: str) -> str:
+    return (f"{given!r} is {kind}: an output is a regular file or a new path, never replaced or written through "
+            f"(write to '-' and redirect standard output to stream or discard it)")
 
 
 def _replace_atomically(path: Path, write: Callable[[Path], None]) -> None:
@@ -142,16 +163,12 @@ def check_output_file(path: str | Path, option: str) -> None:
         return
     if not given:
         raise ConfigError(option, "an empty file name")
-    path = Path(path)
-    target = path.resolve() if path.is_symlink() else path
-    mode = _mode(target)
-    if mode is not None and stat.S_ISDIR(mode):
+    kind = _unwritable_kind(Path(path))
+    if kind == "a folder":
         raise ConfigError(option, f"{given!r} is a folder, not a file")
-    if mode is not None and not stat.S_ISREG(mode):
-        if not os.access(target, os.W_OK):  # a device or FIFO is written in place
-            raise ConfigError(option, f"{given!r} is not writable")
-        return
-    _check_folder_creatable(target.parent, option, given)
+    if kind is not None:
+        raise ConfigError(option, _refusal(given, kind))
+    _check_folder_creatable(Path(path).parent, option, given)
 
 
 def check_output_folder(path: str | Path, option: str) -> None:
