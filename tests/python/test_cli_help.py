@@ -39,3 +39,34 @@ def test_the_walk_finds_a_missing_help():
     sub = commands.add_parser("quiet")
     sub.add_argument("--bare")
     assert {where for where, _ in walk(parser, "x")} == {"x quiet", "x quiet --bare"}
+
+
+def groups(parser: argparse.ArgumentParser, words: tuple[str, ...] = ()):
+    """(words naming a command group, its subcommands): `ibsec`, `ibsec analytic`, `ibsec trace`."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            yield words, set(action.choices)
+            for name, sub in action.choices.items():
+                yield from groups(sub, (*words, name))
+
+
+@pytest.mark.parametrize("words, subcommands", list(groups(build_parser())), ids=lambda v: " ".join(v) or "ibsec"
+                         if isinstance(v, tuple) else None)
+def test_a_group_without_a_subcommand_lists_its_subcommands(words, subcommands, capsys):
+    from ibsec.cli.main import main
+
+    assert main(list(words)) == 0
+    out = capsys.readouterr().out
+    assert out.startswith(f"usage: {' '.join(('ibsec', *words))} ")
+    assert all(name in out for name in subcommands), out
+
+
+@pytest.mark.parametrize("command, words", [("ibsec run", ("run", "--frobnicate")),
+                                            ("ibsec analytic fit", ("analytic", "fit", "t.trace", "--frobnicate")),
+                                            ("ibsec trace info", ("trace", "info", "t.trace", "--frobnicate"))])
+def test_an_unknown_option_gets_the_usage_of_its_subcommand(command, words, capsys):
+    from ibsec.cli.main import main
+
+    assert main(list(words)) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"usage: {command} ") and f"{command}: error: unrecognized arguments: --frobnicate" in err

@@ -54,6 +54,27 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _subcommands(parser: argparse.ArgumentParser) -> argparse._SubParsersAction | None:
+    return next((action for action in parser._actions if isinstance(action, argparse._SubParsersAction)), None)
+
+
+def deepest_parser(parser: argparse.ArgumentParser, words: list[str]) -> argparse.ArgumentParser:
+    """The parser of the (sub)command `words` name: `ibsec analytic fit ...` -> the parser of `analytic fit`."""
+    for word in words:
+        subcommands = _subcommands(parser)
+        if subcommands is None:
+            break
+        if word in subcommands.choices:
+            parser = subcommands.choices[word]
+    return parser
+
+
+def _lacks_its_subcommand(parser: argparse.ArgumentParser, words: list[str]) -> bool:
+    """A command group (`ibsec`, `ibsec trace`) given nothing after its name: no subcommand, no option."""
+    named = len(parser.prog.split()) - 1  # the words that named the group: `ibsec trace` -> 1
+    return _subcommands(parser) is not None and not words[named:]
+
+
 # Exit codes of every command (a command may add its own, e.g. `run`'s 3: the network did not drain).
 EXIT_ERROR = 2  # a bad option, configuration or input; an output that cannot be written
 EXIT_INTERRUPTED = 130  # Ctrl-C, as a shell reports SIGINT
@@ -63,11 +84,18 @@ def main(argv: list[str] | None = None) -> int:
     if hasattr(signal, "SIGPIPE"):  # `ibsec presets | head` ends quietly, as other tools do
         signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     parser = build_parser()
+    words = list(sys.argv[1:] if argv is None else argv)
+    command_parser = deepest_parser(parser, words)
+    if _lacks_its_subcommand(command_parser, words):  # `ibsec`, `ibsec trace`: what there is to run
+        command_parser.print_help()
+        return 0
     try:
-        args = parser.parse_args(argv)
+        args, unknown = parser.parse_known_args(words)
+        if unknown:  # `ibsec run --frobnicate`: the usage of `run`, not of `ibsec`
+            command_parser.error(f"unrecognized arguments: {' '.join(unknown)}")
     except SystemExit as done:  # --help, --version, or an option its type refused (argparse said why): exit 2
         return done.code or 0
-    args.argv = list(sys.argv[1:] if argv is None else argv)
+    args.argv = words
     code = run_command(args)
     failed = stdout_failure()  # a result printed to a full disk is lost: say so
     if failed is not None:
