@@ -204,12 +204,18 @@ nlohmann::ordered_json Cluster::result(const RunOutcome& outcome) const {
   nlohmann::ordered_json statistics = nlohmann::ordered_json::object();
   write_statistics(statistics, stats);
   doc["statistics"] = statistics;
-  doc["warnings"] = warnings_json(run_warnings({.offered_throughput = statistics["offered_throughput"].get<double>(),
-                                                .accepted_throughput = statistics["accepted_throughput"].get<double>(),
-                                                .offers_refused = statistics_.offers_refused(),
-                                                .drained = outcome.drained,
-                                                .packets_stuck = outcome.packets_stuck,
-                                                .packets_measured = statistics_.latency().count()}));
+  doc["warnings"] =
+      warnings_json(run_warnings({.offered_throughput = statistics["offered_throughput"].get<double>(),
+                                  .accepted_throughput = statistics["accepted_throughput"].get<double>(),
+                                  .offers_refused = statistics_.offers_refused(),
+                                  .drained = outcome.drained,
+                                  .packets_stuck = outcome.packets_stuck,
+                                  .packets_measured = statistics_.latency().count(),
+                                  .prefetch_buffer = std::ranges::any_of(
+                                      cards_, [](const auto& card) { return card->prefetch_stats() != nullptr; }),
+                                  .prefetch_triggers = statistics["prefetch_triggers"].get<uint64_t>(),
+                                  .prefetches_issued = statistics["prefetches_issued"].get<uint64_t>(),
+                                  .scheduler_policy = config_.resolved["scheduler"]["policy"].get<std::string>()}));
   for (const hosts::HostWarning& w : host_->warnings())
     doc["warnings"].push_back({{"kind", w.kind}, {"message", w.message}});
   if (attacker_) {

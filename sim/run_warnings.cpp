@@ -35,6 +35,20 @@ std::vector<RunWarning> run_warnings(const RunHealth& h) {
                                static_cast<unsigned long long>(h.packets_measured),
                                static_cast<unsigned long long>(kMinPacketsForPercentiles))});
   }
+  if (h.prefetch_buffer && h.prefetches_issued == 0) {
+    // A configuration that cannot take effect must say so: otherwise SKC-n+Prefetch-m reads as "prefetching
+    // does nothing" when the run never gave it a chance (docs/cic.md#prefetching).
+    warnings.push_back(
+        {"prefetch_idle",
+         format("prefetch buffer idle: no prefetch was issued (%llu triggers), so these numbers are the SKC's alone",
+                static_cast<unsigned long long>(h.prefetch_triggers)) +
+             ". A prefetch loads the recently evicted keys of a process that a packet arrives for while another "
+             "process of its node is taken to hold the CPU (docs/cic.md#prefetching); this run had none "
+             "(scheduler.policy = " +
+             h.scheduler_policy +
+             "). Give a node several processes: traffic.processes_per_node > 1, or a trace with more processes "
+             "than CPUs under scheduler.policy = local, sb, dcs-sb, pb or gang"});
+  }
   return warnings;
 }
 

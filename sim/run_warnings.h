@@ -1,5 +1,6 @@
-// What a run's reader must not overlook: the run saturated, did not drain, or
-// measured too few packets for its latency percentiles. The result lists these
+// What a run's reader must not overlook: the run saturated, did not drain,
+// measured too few packets for its latency percentiles, or had a prefetch
+// buffer that never received a key (its numbers are then the SKC's alone). The result lists these
 // under "warnings" (each a kind and a message) and `ibsec-engine run` prints
 // them on standard error; docs/running.md gives the thresholds and why.
 #pragma once
@@ -21,7 +22,7 @@ inline constexpr double kSaturationShortfall = 0.05;
 inline constexpr uint64_t kMinPacketsForPercentiles = 1000;
 
 struct RunWarning {
-  std::string kind;  // "saturated", "not_drained", "few_packets"
+  std::string kind;  // "saturated", "not_drained", "few_packets", "prefetch_idle"
   std::string message;
 };
 
@@ -33,6 +34,10 @@ struct RunHealth {
   bool drained = true;
   uint64_t packets_stuck = 0;
   uint64_t packets_measured = 0;
+  bool prefetch_buffer = false;  // the cards have one (nic.security = SKC-<n>+Prefetch-<m>)
+  uint64_t prefetch_triggers = 0;
+  uint64_t prefetches_issued = 0;
+  std::string scheduler_policy;  // scheduler.policy, named in the prefetch_idle warning
 };
 
 [[nodiscard]] std::vector<RunWarning> run_warnings(const RunHealth& health);

@@ -78,5 +78,22 @@ TEST(RunWarnings, AllThreeTogetherInAFixedOrder) {
   EXPECT_TRUE(json[0]["message"].is_string());
 }
 
+TEST(RunWarnings, APrefetchBufferThatNeverReceivedAKeySaysWhyAndHow) {
+  RunHealth h = sound();
+  h.prefetch_buffer = true;
+  h.prefetch_triggers = 3;
+  h.scheduler_policy = "batch";
+  EXPECT_EQ(kinds(h), std::vector<std::string>{"prefetch_idle"});
+  const std::string message = run_warnings(h).front().message;
+  EXPECT_NE(message.find("no prefetch was issued (3 triggers)"), std::string::npos) << message;
+  EXPECT_NE(message.find("(scheduler.policy = batch)"), std::string::npos) << message;
+  EXPECT_NE(message.find("traffic.processes_per_node > 1"), std::string::npos) << message;
+  h.prefetches_issued = 1;  // one prefetch: the buffer took part
+  EXPECT_TRUE(kinds(h).empty());
+  h.prefetch_buffer = false;  // no buffer: nothing to say
+  h.prefetches_issued = 0;
+  EXPECT_TRUE(kinds(h).empty());
+}
+
 }  // namespace
 }  // namespace ibsec::sim
