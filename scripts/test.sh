@@ -7,13 +7,21 @@
 # printed, without ../shared/npb or Open MPI). The soak tier (long runs) is
 # left to CI (.ci/run) or:
 #   ./scripts/test.sh --soak     also the soak tier
+#   ./scripts/test.sh --quick    the unit tier alone (no simulation longer than a second)
 # pytest prints why a test was skipped and which known failures (xfail) remain.
 set -euo pipefail
+case "${1:-}" in
+  "" | --quick | --soak) ;;
+  *) echo "usage: scripts/test.sh [--quick | --soak]" >&2; exit 2 ;;
+esac
 cd "$(dirname "$0")/.."
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build build
 export IBSEC_ENGINE="$(pwd)/build/ibsec-engine"
-if [[ "${1:-}" == "--soak" ]]; then
+if [[ "${1:-}" == "--quick" ]]; then
+  ctest --test-dir build --output-on-failure -j "$(nproc)" -L unit
+  .venv/bin/python -m pytest -q -rsx -m "unit and not soak and not hours"
+elif [[ "${1:-}" == "--soak" ]]; then
   ctest --test-dir build --output-on-failure -j "$(nproc)"
   .venv/bin/python -m pytest -q -rsx -m "not hours"
 else
