@@ -190,6 +190,12 @@ def _header(lines, path: Path) -> tuple[int, int, dict[int, Members]]:
     raise ValueError(f"{path}: no 'events' line")
 
 
+def arguments_in_version(op: dict, version: int) -> list[str]:
+    """The arguments an op (a row of the engine's `registries --json` op table) has in trace format `version`."""
+    return [name for name, since in zip(op["arguments"], op["argument_since_version"], strict=True)
+            if since <= version]
+
+
 def read_trace_traffic(path: Path, ops: dict[str, dict]) -> TraceTraffic:
     """Per pair, the point-to-point sends of a text trace; per (rank, communicator members), its collective
     calls as Open MPI's coll monitoring would count them. OPS: the engine's op table (`registries --json`)."""
@@ -201,9 +207,7 @@ def read_trace_traffic(path: Path, ops: dict[str, dict]) -> TraceTraffic:
             if words[0] == "end":
                 break
             op = ops[words[3]]
-            arguments = [name for name, since in zip(op["arguments"], op["argument_since_version"], strict=True)
-                         if since <= version]
-            values = dict(zip(arguments, words[4:], strict=True))
+            values = dict(zip(arguments_in_version(op, version), words[4:], strict=True))
             rank = int(words[0])
             if op["blocking_form"] in ("send", "isend"):
                 pair = (rank, int(values["peer"]))

@@ -18,6 +18,7 @@ from conftest import run_ibsec
 from ibsec.workloads import generate, make_params, original_duration, timeline
 from ibsec.workloads.defaults import DEFAULT_SET, PROCS
 from ibsec.workloads.timeline import COLL, COMPUTE, IRECV, ISEND, RECV, SEND, WAIT, Timeline, TimelineError
+from mpi_monitoring import arguments_in_version
 
 pytestmark = pytest.mark.unit
 
@@ -392,8 +393,7 @@ def assert_registered(lines, ops: dict[str, dict], version: int = 2) -> set[str]
             continue  # header, trailer
         op, arguments = fields[3], fields[4:]
         assert op in ops, f"{op!r} is not an op the engine registers: {line!r}"
-        expected = [a for a, since in zip(ops[op]["arguments"], ops[op]["argument_since_version"], strict=True)
-                    if since <= version]
+        expected = arguments_in_version(ops[op], version)
         assert len(arguments) == len(expected), f"{op} takes {expected} in the engine's op table: {line!r}"
         seen.add(op)
     return seen
