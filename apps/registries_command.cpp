@@ -111,7 +111,7 @@ void print_text(const json& all) {
       std::string about = entry.contains("description") ? entry["description"].get<std::string>() : "";
       if (entry.contains("arguments")) {
         for (const auto& argument : entry["arguments"])
-          about += (about.empty() ? "" : " ") + argument.get<std::string>();
+          about.append(about.empty() ? "" : " ").append(argument.get<std::string>());
       }
       if (entry.contains("lane_data_gbps")) {
         char rate[160];

@@ -174,8 +174,16 @@ std::string CactiTable::contents_near(const CactiGeometry& geometry) const {
 std::string shipped_cacti_table() {
   const fs::path installed = executable_dir() / ".." / "share" / "ibsec" / "cacti7_summary.csv";
   if (fs::is_regular_file(installed)) return fs::weakly_canonical(installed).string();
-  const fs::path source_tree = IBSEC_SOURCE_CACTI_TABLE;
-  return fs::is_regular_file(source_tree) ? source_tree.string() : std::string();
+  // A build-tree program (build/ibsec-engine, build/tests/cpp/...) finds the checkout it was built in by
+  // looking upwards, not by a path compiled in: two checkouts of one commit then build identical engines,
+  // whose digests let them share result stores.
+  constexpr int kLevelsUp = 4;
+  fs::path folder = executable_dir();
+  for (int level = 0; level < kLevelsUp && folder.has_parent_path(); ++level, folder = folder.parent_path()) {
+    const fs::path source_tree = folder / ".." / "analytics" / "ibsec" / "data" / "cacti7_summary.csv";
+    if (fs::is_regular_file(source_tree)) return fs::weakly_canonical(source_tree).string();
+  }
+  return {};
 }
 
 std::string user_cacti_cache() {

@@ -17,6 +17,10 @@ esac
 cd "$(dirname "$0")/.."
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build build
+[[ -x build/tests/cpp/ibsec_unit_tests ]] || {
+  echo "test: the C++ tests were not built: GoogleTest is missing (as root: apt-get install -y libgtest-dev)" >&2
+  exit 1
+}
 export IBSEC_ENGINE="$(pwd)/build/ibsec-engine"
 if [[ "${1:-}" == "--quick" ]]; then
   ctest --test-dir build --output-on-failure -j "$(nproc)" -L unit

@@ -37,7 +37,7 @@ struct RunHealth {
   bool prefetch_buffer = false;  // the cards have one (nic.security = SKC-<n>+Prefetch-<m>)
   uint64_t prefetch_triggers = 0;
   uint64_t prefetches_issued = 0;
-  std::string scheduler_policy;  // scheduler.policy, named in the prefetch_idle warning
+  std::string scheduler_policy = {};  // scheduler.policy, named in the prefetch_idle warning
 };
 
 [[nodiscard]] std::vector<RunWarning> run_warnings(const RunHealth& health);

@@ -48,7 +48,10 @@ std::string format_header(const TraceHeader& header) {
   for (const auto& note : header.notes) text += note.empty() ? "note\n" : "note " + note + "\n";
   for (const auto& [id, members] : header.comms) {
     text += "comm " + std::to_string(id);
-    for (uint32_t r : members) text += " " + std::to_string(r);
+    for (uint32_t r : members) {
+      text += ' ';
+      text += std::to_string(r);
+    }
     text += "\n";
   }
   return text + "events\n";

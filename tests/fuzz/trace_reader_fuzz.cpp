@@ -46,9 +46,9 @@ constexpr size_t kMaxRoundTripEvents = 1u << 12;
 bool known(const char* finding) {
   static const std::string list = [] {
     const char* value = std::getenv("IBSEC_FUZZ_KNOWN");
-    return "," + std::string(value != nullptr ? value : "") + ",";
+    return std::string(",").append(value != nullptr ? value : "").append(",");
   }();
-  return list.find("," + std::string(finding) + ",") != std::string::npos;
+  return list.find(std::string(",").append(finding).append(",")) != std::string::npos;
 }
 
 // Thrown from the visitor to stop reading once kMaxEvents have been seen.

@@ -27,8 +27,8 @@ std::string describe(const Rounds& rounds) {
   std::string text;
   for (const auto& round : rounds) {
     if (!text.empty()) text += " | ";
-    for (const auto& s : round.sends) text += "s" + std::to_string(s.peer) + " ";
-    for (const auto& r : round.receives) text += "r" + std::to_string(r.peer) + " ";
+    for (const auto& s : round.sends) text.append("s").append(std::to_string(s.peer)).append(" ");
+    for (const auto& r : round.receives) text.append("r").append(std::to_string(r.peer)).append(" ");
   }
   return text;
 }

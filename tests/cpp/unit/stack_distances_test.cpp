@@ -78,7 +78,9 @@ TEST(StackDistances, ReportPoolsTheCardsAndGivesTheLruHitRateOfEverySize) {
   EXPECT_EQ(report["cards"][0]["node"], 0u);
   EXPECT_EQ(report["cards"][1]["histogram"], nlohmann::json({9}));
   for (const auto& [name, _] : report.items()) {
-    if (name != "meta") EXPECT_TRUE(report["meta"].contains(name)) << name << " has no unit and description";
+    if (name != "meta") {
+      EXPECT_TRUE(report["meta"].contains(name)) << name << " has no unit and description";
+    }
   }
 }
 

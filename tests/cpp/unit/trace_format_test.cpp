@@ -500,8 +500,8 @@ TEST(TraceOps, EveryOpRoundTripsInTextAndBinary) {
     // The text line: RANK START END OP and the arguments in the table's order.
     std::string expected = "0 1000 2000 " + std::string(name(op));
     for (const TraceArg arg : arguments(op)) {
-      expected += " " + (info(arg).words.empty() ? std::to_string(argument(event, arg))
-                                                 : std::string(info(arg).word(argument(event, arg))));
+      expected.append(" ").append(info(arg).words.empty() ? std::to_string(argument(event, arg))
+                                                          : std::string(info(arg).word(argument(event, arg))));
     }
     if (has_counts(op)) expected += " 4294967295,7";
     EXPECT_EQ(format_event(event), expected);

@@ -67,12 +67,16 @@ TEST(VectorCollectives, AllgathervPassesEveryBlockAroundTheRing) {
     const uint64_t total = std::accumulate(parts.begin(), parts.end(), uint64_t{0});
     const Matrix sent = sent_by_all(TraceOp::kAllgatherv, n, 0, same_for_all(n, parts));
     for (uint32_t r = 0; r < n; ++r) {
-      if (n > 1) EXPECT_EQ(sent[r][(r + 1) % n], total - parts[(r + 1) % n]) << "n=" << n << " r=" << r;
+      if (n > 1) {
+        EXPECT_EQ(sent[r][(r + 1) % n], total - parts[(r + 1) % n]) << "n=" << n << " r=" << r;
+      }
       // The first step sends the member's own block.
       const auto rounds = expand_vector_collective(TraceOp::kAllgatherv, n, r, 0, parts);
       ASSERT_EQ(rounds.size(), n - 1);
-      if (n > 1) EXPECT_EQ(rounds[0].sends[0].bytes, parts[r]);
-      if (n > 1) EXPECT_EQ(rounds[0].receives[0].bytes, parts[(r + n - 1) % n]);
+      if (n > 1) {
+        EXPECT_EQ(rounds[0].sends[0].bytes, parts[r]);
+        EXPECT_EQ(rounds[0].receives[0].bytes, parts[(r + n - 1) % n]);
+      }
     }
   }
 }
