@@ -376,11 +376,13 @@ nlohmann::ordered_json TraceReplay::report() const {
   doc["simulated_execution_time_ns"] = ns_from_ticks(all.completed_at);
   doc["simulated_over_original"] = original > 0 ? ns_from_ticks(all.completed_at) / original : 0.0;
   doc["mean_job_completion_time_ns"] = jobs_.empty() ? 0.0 : completion_sum / static_cast<double>(jobs_.size());
-  doc["messages"] = matching_.messages();
+  doc["application_messages"] = matching_.application_messages();
+  doc["self_messages"] = matching_.self_messages();
+  doc["collective_calls"] = matching_.collective_calls();
+  doc["network_messages"] = matching_.network_messages();
   doc["collective_messages"] = matching_.collective_messages();
   doc["control_messages"] = matching_.control_messages();
   doc["rendezvous_sends"] = matching_.rendezvous_sends();
-  doc["self_messages"] = matching_.self_messages();
   doc["placement"] = placement_report();
   doc["jobs"] = jobs;
   doc["per_process"] = per_process;
