@@ -217,7 +217,8 @@ nlohmann::ordered_json Cluster::result(const RunOutcome& outcome) const {
                                   .prefetches_issued = statistics["prefetches_issued"].get<uint64_t>(),
                                   .scheduler_policy = config_.resolved["scheduler"]["policy"].get<std::string>(),
                                   .replay = config_.trace.replays()}));
-  for (const RunWarning& w : ignored_parameter_warnings(config_.given, config_.trace.replays()))
+  const RunKind kind{.replay = config_.trace.replays(), .traffic_pattern = config_.traffic.pattern};
+  for (const RunWarning& w : ignored_parameter_warnings(config_.given, kind))
     doc["warnings"].push_back({{"kind", w.kind}, {"message", w.message}});
   for (const hosts::HostWarning& w : host_->warnings())
     doc["warnings"].push_back({{"kind", w.kind}, {"message", w.message}});

@@ -61,20 +61,28 @@ namespace {
 
 // Parameters that one kind of run never reads, and why.
 struct IgnoredGroup {
-  std::string_view prefix;  // a key, or a group's prefix ending in '.'
-  bool in_replay;           // ignored in a trace replay (else with synthetic traffic)
+  std::string_view prefix;              // a key, or a group's prefix ending in '.'
+  bool (*ignored)(const RunKind& run);  // in this run
   std::string_view why;
 };
 
+bool replays(const RunKind& run) { return run.replay; }
+bool synthetic(const RunKind& run) { return !run.replay; }
+bool not_hotspot(const RunKind& run) { return !run.replay && run.traffic_pattern != "hotspot"; }
+bool not_shift(const RunKind& run) { return !run.replay && run.traffic_pattern != "shift"; }
+
 constexpr IgnoredGroup kIgnoredGroups[] = {
-    {"traffic.", true,
+    {"traffic.", replays,
      "a trace replay sends what its traces say, and measures all of it; traffic.* shapes synthetic traffic only"},
-    {"replay.", false, "synthetic traffic replays no trace; replay.* and trace.placement act in a trace replay only"},
-    {"trace.placement", false,
+    {"replay.", synthetic,
      "synthetic traffic replays no trace; replay.* and trace.placement act in a trace replay only"},
-    {"scheduler.", false,
+    {"trace.placement", synthetic,
+     "synthetic traffic replays no trace; replay.* and trace.placement act in a trace replay only"},
+    {"scheduler.", synthetic,
      "synthetic traffic puts no process on a CPU (its sources inject whenever their load says); the node "
      "scheduler acts in a trace replay only"},
+    {"traffic.hotspot.", not_hotspot, "traffic.hotspot.* shapes traffic.pattern = hotspot only"},
+    {"traffic.shift", not_shift, "traffic.shift is the distance of traffic.pattern = shift only"},
 };
 
 bool in_group(const std::string& key, std::string_view prefix) {
@@ -83,11 +91,11 @@ bool in_group(const std::string& key, std::string_view prefix) {
 
 }  // namespace
 
-std::vector<RunWarning> ignored_parameter_warnings(const std::set<std::string>& given, bool replay) {
+std::vector<RunWarning> ignored_parameter_warnings(const std::set<std::string>& given, const RunKind& run) {
   // Keys grouped by their reason, in the order of kIgnoredGroups, so each reason is said once.
   std::vector<std::pair<std::string_view, std::string>> by_reason;
   for (const IgnoredGroup& group : kIgnoredGroups) {
-    if (group.in_replay != replay) continue;
+    if (!group.ignored(run)) continue;
     for (const std::string& key : given) {
       if (!in_group(key, group.prefix)) continue;
       if (by_reason.empty() || by_reason.back().first != group.why) by_reason.emplace_back(group.why, "");

@@ -45,11 +45,19 @@ struct RunHealth {
 
 [[nodiscard]] std::vector<RunWarning> run_warnings(const RunHealth& health);
 
+// What decides which parameters a run reads.
+struct RunKind {
+  bool replay = false;          // a trace replay (else synthetic traffic)
+  std::string traffic_pattern;  // traffic.pattern, for synthetic traffic
+};
+
 // The keys a configuration gave (SimConfig::given) that a run of this kind
 // never reads: traffic.* in a trace replay; replay.*, trace.placement and
-// scheduler.* with synthetic traffic. One parameters_ignored warning per
-// reason, naming the keys.
-[[nodiscard]] std::vector<RunWarning> ignored_parameter_warnings(const std::set<std::string>& given, bool replay);
+// scheduler.* with synthetic traffic; traffic.hotspot.* and traffic.shift
+// under another pattern. One parameters_ignored warning per reason, naming
+// the keys.
+[[nodiscard]] std::vector<RunWarning> ignored_parameter_warnings(const std::set<std::string>& given,
+                                                                 const RunKind& run);
 [[nodiscard]] nlohmann::ordered_json warnings_json(const std::vector<RunWarning>& warnings);
 
 }  // namespace ibsec::sim

@@ -108,9 +108,10 @@ TEST(RunWarnings, FewPacketsInAReplayAsksForALongerTraceNotForTrafficMessages) {
   EXPECT_NE(synthetic.find("raise traffic.messages"), std::string::npos) << synthetic;
 }
 
-std::vector<std::string> ignored_messages(const std::set<std::string>& given, bool replay) {
+std::vector<std::string> ignored_messages(const std::set<std::string>& given, bool replay,
+                                          const std::string& pattern = "uniform") {
   std::vector<std::string> out;
-  for (const RunWarning& w : ignored_parameter_warnings(given, replay)) {
+  for (const RunWarning& w : ignored_parameter_warnings(given, {.replay = replay, .traffic_pattern = pattern})) {
     EXPECT_EQ(w.kind, "parameters_ignored");
     out.push_back(w.message);
   }
@@ -132,10 +133,22 @@ TEST(IgnoredParameters, ReplayAndSchedulerGivenToSyntheticTrafficAreNamedByReaso
   EXPECT_NE(messages[1].find("scheduler.policy had no effect"), std::string::npos) << messages[1];
 }
 
+TEST(IgnoredParameters, PatternParametersUnderAnotherPatternAreNamed) {
+  const auto messages = ignored_messages({"traffic.hotspot.fraction", "traffic.shift"}, false, "uniform");
+  ASSERT_EQ(messages.size(), 2U);
+  EXPECT_NE(messages[0].find("traffic.hotspot.fraction had no effect: traffic.hotspot.* shapes traffic.pattern = "
+                             "hotspot only"),
+            std::string::npos)
+      << messages[0];
+  EXPECT_NE(messages[1].find("traffic.shift had no effect"), std::string::npos) << messages[1];
+}
+
 TEST(IgnoredParameters, ParametersTheRunReadsAreNotNamed) {
   EXPECT_TRUE(ignored_messages({"traffic.load", "nic.security", "network.nodes"}, false).empty());
   EXPECT_TRUE(
       ignored_messages({"replay.compute_scale", "scheduler.policy", "trace.placement", "trace.file"}, true).empty());
+  EXPECT_TRUE(ignored_messages({"traffic.hotspot.nodes", "traffic.hotspot.fraction"}, false, "hotspot").empty());
+  EXPECT_TRUE(ignored_messages({"traffic.shift"}, false, "shift").empty());
   // A key that only begins like a group is not in it.
   EXPECT_TRUE(ignored_messages({"trace.placements_note"}, false).empty());
 }
