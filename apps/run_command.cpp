@@ -136,15 +136,43 @@ std::string latency_text(const nlohmann::ordered_json& statistics, const std::st
   return it == statistics.end() || it->is_null() ? "-" : human_time(it->get<double>());
 }
 
-// The run in three lines on standard error: deliveries and throughput, latency (network latency, and the
-// per-packet latency when the card reports it), hit rate and whether the network drained; then the warnings.
+unsigned long long count_of(const nlohmann::ordered_json& section, const char* name) {
+  return static_cast<unsigned long long>(section[name].get<uint64_t>());
+}
+
+// What the traces asked for and what it became on the network, each number under its name
+// (docs/running.md#counts): application messages and collective calls, then the network messages they made.
+void print_replay_counts(const nlohmann::ordered_json& replay) {
+  const auto n = [&](const char* name) { return count_of(replay, name); };
+  std::fprintf(stderr,
+               "  traces: %llu application messages (%llu to the sender itself, no network), %llu collective calls; "
+               "network messages %llu = %llu point-to-point + %llu from collectives + %llu control (rendezvous)\n",
+               n("application_messages"), n("self_messages"), n("collective_calls"), n("network_messages"),
+               n("application_messages") - n("self_messages"), n("collective_messages"), n("control_messages"));
+}
+
+// Delivered network messages; with synthetic traffic, how many of them were measured (traffic.messages) and
+// how many warmed up (traffic.warmup_messages), since a run delivers both.
+std::string delivered_text(const nlohmann::ordered_json& s, bool replay) {
+  const unsigned long long delivered = count_of(s, "messages_delivered");
+  const unsigned long long measured = count_of(s, "messages_measured");
+  std::string text = "delivered " + std::to_string(delivered) + " network messages";
+  if (!replay) {
+    text += " (" + std::to_string(measured) + " measured after " + std::to_string(delivered - measured) + " warm-up)";
+  }
+  return text + " in " + std::to_string(count_of(s, "packets_delivered")) + " packets";
+}
+
+// The run in three lines on standard error (four for a replay, its counts first): deliveries and throughput,
+// latency (network latency, and the per-packet latency when the card reports it), hit rate and whether the
+// network drained; then the warnings.
 void print_run_summary(const nlohmann::ordered_json& result) {
   const auto& s = result["statistics"];
-  const auto count = [&](const char* name) { return static_cast<unsigned long long>(s[name].get<uint64_t>()); };
-  std::fprintf(stderr,
-               "  delivered %llu messages (%llu packets); accepted throughput %.3g of %.3g offered (%.3g Gb/s "
-               "per node)\n",
-               count("messages_delivered"), count("packets_delivered"), s["accepted_throughput"].get<double>(),
+  const auto count = [&](const char* name) { return count_of(s, name); };
+  const bool replay = result.contains("replay");
+  if (replay) print_replay_counts(result["replay"]);
+  std::fprintf(stderr, "  %s; accepted throughput %.3g of %.3g offered (%.3g Gb/s per node)\n",
+               delivered_text(s, replay).c_str(), s["accepted_throughput"].get<double>(),
                s["offered_throughput"].get<double>(), s["accepted_gbps_per_node"].get<double>());
   std::fprintf(stderr, "  latency mean %s, p99 %s over %llu measured packets",
                latency_text(s, "latency_mean_ns").c_str(), latency_text(s, "latency_p99_ns").c_str(),

@@ -101,11 +101,14 @@ void print_info(const traces::TraceSummary& summary, const traces::TraceReader& 
               reader.encoding() == traces::TraceEncoding::kBinary ? "binary" : "text",
               doc["origin"].get<std::string>().c_str(), reader.header().processes,
               doc["origin_text"].get<std::string>().c_str());
-  std::printf("  events %llu, messages %llu, message bytes %llu, duration %.6f s\n",
-              static_cast<unsigned long long>(summary.events()), doc["messages"].get<unsigned long long>(),
-              doc["message_bytes"].get<unsigned long long>(), static_cast<double>(summary.duration_ns()) * 1e-9);
+  const auto n = [&](const char* name) { return doc[name].get<unsigned long long>(); };
+  std::printf(
+      "  events %llu; application messages %llu (%llu to the sender itself, no network), message bytes "
+      "%llu; collective calls %llu; duration %.6f s\n",
+      static_cast<unsigned long long>(summary.events()), n("application_messages"), n("self_messages"),
+      n("message_bytes"), n("collective_calls"), static_cast<double>(summary.duration_ns()) * 1e-9);
   print_compute(doc);
-  std::printf("  %6s %10s %12s %14s %12s %6s %12s\n", "rank", "events", "msgs_sent", "bytes_sent", "collectives",
+  std::printf("  %6s %10s %12s %14s %12s %6s %12s\n", "rank", "events", "msgs_sent", "bytes_sent", "coll_calls",
               "peers", "duration_s");
   for (const auto& p : doc["per_process"]) {
     std::printf("  %6u %10llu %12llu %14llu %12llu %6zu %12.6f\n", p["rank"].get<unsigned>(),

@@ -46,6 +46,7 @@ bool MpiMatching::begin_point_to_point(ProcessId p, const TraceEvent& e, Tick no
   const Operation blocking{p, false, true};
   const Operation nonblocking{p, false, false};
   if (is_send(e.op)) {
+    ++application_messages_;
     const ChannelKey key{p, peer, e.tag, user_context(e.comm)};
     if (peer == p) {
       send_to_self(key, now);
@@ -69,6 +70,12 @@ bool MpiMatching::begin_point_to_point(ProcessId p, const TraceEvent& e, Tick no
   if (blocks) return op.is_none() || waits_for(p, 1);
   process.requests[e.request] = op;
   return true;
+}
+
+uint64_t MpiMatching::collective_calls() const {
+  uint64_t calls = 0;
+  for (const uint64_t n : collective_calls_) calls += n;
+  return calls;
 }
 
 // The message is in the channel at once, whatever its size (a copy needs no
@@ -113,6 +120,7 @@ bool MpiMatching::go_on(ProcessId p, Tick now) {
 // numbers agree.
 bool MpiMatching::begin_collective(ProcessId p, const TraceEvent& e, Tick now) {
   MpiProcess& process = processes_[p];
+  ++collective_calls_[static_cast<size_t>(e.op)];
   const uint32_t tag = process.collective_calls[e.comm]++;
   if (blocking_form(e.op) != e.op) {
     begin_background(p, e, tag, now);
@@ -218,7 +226,7 @@ MpiMatching::OperationId MpiMatching::send(ProcessId to, uint64_t bytes, const C
 void MpiMatching::carry(const Message& m, ProcessId from, ProcessId to, uint64_t bytes, Tick now) {
   const uint32_t message = messages_.acquire(m);
   transport_.carry(OutgoingMessage{from, to, bytes, m.packets_left, message}, now);
-  ++messages_sent_;
+  ++network_messages_;
 }
 
 // A request to send goes from the sender to the receiver, the answer back.

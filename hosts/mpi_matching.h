@@ -32,6 +32,7 @@
 // (asynchronous progress), each as soon as the one before is done.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <deque>
 #include <map>
@@ -114,15 +115,22 @@ class MpiMatching {
   // it this ends, or none.
   ProcessId continue_background(uint32_t background, Tick now);
 
-  // Messages handed to the cards: all of them (data and control), the data
-  // messages of collectives, the rendezvous control messages (two per
-  // rendezvous), and the sends that went by rendezvous; and the messages a
-  // process sent itself (no card).
-  [[nodiscard]] uint64_t messages() const { return messages_sent_; }
+  // The counts of docs/running.md#counts. What the traces ask for: the
+  // application messages (point-to-point sends begun, to another process or
+  // to itself) and the collective calls (one per process and call; by op,
+  // blocking and non-blocking forms apart). What the cards carry: the network
+  // messages (every message handed over: the point-to-point sends to another
+  // process, the data messages the collectives expand into, and the
+  // rendezvous control messages, two per rendezvous), and the sends that went
+  // by rendezvous; a message a process sends itself needs no card.
+  [[nodiscard]] uint64_t application_messages() const { return application_messages_; }
+  [[nodiscard]] uint64_t self_messages() const { return self_messages_; }
+  [[nodiscard]] uint64_t collective_calls() const;
+  [[nodiscard]] uint64_t collective_calls(TraceOp op) const { return collective_calls_[static_cast<size_t>(op)]; }
+  [[nodiscard]] uint64_t network_messages() const { return network_messages_; }
   [[nodiscard]] uint64_t collective_messages() const { return collective_messages_; }
   [[nodiscard]] uint64_t control_messages() const { return control_messages_; }
   [[nodiscard]] uint64_t rendezvous_sends() const { return rendezvous_sends_; }
-  [[nodiscard]] uint64_t self_messages() const { return self_messages_; }
   // Messages handed to the cards and not yet wholly delivered.
   [[nodiscard]] size_t messages_in_flight() const { return messages_.in_use(); }
   // Of p's current collective: the round it is in (from 0), and how many it has.
@@ -226,7 +234,9 @@ class MpiMatching {
   SlotPool<Background, BackgroundId> backgrounds_;
   SlotPool<Rendezvous, RendezvousId> rendezvous_;
   Queues queues_;
-  uint64_t messages_sent_ = 0;
+  uint64_t application_messages_ = 0;
+  std::array<uint64_t, traces::kTraceOpCount> collective_calls_{};
+  uint64_t network_messages_ = 0;
   uint64_t collective_messages_ = 0;
   uint64_t control_messages_ = 0;
   uint64_t rendezvous_sends_ = 0;

@@ -100,9 +100,11 @@ ParameterSet<TrafficParams> declare() {
       .count("traffic.max_backlog_packets", &TrafficParams::max_backlog_packets, "packets",
              "a node whose send queue is this long refuses new offers")
       .count("traffic.messages", &TrafficParams::messages, "messages",
-             "messages offered (over all nodes) after warm-up")
+             "messages measured: offered over all nodes once warm-up is over, the sample of the latency and "
+             "throughput figures; the run first offers traffic.warmup_messages more, so it delivers both "
+             "(statistic messages_measured; docs/running.md#counts)")
       .count("traffic.warmup_messages", &TrafficParams::warmup_messages, "messages",
-             "messages offered before measurement starts");
+             "messages offered over all nodes before measurement starts, on top of traffic.messages");
   return set;
 }
 

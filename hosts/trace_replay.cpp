@@ -376,11 +376,13 @@ nlohmann::ordered_json TraceReplay::report() const {
   doc["simulated_execution_time_ns"] = ns_from_ticks(all.completed_at);
   doc["simulated_over_original"] = original > 0 ? ns_from_ticks(all.completed_at) / original : 0.0;
   doc["mean_job_completion_time_ns"] = jobs_.empty() ? 0.0 : completion_sum / static_cast<double>(jobs_.size());
-  doc["messages"] = matching_.messages();
+  doc["application_messages"] = matching_.application_messages();
+  doc["self_messages"] = matching_.self_messages();
+  doc["collective_calls"] = matching_.collective_calls();
+  doc["network_messages"] = matching_.network_messages();
   doc["collective_messages"] = matching_.collective_messages();
   doc["control_messages"] = matching_.control_messages();
   doc["rendezvous_sends"] = matching_.rendezvous_sends();
-  doc["self_messages"] = matching_.self_messages();
   doc["placement"] = placement_report();
   doc["jobs"] = jobs;
   doc["per_process"] = per_process;
@@ -398,10 +400,30 @@ nlohmann::ordered_json TraceReplay::placement_report() const {
   return doc;
 }
 
+// Calls of `op` in its blocking and non-blocking forms: both run its algorithm.
+uint64_t TraceReplay::calls_running(TraceOp op) const {
+  uint64_t calls = 0;
+  for (size_t i = 0; i < traces::kTraceOps.size(); ++i) {
+    const auto form = static_cast<TraceOp>(i);
+    if (is_collective(form) && blocking_form(form) == op) calls += matching_.collective_calls(form);
+  }
+  return calls;
+}
+
 std::vector<HostWarning> TraceReplay::warnings() const {
   std::vector<HostWarning> list;
   for (const Job& job : jobs_) {
     if (!job.compute.warning.empty()) list.push_back({"compute_oversubscribed", job.compute.warning});
+  }
+  // An algorithm chosen for an op the traces never call changed nothing: say so, or a study of that algorithm
+  // reads as "the algorithm makes no difference".
+  for (const auto& [op, algorithm] : params_.forced_collectives) {
+    if (calls_running(op) > 0) continue;
+    const std::string name(info(op).name);
+    list.push_back({"collective_unused", "replay.collective." + name + " = " + algorithm +
+                                             " had no effect: the replayed traces call no " + name +
+                                             " (blocking or not); `ibsec trace info` lists the collectives a "
+                                             "trace calls"});
   }
   return list;
 }

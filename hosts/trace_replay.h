@@ -128,6 +128,7 @@ class TraceReplay final : public HostModel, private schedulers::SchedulerHost, p
   [[nodiscard]] uint64_t compute_ns(ProcessId p, const TraceEvent& e) const;
   [[nodiscard]] uint64_t gap_before_next(ProcessId p) const;
   [[nodiscard]] nlohmann::ordered_json placement_report() const;
+  [[nodiscard]] uint64_t calls_running(TraceOp op) const;
   static IdVector<JobId, MpiJob> mpi_jobs(const std::vector<std::unique_ptr<TraceReader>>& readers);
   [[nodiscard]] uint32_t rank(ProcessId p) const { return p.value() - jobs_[processes_[p].job].first.value(); }
 

@@ -20,7 +20,8 @@ ParameterSet<SimConfig> run_parameters() {
   set.count("seed", &SimConfig::seed, "", "seed of every random stream in the run")
       .file(
           "trace.file", [](SimConfig & c) -> auto& { return c.trace.file; }, FileRole::kInput,
-          "trace to replay (docs/trace-format.md) instead of synthetic traffic; traffic.* is then ignored")
+          "trace to replay (docs/trace-format.md) instead of synthetic traffic; traffic.* is then ignored (a "
+          "warning names any given)")
       .file(
           "trace.jobs", [](SimConfig & c) -> auto& { return c.trace.jobs; }, FileRole::kInput,
           "traces replayed together, one job each, sharing the nodes (placed by trace.placement); exclusive with "
@@ -203,6 +204,7 @@ struct Layer {
 SimConfig load_layers(const std::vector<Layer>& layers, const std::vector<std::string>& overrides) {
   Table table;
   for (const auto& p : parameters()) table[p.key] = p.default_value;
+  std::set<std::string> given;
   for (const Layer& layer : layers) {
     if (!layer.document.is_null() && !layer.document.is_object()) {
       throw ConfigError(layer.origin, "a configuration must be a JSON object");
@@ -213,6 +215,7 @@ SimConfig load_layers(const std::vector<Layer>& layers, const std::vector<std::s
       throw ConfigError(layer.origin, layer.required_why);
     }
     merge(table, from_file, layer.origin);
+    for (const auto& entry : from_file) given.insert(entry.first);
   }
   for (const std::string& item : overrides) {
     const auto eq = item.find('=');
@@ -221,6 +224,7 @@ SimConfig load_layers(const std::vector<Layer>& layers, const std::vector<std::s
     }
     const std::string key = item.substr(0, eq);
     merge(table, Table{{key, parse_override_value(key, item.substr(eq + 1))}}, "--set");
+    given.insert(key);
   }
 
   const ParameterValues values(table);
@@ -235,6 +239,7 @@ SimConfig load_layers(const std::vector<Layer>& layers, const std::vector<std::s
   derive_across(config);
   check_together(config);
   config.resolved = nest(table);
+  config.given = std::move(given);
   return config;
 }
 

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -64,6 +65,9 @@ struct SimConfig {
   // Build the cluster even if its estimated memory exceeds the machine's (ibsec-engine run --force).
   bool ignore_memory_estimate = false;
   nlohmann::ordered_json resolved;  // every key with the value used, for the result file
+  // The keys a configuration file, attack file or --set gave (every other key has its default), so that a
+  // run can say which of them it had no use for (sim/run_warnings.h).
+  std::set<std::string> given;
 };
 
 // All parameters, area by area, in the order they are documented.

@@ -215,7 +215,11 @@ nlohmann::ordered_json Cluster::result(const RunOutcome& outcome) const {
                                       cards_, [](const auto& card) { return card->prefetch_stats() != nullptr; }),
                                   .prefetch_triggers = statistics["prefetch_triggers"].get<uint64_t>(),
                                   .prefetches_issued = statistics["prefetches_issued"].get<uint64_t>(),
-                                  .scheduler_policy = config_.resolved["scheduler"]["policy"].get<std::string>()}));
+                                  .scheduler_policy = config_.resolved["scheduler"]["policy"].get<std::string>(),
+                                  .replay = config_.trace.replays()}));
+  const RunKind kind{.replay = config_.trace.replays(), .traffic_pattern = config_.traffic.pattern};
+  for (const RunWarning& w : ignored_parameter_warnings(config_.given, kind))
+    doc["warnings"].push_back({{"kind", w.kind}, {"message", w.message}});
   for (const hosts::HostWarning& w : host_->warnings())
     doc["warnings"].push_back({{"kind", w.kind}, {"message", w.message}});
   if (attacker_) {

@@ -39,6 +39,7 @@ class RunStatistics final : public hosts::DeliverySink {
   [[nodiscard]] uint64_t packets_delivered() const { return packets_delivered_; }
   [[nodiscard]] uint64_t messages_handed_over() const { return messages_handed_over_; }
   [[nodiscard]] uint64_t messages_delivered() const { return messages_delivered_; }
+  [[nodiscard]] uint64_t messages_measured() const { return messages_measured_; }
   [[nodiscard]] uint64_t measured_packets_handed_over() const { return measured_handed_over_; }
   [[nodiscard]] uint64_t offers_refused() const { return offers_refused_; }
   [[nodiscard]] Tick last_delivery() const { return last_delivery_; }
@@ -60,6 +61,7 @@ class RunStatistics final : public hosts::DeliverySink {
   uint64_t packets_delivered_ = 0;
   uint64_t messages_handed_over_ = 0;
   uint64_t messages_delivered_ = 0;  // last packets of messages delivered
+  uint64_t messages_measured_ = 0;   // of those, the messages offered after warm-up
   uint64_t measured_handed_over_ = 0;
   uint64_t offers_refused_ = 0;
   Tick last_delivery_ = 0;

@@ -1,6 +1,8 @@
 #include "sim/run_warnings.h"
 
 #include <cstdio>
+#include <string_view>
+#include <utility>
 
 namespace ibsec::sim {
 namespace {
@@ -29,11 +31,14 @@ std::vector<RunWarning> run_warnings(const RunHealth& h) {
                                               static_cast<unsigned long long>(h.packets_stuck))});
   }
   if (h.packets_measured < kMinPacketsForPercentiles) {
+    // A replay measures every packet its traces make, whatever traffic.messages says.
+    const char* remedy = h.replay ? "replay a longer trace: more iterations (ibsec trace gen --scale) or a larger class"
+                                  : "raise traffic.messages";
     warnings.push_back(
         {"few_packets", format("few packets: %llu measured, fewer than %llu, so fewer than 10 lie beyond the p99 and "
-                               "the percentiles are rough (raise traffic.messages)",
+                               "the percentiles are rough (%s)",
                                static_cast<unsigned long long>(h.packets_measured),
-                               static_cast<unsigned long long>(kMinPacketsForPercentiles))});
+                               static_cast<unsigned long long>(kMinPacketsForPercentiles), remedy)});
   }
   if (h.prefetch_buffer && h.prefetches_issued == 0) {
     // A configuration that cannot take effect must say so: otherwise SKC-n+Prefetch-m reads as "prefetching
@@ -48,6 +53,58 @@ std::vector<RunWarning> run_warnings(const RunHealth& h) {
              h.scheduler_policy +
              "). Give a node several processes: traffic.processes_per_node > 1, or a trace with more processes "
              "than CPUs under scheduler.policy = local, sb, dcs-sb, pb or gang"});
+  }
+  return warnings;
+}
+
+namespace {
+
+// Parameters that one kind of run never reads, and why.
+struct IgnoredGroup {
+  std::string_view prefix;              // a key, or a group's prefix ending in '.'
+  bool (*ignored)(const RunKind& run);  // in this run
+  std::string_view why;
+};
+
+bool replays(const RunKind& run) { return run.replay; }
+bool synthetic(const RunKind& run) { return !run.replay; }
+bool not_hotspot(const RunKind& run) { return !run.replay && run.traffic_pattern != "hotspot"; }
+bool not_shift(const RunKind& run) { return !run.replay && run.traffic_pattern != "shift"; }
+
+constexpr IgnoredGroup kIgnoredGroups[] = {
+    {"traffic.", replays,
+     "a trace replay sends what its traces say, and measures all of it; traffic.* shapes synthetic traffic only"},
+    {"replay.", synthetic,
+     "synthetic traffic replays no trace; replay.* and trace.placement act in a trace replay only"},
+    {"trace.placement", synthetic,
+     "synthetic traffic replays no trace; replay.* and trace.placement act in a trace replay only"},
+    {"scheduler.", synthetic,
+     "synthetic traffic puts no process on a CPU (its sources inject whenever their load says); the node "
+     "scheduler acts in a trace replay only"},
+    {"traffic.hotspot.", not_hotspot, "traffic.hotspot.* shapes traffic.pattern = hotspot only"},
+    {"traffic.shift", not_shift, "traffic.shift is the distance of traffic.pattern = shift only"},
+};
+
+bool in_group(const std::string& key, std::string_view prefix) {
+  return prefix.ends_with('.') ? key.starts_with(prefix) : key == prefix;
+}
+
+}  // namespace
+
+std::vector<RunWarning> ignored_parameter_warnings(const std::set<std::string>& given, const RunKind& run) {
+  // Keys grouped by their reason, in the order of kIgnoredGroups, so each reason is said once.
+  std::vector<std::pair<std::string_view, std::string>> by_reason;
+  for (const IgnoredGroup& group : kIgnoredGroups) {
+    if (!group.ignored(run)) continue;
+    for (const std::string& key : given) {
+      if (!in_group(key, group.prefix)) continue;
+      if (by_reason.empty() || by_reason.back().first != group.why) by_reason.emplace_back(group.why, "");
+      by_reason.back().second += (by_reason.back().second.empty() ? "" : ", ") + key;
+    }
+  }
+  std::vector<RunWarning> warnings;
+  for (const auto& [why, keys] : by_reason) {
+    warnings.push_back({"parameters_ignored", "parameters ignored: " + keys + " had no effect: " + std::string(why)});
   }
   return warnings;
 }

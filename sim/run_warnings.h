@@ -1,12 +1,14 @@
 // What a run's reader must not overlook: the run saturated, did not drain,
-// measured too few packets for its latency percentiles, or had a prefetch
-// buffer that never received a key (its numbers are then the SKC's alone). The result lists these
+// measured too few packets for its latency percentiles, had a prefetch
+// buffer that never received a key (its numbers are then the SKC's alone), or
+// was given parameters that the kind of run it is never reads. The result lists these
 // under "warnings" (each a kind and a message) and `ibsec-engine run` prints
 // them on standard error; docs/running.md gives the thresholds and why.
 #pragma once
 
 #include <cstdint>
 
+#include <set>
 #include <string>
 #include <vector>
 
@@ -22,7 +24,7 @@ inline constexpr double kSaturationShortfall = 0.05;
 inline constexpr uint64_t kMinPacketsForPercentiles = 1000;
 
 struct RunWarning {
-  std::string kind;  // "saturated", "not_drained", "few_packets", "prefetch_idle"
+  std::string kind;  // "saturated", "not_drained", "few_packets", "prefetch_idle", "parameters_ignored"
   std::string message;
 };
 
@@ -38,9 +40,24 @@ struct RunHealth {
   uint64_t prefetch_triggers = 0;
   uint64_t prefetches_issued = 0;
   std::string scheduler_policy = {};  // scheduler.policy, named in the prefetch_idle warning
+  bool replay = false;                // a trace replay: it measures every packet, traffic.messages does not apply
 };
 
 [[nodiscard]] std::vector<RunWarning> run_warnings(const RunHealth& health);
+
+// What decides which parameters a run reads.
+struct RunKind {
+  bool replay = false;          // a trace replay (else synthetic traffic)
+  std::string traffic_pattern;  // traffic.pattern, for synthetic traffic
+};
+
+// The keys a configuration gave (SimConfig::given) that a run of this kind
+// never reads: traffic.* in a trace replay; replay.*, trace.placement and
+// scheduler.* with synthetic traffic; traffic.hotspot.* and traffic.shift
+// under another pattern. One parameters_ignored warning per reason, naming
+// the keys.
+[[nodiscard]] std::vector<RunWarning> ignored_parameter_warnings(const std::set<std::string>& given,
+                                                                 const RunKind& run);
 [[nodiscard]] nlohmann::ordered_json warnings_json(const std::vector<RunWarning>& warnings);
 
 }  // namespace ibsec::sim

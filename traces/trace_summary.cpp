@@ -16,6 +16,7 @@ void TraceSummary::add(const TraceEvent& e) {
   p.last_end_ns = std::max(p.last_end_ns, e.end_ns);
   if (is_send(e.op)) {
     ++p.messages_sent;
+    if (e.peer == e.rank) ++p.self_messages;
     p.bytes_sent += e.bytes;
     p.peers.insert(e.peer);
     message_sizes_.add(e.bytes);
@@ -70,13 +71,18 @@ nlohmann::ordered_json TraceSummary::to_json() const {
     if (by_op_[i] != 0) ops[std::string(kTraceOps[i].name)] = by_op_[i];
   }
   doc["events_by_op"] = ops;
+  // The counts of docs/running.md#counts that a trace holds: application messages and collective calls.
   uint64_t messages = 0;
+  uint64_t self_messages = 0;
   uint64_t bytes = 0;
+  uint64_t collective_calls = 0;
   nlohmann::ordered_json per_process = nlohmann::ordered_json::array();
   for (uint32_t r = 0; r < processes_.size(); ++r) {
     const ProcessSummary& p = processes_[r];
     messages += p.messages_sent;
+    self_messages += p.self_messages;
     bytes += p.bytes_sent;
+    collective_calls += p.collectives;
     per_process.push_back(
         {{"rank", r},
          {"events", p.events},
@@ -91,8 +97,10 @@ nlohmann::ordered_json TraceSummary::to_json() const {
                                                                  : nlohmann::ordered_json(p.compute_cpu_ns)},
          {"duration_ns", p.events == 0 ? 0 : p.last_end_ns - p.first_start_ns}});
   }
-  doc["messages"] = messages;
+  doc["application_messages"] = messages;
+  doc["self_messages"] = self_messages;
   doc["message_bytes"] = bytes;
+  doc["collective_calls"] = collective_calls;
   doc["duration_ns"] = duration_ns();
   doc["message_sizes"] = message_sizes_.to_json("messages");
   doc["collective_sizes"] = collective_sizes_.to_json("calls");

@@ -19,11 +19,12 @@ namespace ibsec::traces {
 
 struct ProcessSummary {
   uint64_t events = 0;
-  uint64_t messages_sent = 0;  // point-to-point, blocking or not
+  uint64_t messages_sent = 0;  // application messages: point-to-point sends, blocking or not
+  uint64_t self_messages = 0;  // of those, to the process itself (no network)
   uint64_t bytes_sent = 0;
   uint64_t messages_received = 0;
   uint64_t bytes_received = 0;
-  uint64_t collectives = 0;
+  uint64_t collectives = 0;  // collective calls, blocking or not
   uint64_t compute_ns = 0;
   uint64_t compute_cpu_ns = 0;  // their CPU time (version 3)
   uint64_t first_start_ns = UINT64_MAX;

@@ -43,7 +43,7 @@ def test_replay_is_deterministic_and_reports_table1_figures(tmp_path, engine):
     result = json.loads(outs[0].read_text())
     replay = result["replay"]
     assert result["config"]["trace"]["file"] == str(trace)
-    assert replay["completed"] and replay["messages"] == 80
+    assert replay["completed"] and replay["network_messages"] == 80
     assert result["statistics"]["packets_delivered"] == 80 * 8  # 2048 B in 256 B packets
     assert replay["original_execution_time_ns"] == 199_100
     # The original waited ~8.9 us per receive; the simulated network delivers faster, but the 900 ns gaps

@@ -67,7 +67,7 @@ def test_every_new_op_replays_with_its_algorithms_message_counts(tmp_path, engin
     assert replay["completed"]
     assert replay["collective_messages"] == collective_messages
     assert replay["self_messages"] == 1
-    assert replay["messages"] == collective_messages + 1  # and the one message on communicator 1
+    assert replay["network_messages"] == collective_messages + 1  # and the one message on communicator 1
 
 
 def test_a_version_1_trace_replays_as_before(tmp_path, engine):

@@ -16,9 +16,11 @@ def gen(args) -> None:
     result = generate(params, args.out)
     stats = result.stats
     print(f"wrote {result.path}: synthetic {params.bench} class {params.cls}, {params.procs} processes, "
-          f"{result.iterations} of {result.full_iterations} iterations; {stats.events} events, "
-          f"{stats.messages} messages, {stats.packets} packets of 256 B, original duration "
-          f"{result.original_seconds:.6g} s ({result.seconds:.1f} s to generate)")
+          f"{result.iterations} of {result.full_iterations} iterations; {stats.events} events: "
+          f"{stats.application_messages} application messages ({stats.self_messages} to the sender itself, "
+          f"no network), {stats.collective_calls} collective calls; about {stats.packets} packets of 256 B "
+          f"(collectives expanded); original duration {result.original_seconds:.6g} s "
+          f"({result.seconds:.1f} s to generate)")
 
 
 def gen_default(args) -> None:

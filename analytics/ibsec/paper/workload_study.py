@@ -48,7 +48,7 @@ REPLAY_COLUMNS = {
     "key_misses": "key_misses",
     "key_memory_wait_mean_ns": "key_memory_wait_mean_ns",
     "packets_delivered": "packets_delivered",
-    "messages": "replay_messages",
+    "network_messages": "replay_network_messages",
     "original_execution_time_ns": "replay_original_execution_time_ns",
     "simulated_execution_time_ns": "replay_simulated_execution_time_ns",
     "simulated_over_original": "replay_simulated_over_original",

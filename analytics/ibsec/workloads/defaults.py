@@ -49,14 +49,16 @@ DEFAULT_SET = (
 
 INDEX_NAME = "workloads.csv"
 INDEX_COLUMNS = ["file", "bench", "procs", "class", "scale", "seed", "iterations", "full_iterations", "events",
-                 "messages", "message_bytes", "packets_256B", "original_s"]
+                 "application_messages", "self_messages", "message_bytes", "collective_calls", "packets_256B",
+                 "original_s"]
 
 
 def index_row(result: GenerationResult) -> dict:
     p, s = result.params, result.stats
     return {"file": result.path.name, "bench": p.bench, "procs": p.procs, "class": p.cls, "scale": f"{p.scale:g}",
             "seed": p.seed, "iterations": result.iterations, "full_iterations": result.full_iterations,
-            "events": s.events, "messages": s.messages, "message_bytes": s.message_bytes, "packets_256B": s.packets,
+            "events": s.events, "application_messages": s.application_messages, "self_messages": s.self_messages,
+            "message_bytes": s.message_bytes, "collective_calls": s.collective_calls, "packets_256B": s.packets,
             "original_s": f"{result.original_seconds:.6f}"}
 
 

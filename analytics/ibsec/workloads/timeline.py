@@ -115,11 +115,16 @@ def collective_packets(name: str, nbytes: int, size: int, packet_bytes: int = PA
 
 @dataclass
 class TimelineStats:
+    """What a generated trace holds, named as docs/running.md#counts names it: the application messages
+    (point-to-point sends, those to the sender itself included), the collective calls (one per process and
+    call), and an estimate of the packets the network carries for them."""
+
     events: int = 0
-    messages: int = 0
-    message_bytes: int = 0
-    packets: int = 0
-    collectives: int = 0
+    application_messages: int = 0
+    self_messages: int = 0  # of the application messages, to the sender itself: no network
+    message_bytes: int = 0  # of the application messages
+    collective_calls: int = 0
+    packets: int = 0  # of 256 B, self-messages left out, collectives expanded as collective_packets() says
     first_start: int | None = None
     last_end: int = 0
 
@@ -280,11 +285,12 @@ class Timeline:
                 receive.waiter = None
         else:
             channel.sends.append((arrival, nbytes))
-        if to_self:
-            return arrival
         stats = self.stats
-        stats.messages += 1
+        stats.application_messages += 1
         stats.message_bytes += nbytes
+        if to_self:
+            stats.self_messages += 1
+            return arrival
         stats.packets += packets(nbytes)
         return start + machine.send_overhead_ns + transfer
 
@@ -322,6 +328,7 @@ class Timeline:
             raise TimelineError(f"rank {rank}: collective {seq} on comm {comm} is {name} {root} {nbytes}, "
                                 f"others called {coll.name} {coll.root} {coll.nbytes}")
         coll.joined += 1
+        self.stats.collective_calls += 1
         coll.latest_start = max(coll.latest_start, start)
         size = len(members)
         if coll.joined == size:
@@ -329,7 +336,6 @@ class Timeline:
             del self._collectives[key]
             self._ready.extend(coll.waiters)
             coll.waiters.clear()
-            self.stats.collectives += 1
             self.stats.packets += collective_packets(name, nbytes, size)
         return coll
 

@@ -94,7 +94,7 @@ TEST(Replay, CollectivesBecomeTheirPointToPointMessages) {
   // Open MPI 4.1's table on 4 ranks: a ring allreduce of 8 bytes (24
   // messages of 2 bytes) and a linear alltoall (12 of 3 packets).
   EXPECT_EQ(result["replay"]["collective_messages"], 24 + 12);
-  EXPECT_EQ(result["replay"]["messages"], 24 + 12);
+  EXPECT_EQ(result["replay"]["network_messages"], 24 + 12);
   EXPECT_EQ(result["statistics"]["packets_delivered"], 24 + 12 * 3);
   for (int r = 0; r < 4; ++r) EXPECT_TRUE(result["replay"]["per_process"][r]["completed"].get<bool>());
 }
@@ -165,7 +165,7 @@ TEST(Replay, AnEagerSendCompletesOnTheLink) {
   const auto result = replay(trace_file("eager", "0 0 100 send 1 256 0\n1 0 2000 recv 0 256 0\nend 2\n"));
   EXPECT_DOUBLE_EQ(completion(result, 0), ns(injected_at(Lookup::kSkcMiss, 0)));
   EXPECT_DOUBLE_EQ(completion(result, 1), ns(closed_form(Lookup::kSkcMiss, 1, 0)));
-  EXPECT_EQ(result["replay"]["messages"], 1);
+  EXPECT_EQ(result["replay"]["network_messages"], 1);
   EXPECT_EQ(result["replay"]["rendezvous_sends"], 0);
 }
 
@@ -181,7 +181,7 @@ TEST(Replay, ARendezvousSendWaitsForTheReceiversAnswer) {
   const Tick data = edge(answer_arrives);
   EXPECT_DOUBLE_EQ(completion(result, 0), ns(injected_at(Lookup::kSkcHit, data)));
   EXPECT_DOUBLE_EQ(completion(result, 1), ns(data + closed_form(Lookup::kSkcHit, 1, data)));
-  EXPECT_EQ(result["replay"]["messages"], 3);
+  EXPECT_EQ(result["replay"]["network_messages"], 3);
   EXPECT_EQ(result["replay"]["control_messages"], 2);
   EXPECT_EQ(result["replay"]["rendezvous_sends"], 1);
   EXPECT_EQ(result["statistics"]["packets_delivered"], 3);

@@ -70,7 +70,7 @@ TEST_F(MpiMatchingTest, ReceivePostedBeforeTheMessageCompletesOnArrival) {
   const MpiMatching::Delivery d = deliver(0);
   EXPECT_EQ(d.arrived_for, kP1);
   EXPECT_EQ(d.wait_over, kP1);
-  EXPECT_EQ(matching.messages(), 1U);
+  EXPECT_EQ(matching.network_messages(), 1U);
 }
 
 TEST_F(MpiMatchingTest, ReceivePostedAfterTheMessageCompletesAtOnce) {
@@ -130,6 +130,11 @@ TEST_F(MpiMatchingTest, ACollectiveCompletesWithItsLastRoundAndIgnoresUserMessag
   EXPECT_FALSE(matching.begin(kP1, barrier, 0));
   ASSERT_EQ(transport.carried.size(), 3U);
   EXPECT_EQ(matching.collective_messages(), 2U);
+  // Two calls (one per process) of one barrier; the isend is the one application message.
+  EXPECT_EQ(matching.collective_calls(TraceOp::kBarrier), 2U);
+  EXPECT_EQ(matching.collective_calls(), 2U);
+  EXPECT_EQ(matching.application_messages(), 1U);
+  EXPECT_EQ(matching.network_messages(), 3U);
   EXPECT_EQ(matching.collective_round(kP0), (std::pair<size_t, size_t>{0, 1}));
   EXPECT_TRUE(sent(1).is_none());  // process 0 still waits for its receive
   EXPECT_EQ(deliver(2).wait_over, kP0);
@@ -146,7 +151,8 @@ TEST_F(MpiMatchingTest, ASelfMessageCrossesNoCard) {
   EXPECT_TRUE(matching.begin(kP0, event(TraceOp::kIsend, 0, 0, 4, 2), 0));
   EXPECT_TRUE(transport.carried.empty());
   EXPECT_EQ(matching.self_messages(), 1U);
-  EXPECT_EQ(matching.messages(), 0U);
+  EXPECT_EQ(matching.application_messages(), 1U);  // a self-message is the program's send all the same
+  EXPECT_EQ(matching.network_messages(), 0U);
   EXPECT_TRUE(matching.begin(kP0, event(TraceOp::kWait, 0, 0, 0, 1), 0));  // the receive is complete
   EXPECT_TRUE(matching.begin(kP0, event(TraceOp::kWait, 0, 0, 0, 2), 0));
   // Sent first, received later: the message waits in the channel.
@@ -193,6 +199,9 @@ TEST_F(MpiMatchingTest, ANonBlockingCollectiveGoesOnInTheBackground) {
   EXPECT_TRUE(matching.begin(kP1, call, 0));
   ASSERT_EQ(transport.carried.size(), 2U);
   EXPECT_EQ(matching.collective_messages(), 2U);
+  // Counted under its own op: the replay adds the blocking form's calls when it asks whether allreduce ran.
+  EXPECT_EQ(matching.collective_calls(TraceOp::kIallreduce), 2U);
+  EXPECT_EQ(matching.collective_calls(TraceOp::kAllreduce), 0U);
   EXPECT_FALSE(matching.begin(kP0, event(TraceOp::kWait, 0, 0, 0, 5), 0));  // process 0 waits for it
   sent(0);
   sent(1);
@@ -250,7 +259,8 @@ TEST_F(MpiMatchingTest, ARendezvousSendsItsDataOnlyOnceTheReceiverAnswers) {
   const MpiMatching::Delivery d = deliver(2);
   EXPECT_EQ(d.arrived_for, kP1);
   EXPECT_EQ(d.wait_over, kP1);
-  EXPECT_EQ(matching.messages(), 3U);
+  EXPECT_EQ(matching.network_messages(), 3U);
+  EXPECT_EQ(matching.application_messages(), 1U);  // one send, three network messages
   EXPECT_EQ(matching.control_messages(), 2U);
   EXPECT_EQ(matching.rendezvous_sends(), 1U);
   EXPECT_EQ(matching.messages_in_flight(), 0U);

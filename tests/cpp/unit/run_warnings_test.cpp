@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -93,6 +94,63 @@ TEST(RunWarnings, APrefetchBufferThatNeverReceivedAKeySaysWhyAndHow) {
   h.prefetch_buffer = false;  // no buffer: nothing to say
   h.prefetches_issued = 0;
   EXPECT_TRUE(kinds(h).empty());
+}
+
+TEST(RunWarnings, FewPacketsInAReplayAsksForALongerTraceNotForTrafficMessages) {
+  RunHealth h = sound();
+  h.packets_measured = 10;
+  h.replay = true;
+  const std::string replay = run_warnings(h).front().message;
+  EXPECT_EQ(replay.find("traffic.messages"), std::string::npos) << replay;
+  EXPECT_NE(replay.find("replay a longer trace"), std::string::npos) << replay;
+  h.replay = false;
+  const std::string synthetic = run_warnings(h).front().message;
+  EXPECT_NE(synthetic.find("raise traffic.messages"), std::string::npos) << synthetic;
+}
+
+std::vector<std::string> ignored_messages(const std::set<std::string>& given, bool replay,
+                                          const std::string& pattern = "uniform") {
+  std::vector<std::string> out;
+  for (const RunWarning& w : ignored_parameter_warnings(given, {.replay = replay, .traffic_pattern = pattern})) {
+    EXPECT_EQ(w.kind, "parameters_ignored");
+    out.push_back(w.message);
+  }
+  return out;
+}
+
+TEST(IgnoredParameters, TrafficGivenToAReplayIsNamedOnce) {
+  const auto messages = ignored_messages({"nic.security", "traffic.load", "traffic.messages", "seed"}, true);
+  ASSERT_EQ(messages.size(), 1U);
+  EXPECT_NE(messages[0].find("traffic.load, traffic.messages had no effect: a trace replay"), std::string::npos)
+      << messages[0];
+}
+
+TEST(IgnoredParameters, ReplayAndSchedulerGivenToSyntheticTrafficAreNamedByReason) {
+  const auto messages =
+      ignored_messages({"replay.compute_scale", "scheduler.policy", "trace.placement", "traffic.load"}, false);
+  ASSERT_EQ(messages.size(), 2U);
+  EXPECT_NE(messages[0].find("replay.compute_scale, trace.placement had no effect"), std::string::npos) << messages[0];
+  EXPECT_NE(messages[1].find("scheduler.policy had no effect"), std::string::npos) << messages[1];
+}
+
+TEST(IgnoredParameters, PatternParametersUnderAnotherPatternAreNamed) {
+  const auto messages = ignored_messages({"traffic.hotspot.fraction", "traffic.shift"}, false, "uniform");
+  ASSERT_EQ(messages.size(), 2U);
+  EXPECT_NE(messages[0].find("traffic.hotspot.fraction had no effect: traffic.hotspot.* shapes traffic.pattern = "
+                             "hotspot only"),
+            std::string::npos)
+      << messages[0];
+  EXPECT_NE(messages[1].find("traffic.shift had no effect"), std::string::npos) << messages[1];
+}
+
+TEST(IgnoredParameters, ParametersTheRunReadsAreNotNamed) {
+  EXPECT_TRUE(ignored_messages({"traffic.load", "nic.security", "network.nodes"}, false).empty());
+  EXPECT_TRUE(
+      ignored_messages({"replay.compute_scale", "scheduler.policy", "trace.placement", "trace.file"}, true).empty());
+  EXPECT_TRUE(ignored_messages({"traffic.hotspot.nodes", "traffic.hotspot.fraction"}, false, "hotspot").empty());
+  EXPECT_TRUE(ignored_messages({"traffic.shift"}, false, "shift").empty());
+  // A key that only begins like a group is not in it.
+  EXPECT_TRUE(ignored_messages({"trace.placements_note"}, false).empty());
 }
 
 }  // namespace

@@ -133,6 +133,23 @@ TEST(TraceSummary, MessageSizesOfAHandWrittenTrace) {
                                                               {"allreduce", {{"calls", 2}, {"bytes", 32}}}}));
 }
 
+// The counts of docs/running.md#counts: a send to the sender itself is an
+// application message (and a self-message); a collective call is one per
+// process.
+TEST(TraceSummary, ApplicationMessagesCountSelfMessagesAndCollectiveCallsArePerProcess) {
+  const std::string text =
+      "ibsec-trace 2\nprocesses 2\ntime_unit ns\norigin synthetic summary\nevents\n"
+      "0 0 10 send 1 8 1 0\n1 0 10 recv 0 8 1 0 exact\n"
+      "0 10 20 isend 0 8 2 7 0\n0 20 30 recv 0 8 2 0 exact\n0 30 40 wait 7\n"
+      "0 40 50 barrier 0\n1 40 50 barrier 0\n"
+      "end 7\n";
+  const auto doc = summarise(write_file("counts.trace", text));
+  EXPECT_EQ(doc["application_messages"], 2);
+  EXPECT_EQ(doc["self_messages"], 1);
+  EXPECT_EQ(doc["collective_calls"], 2);
+  EXPECT_EQ(doc["per_process"][0]["messages_sent"], 2);
+}
+
 // Both processes of a 2-process trace call every collective op of
 // trace_ops.def once (waiting for the non-blocking ones): 8 bytes where the
 // op has BYTES; counts 3,5 (the root of a gatherv or scatterv lists both,
