@@ -84,7 +84,7 @@ TEST(TraceFormatV2, Version1BinaryReads) {
 std::string counts_trace() {
   std::string text = "ibsec-trace 2\nprocesses 23\ntime_unit ns\norigin synthetic counts\nevents\n";
   std::string counts;
-  for (uint32_t i = 0; i < 23; ++i) counts += (i == 0 ? "" : ",") + std::to_string(i * 1000);
+  for (uint32_t i = 0; i < 23; ++i) counts.append(i == 0 ? "" : ",").append(std::to_string(i * 1000));
   for (uint32_t r = 0; r < 23; ++r) text += std::to_string(r) + " 0 10 allgatherv 0 " + counts + "\n";
   return text + "end 23\n";
 }
