@@ -76,8 +76,10 @@ def fit(args) -> None:
     print(f"ON mean {markov_inputs['on_mean_ms']:.4g} ms, OFF mean {markov_inputs['off_mean_ms']:.4g} ms, duty "
           f"cycle {markov_inputs['duty_cycle']:.4g}, {markov_inputs['lookups_per_on_mean']:.4g} look-ups per ON "
           f"period ({markov_inputs['access_rate_per_ms']:.4g} per ms while ON)")
-    table = pd.DataFrame(result.rows())[["period", "family", "ks", "mean_ms", "spec"]]
+    table = pd.DataFrame(result.rows())[["period", "family", "ks", "best", "mean_ms", "spec"]]
+    table["best"] = table["best"].map({True: "best", False: ""})  # a word, not True/False, to catch the eye
     print(table.to_string(index=False, float_format=lambda v: f"{v:.4g}"))
+    print(f"best by KS distance: ON {data['best_on']}, OFF {data['best_off']}")
     for path in data.get("files", []):
         print(f"wrote {path}")
 
