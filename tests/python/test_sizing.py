@@ -100,3 +100,11 @@ def test_a_way_count_that_is_not_a_power_of_two_is_refused_as_the_card_refuses_i
     traffic = sizing.from_preset("CG", "origin2000", 16, 1, "block")
     with pytest.raises(ConfigError, match="power of two"):
         sizing.size(traffic, 0.9, ways=3)
+
+
+def test_cachesim_s_unset_look_ups_count_as_the_engine_s_default(engine):
+    # analytic size --simulate without --accesses hands cachesim accesses=None: the engine's default, not a crash.
+    from ibsec.models import cachesim
+
+    assert cachesim.expected_events({"accesses": None}) == cachesim.expected_events({})
+    assert cachesim.check_point({"accesses": None, "keys": 13})["accesses"] is None
