@@ -16,6 +16,7 @@
 #include "apps/commands.h"
 #include "core/atomic_file.h"
 #include "core/errors.h"
+#include "nic/security_mode.h"
 #include "sim/cluster.h"
 #include "sim/config.h"
 
@@ -163,10 +164,21 @@ std::string delivered_text(const nlohmann::ordered_json& s, bool replay) {
   return text + " in " + std::to_string(count_of(s, "packets_delivered")) + " packets";
 }
 
+// The SKC hit rate as the summary shows it. A card without a key cache (NoSecurity, NoSKC) has no hit rate:
+// its 0 in the result counts look-ups that had no cache to hit, which "hit rate 0.000" would misread.
+std::string skc_hit_rate_text(const nlohmann::ordered_json& statistics, const nic::SecurityMode& security) {
+  if (security.path != nic::KeyPath::kCache) return "no SKC (" + security.name() + ")";
+  const auto& hit_rate = statistics["skc_hit_rate"];
+  if (hit_rate.is_null()) return "SKC hit rate - (no key look-ups)";
+  char text[32];
+  std::snprintf(text, sizeof text, "%.3f", hit_rate.get<double>());
+  return std::string("SKC hit rate ") + text;
+}
+
 // The run in three lines on standard error (four for a replay, its counts first): deliveries and throughput,
 // latency (network latency, and the per-packet latency when the card reports it), hit rate and whether the
 // network drained; then the warnings.
-void print_run_summary(const nlohmann::ordered_json& result) {
+void print_run_summary(const nlohmann::ordered_json& result, const nic::SecurityMode& security) {
   const auto& s = result["statistics"];
   const auto count = [&](const char* name) { return count_of(s, name); };
   const bool replay = result.contains("replay");
@@ -182,10 +194,8 @@ void print_run_summary(const nlohmann::ordered_json& result) {
                  latency_text(s, "packet_latency_p99_ns").c_str());
   }
   std::fprintf(stderr, "\n");
-  const auto& hit_rate = s["skc_hit_rate"];
-  char hit_text[32] = "- (no key look-ups)";
-  if (!hit_rate.is_null()) std::snprintf(hit_text, sizeof hit_text, "%.3f", hit_rate.get<double>());
-  std::fprintf(stderr, "  SKC hit rate %s; %s\n", hit_text, s["drained"].get<bool>() ? "drained" : "did not drain");
+  std::fprintf(stderr, "  %s; %s\n", skc_hit_rate_text(s, security).c_str(),
+               s["drained"].get<bool>() ? "drained" : "did not drain");
   for (const auto& warning : result["warnings"]) {
     // Not draining is reported as the run's error below.
     if (warning["kind"] != "not_drained") {
@@ -241,7 +251,7 @@ int run(const RunOptions& o) {
                  static_cast<unsigned long long>(cluster.statistics().packets_delivered()), wall, delivered / wall,
                  static_cast<double>(peak_rss_kib()) / 1024.0, o.out == "-" ? "" : (", result in " + o.out).c_str());
   }
-  if (!o.quiet) print_run_summary(result);
+  if (!o.quiet) print_run_summary(result, config.nic.security);
   if (!o.quiet && result.contains("attack")) print_attack_summary(result["attack"]);
   if (!outcome.drained) {
     const std::string stalled = cluster.host().stall_report();

@@ -1,5 +1,8 @@
 #include "sim/config.h"
 
+#include <cstdlib>
+#include <string_view>
+
 #include "core/atomic_file.h"
 #include "core/errors.h"
 #include "core/json_input.h"
@@ -100,11 +103,18 @@ bool known(const std::string& key) {
   return false;
 }
 
+// The command that lists the parameters, as the user reaches it: `ibsec params` when the engine runs under the
+// ibsec command (which sets IBSEC_COMMAND=ibsec for it: analytics/ibsec/cli/main.py), else the engine's own.
+std::string params_command() {
+  const char* command = std::getenv("IBSEC_COMMAND");
+  return command != nullptr && std::string_view(command) == "ibsec" ? "`ibsec params`" : "`ibsec-engine params`";
+}
+
 void merge(Table& table, const Table& layer, const std::string& origin) {
   for (const auto& [key, value] : layer) {
     if (!known(key)) {
       throw ConfigError(key, "unknown parameter (in " + origin + "); " + did_you_mean(key, parameter_keys()) +
-                                 "`ibsec-engine params` lists them");
+                                 params_command() + " lists them");
     }
     table[key] = value;
   }

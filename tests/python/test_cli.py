@@ -1,6 +1,8 @@
 """The ibsec and ibsec-engine commands as a user runs them: output, determinism, bad input."""
 
 import json
+import os
+import subprocess
 
 import pytest
 
@@ -118,3 +120,19 @@ def test_cachesim_policies_are_the_engines(engine):
     swept = run_ibsec("cachesim", "--sweep", "policy=lru,mru", "--out", "never.csv")
     assert swept.returncode == 2 and "invalid '--sweep': unknown 'mru'" in swept.stderr
     assert ", ".join(policies) in " ".join(run_ibsec("cachesim", "--help").stdout.split())
+
+
+def test_a_misspelt_parameter_hint_names_the_command_the_user_typed(engine, tmp_path):
+    from conftest import REPO
+    from ibsec.cli.main import COMMAND_ENV
+
+    typo = ["--set", "nic.securty=SKC-6", "--out", str(tmp_path / "r.json")]
+    through_ibsec = run_ibsec("run", "paper-16", *typo)
+    assert through_ibsec.returncode == 2
+    assert "did you mean 'nic.security'? `ibsec params` lists them" in through_ibsec.stderr
+    # The engine run by hand: no IBSEC_COMMAND (which an in-process `ibsec` main() of another test may have set).
+    environment = {name: value for name, value in os.environ.items() if name != COMMAND_ENV}
+    direct = subprocess.run([engine, "run", str(REPO / "configs" / "paper-16.json"), *typo], capture_output=True,
+                            text=True, check=False, env=environment)
+    assert direct.returncode == 2
+    assert "did you mean 'nic.security'? `ibsec-engine params` lists them" in direct.stderr

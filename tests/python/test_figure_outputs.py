@@ -55,6 +55,14 @@ def assert_figure_written(folder: Path, name: str) -> dict:
     return meta
 
 
+def test_ibsec_figures_names_every_file_it_wrote(tmp_path):
+    done = ibsec("figures", "fig3", "--out", str(tmp_path))
+    assert_figure_written(tmp_path, "fig3_capacity")
+    named = [line.removeprefix("wrote ") for line in done.stdout.splitlines() if line.startswith("wrote ")]
+    assert sorted(named) == sorted(str(tmp_path / f"fig3_capacity{suffix}") for suffix in FIGURE_FILES)
+    assert ibsec("figures", "fig3", "--out", str(tmp_path), "--quiet").stdout == ""
+
+
 def test_the_png_reader_reads_the_resolution(tmp_path):
     import matplotlib.pyplot as plt
 

@@ -3,6 +3,7 @@ its verification line, provenance notes in a trace's header, and the command's e
 
 import io
 import tarfile
+from pathlib import Path
 
 import pytest
 
@@ -94,3 +95,57 @@ def test_a_file_that_is_no_tar_archive_is_named(tmp_path):
     source.write_bytes(b"not a tarball")
     with pytest.raises(IbsecError, match=f"{source}: cannot read it as a tar archive"):
         npb.build([("cg", "S")], tmp_path / "cache", source)
+
+
+def test_capture_npb_takes_a_tarball_by_path_and_refuses_a_wrong_sha256(tmp_path):
+    source = tmp_path / "anywhere" / "npb-download.tar.gz"
+    source.parent.mkdir()
+    tarball(source, {"README": b"not NPB"})
+    actual = npb.sha256(source)
+    wrong = run_ibsec("trace", "capture-npb", "cg", "--tarball", str(source), "--out", str(tmp_path / "out"))
+    assert wrong.returncode == 2 and "Traceback" not in wrong.stderr
+    assert f"{source}: sha256 {actual}, expected {npb.EXPECTED_SHA256}" in wrong.stderr
+    assert f"pass --sha256 {actual}" in wrong.stderr
+    # Told its digest, the same file is taken from where it is, and found not to be NPB.
+    taken = run_ibsec("trace", "capture-npb", "cg", "--tarball", str(source), "--sha256", actual.upper(),
+                      "--cache", str(tmp_path / "cache"), "--out", str(tmp_path / "out"))
+    assert taken.returncode == 2 and f"{source}: no {npb.TEMPLATE} inside" in taken.stderr
+
+
+@pytest.mark.parametrize(("extra", "problem"), [
+    (["--tarball", "missing.tar.gz"], "invalid '--tarball': missing.tar.gz is not a file"),
+    (["--tarball", "t.tar.gz", "--npb", "."], "invalid '--tarball': give the tarball by --tarball PATH or its folder"),
+    (["--sha256", "abc"], "'abc' is not a SHA-256 (64 hexadecimal digits)"),
+])
+def test_capture_npb_names_a_bad_tarball_option(tmp_path, monkeypatch, extra, problem):
+    monkeypatch.chdir(tmp_path)
+    tarball(tmp_path / "t.tar.gz", {"README": b"x"})
+    done = run_ibsec("trace", "capture-npb", "cg", *extra, "--out", str(tmp_path / "out"))
+    assert done.returncode == 2 and problem in done.stderr, done.stderr
+
+
+def test_the_shared_npb_tarball_has_the_expected_sha256():
+    found = npb.find_tarball()
+    if found is None:
+        pytest.skip(f"NPB is absent: no {npb.TARBALL} in {npb.npb_folder()}")
+    assert npb.check_sha256(found) == npb.EXPECTED_SHA256
+
+
+@pytest.mark.parametrize("name", ["cg.S.16.trace.zst", "ft.A.16.trace.zst"])
+def test_the_expected_sha256_is_the_one_the_shipped_traces_record(engine, name):
+    from importlib import resources
+
+    from ibsec.workloads.compare import read_header, trace_lines
+
+    with trace_lines(Path(str(resources.files("ibsec.data") / "npb" / name))) as lines:
+        notes = read_header(lines).notes
+    assert f"npb: NPB 3.4 MPI, unmodified {npb.TARBALL} sha256 {npb.EXPECTED_SHA256}" in notes
+
+
+def test_the_readme_and_real_traces_doc_give_the_expected_sha256_and_the_nas_site():
+    from conftest import REPO
+
+    for doc in (REPO / "README.md", REPO / "docs" / "real-traces.md"):
+        text = doc.read_text()
+        assert npb.EXPECTED_SHA256 in text, f"{doc} does not give the SHA-256 capture-npb expects"
+        assert "https://www.nas.nasa.gov/software/npb.html" in text and "--tarball" in text, doc

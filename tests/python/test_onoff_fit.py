@@ -98,6 +98,59 @@ def test_cli_writes_json_csv_plot_and_periods(two_sessions, tmp_path):
     assert len((out / "two.on.periods").read_text().split("\n")) == 1 + 8 + 1
 
 
+def test_the_best_law_is_flagged_in_json_csv_and_the_printed_table(two_sessions, tmp_path):
+    import pandas as pd
+
+    out = tmp_path / "out"
+    command = [sys.executable, "-m", "ibsec.cli", "analytic", "fit", str(two_sessions), "--gap-threshold-ms", "1"]
+    data = json.loads(subprocess.run([*command, "--out", str(out), "--json"], capture_output=True, text=True,
+                                     check=True).stdout)
+    table = pd.read_csv(out / "two.fit.csv")
+    printed = subprocess.run(command, capture_output=True, text=True, check=True).stdout
+    for period in ("on", "off"):
+        fits = data[f"{period}_fits"]
+        smallest = min(fits, key=lambda family: fits[family]["ks"])
+        assert data[f"best_{period}"] == smallest
+        assert [family for family, fit in fits.items() if fit["best"]] == [smallest]
+        rows = table[table.period == period]
+        assert rows[rows.best].family.tolist() == [rows.loc[rows.ks.idxmin(), "family"]] == [smallest]
+        flagged = [line.split() for line in printed.splitlines() if line.split()[:1] == [period]]
+        assert [fields[1] for fields in flagged if "best" in fields] == [smallest]
+
+
+def test_the_figure_draws_steps_and_lines_and_marks_the_best_law_outside_the_data(two_sessions):
+    import pandas as pd
+
+    from ibsec.output.onoff_figures import BEST_WIDTH, fit_cdfs
+
+    result = onoff_fit.fit_trace(two_sessions, gap_threshold_ms=1.0)
+    table = pd.DataFrame(result.rows())
+    fig = fit_cdfs("two", result.periods.on_ms, result.periods.off_ms, table)
+    for ax, period in zip(fig.axes, ("on", "off"), strict=True):
+        lines = {line.get_label(): line for line in ax.get_lines()}
+        assert all(line.get_marker() in ("", "None", None) for line in lines.values()), "no marker per sample"
+        best = [label for label in lines if label.endswith(", best")]
+        assert best == [f"{result.best(period)} (KS {table[(table.period == period) & table.best].ks.item():.3f}), "
+                        "best"]
+        assert lines[best[0]].get_linewidth() == BEST_WIDTH > max(
+            line.get_linewidth() for label, line in lines.items() if label != best[0])
+        anchor = ax.get_legend().get_bbox_to_anchor().transformed(ax.transAxes.inverted())
+        assert anchor.y1 <= 0, "the legend is under the axes, not over the data"
+        sample = result.periods.on_ms if period == "on" else result.periods.off_ms
+        assert ax.get_xlim() == pytest.approx((sample.min(), sample.max()))
+
+
+def test_a_long_tail_is_cut_from_the_x_axis_and_said_so():
+    from ibsec.output.onoff_figures import cut_note, shown_range
+
+    body = np.linspace(1.0, 2.0, 999)
+    tailed = np.append(body, 500.0)  # one outlier 250 times the rest: the axis ends at the 99th percentile
+    low, high = shown_range(tailed)
+    assert low == 1.0 and high == pytest.approx(np.quantile(tailed, 0.99))
+    assert cut_note(tailed, high).strip() == "10 longer periods (1 %, up to 500 ms) lie beyond the axis"
+    assert shown_range(body) == (1.0, 2.0) and cut_note(body, 2.0) == ""
+
+
 # ---- the fits recover the law a sample was drawn from ---------------------------------------------------------
 
 @pytest.mark.parametrize("truth", [Distribution("exp", (2.0,)), Distribution("lognormal", (-1.0, 1.5)),

@@ -74,3 +74,15 @@ def test_a_load_sweep_table_marks_the_saturated_points(tmp_path, engine):
     assert by_load == {0.03: "", 0.12: "saturated"}
     assert "warnings" in done.stdout.splitlines()[0]  # the printed table shows the column
     assert "ibsec: warning: points with warnings (column `warnings`; docs/running.md) of 2: 1 saturated" in done.stderr
+
+
+@pytest.mark.unit
+@pytest.mark.parametrize("security", ["NoSKC", "NoSecurity"])
+def test_a_card_without_a_key_cache_has_no_hit_rate_in_the_summary(tmp_path, engine, security):
+    out = tmp_path / "no-skc.json"
+    done = run_ibsec("run", str(CONFIGS / "paper-16.json"), "--set", f"nic.security={security}", "--set",
+                     "traffic.messages=500", "--out", str(out))
+    assert done.returncode == 0, done.stderr
+    assert f"no SKC ({security}); drained" in done.stderr
+    assert "hit rate" not in done.stderr  # NoSKC's 0 counts look-ups with no cache to hit: no rate to show
+    assert json.loads(out.read_text())["config"]["nic"]["security"] == security

@@ -100,3 +100,27 @@ def test_a_way_count_that_is_not_a_power_of_two_is_refused_as_the_card_refuses_i
     traffic = sizing.from_preset("CG", "origin2000", 16, 1, "block")
     with pytest.raises(ConfigError, match="power of two"):
         sizing.size(traffic, 0.9, ways=3)
+
+
+def test_printed_hit_rates_at_the_two_sizes_say_whose_size_each_is(capsys):
+    from ibsec.cli.analytic import print_cachesim, print_exact
+
+    m, p = {"entries": 2}, {"entries": 2}  # both models at one size: the pair must not read as a repetition
+    rates = {"hit_rate_at_markov_entries": 0.9433, "hit_rate_at_predictor_entries": 0.9433}
+    print_cachesim({**rates, "keys": 13, "accesses": 1000,
+                    "all_cards": {**rates, "cards": 16, "card_hit_rate_min_at_predictor_entries": 0.5,
+                                  "card_hit_rate_max_at_predictor_entries": 1.0}}, m, p)
+    print_exact({**rates, "policy": "lru", "entries": 3, "bytes": 48, "predicted_hit_rate_at_entries": 0.95,
+                 "lookups": 100, "cold_lookups": 4, "hit_rate_ceiling": 0.96}, m, p)
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == 3
+    for line in lines:
+        assert "0.9433 at Markov's size (2 entries), 0.9433 at the predictor's (2 entries)" in line, line
+
+
+def test_cachesim_s_unset_look_ups_count_as_the_engine_s_default(engine):
+    # analytic size --simulate without --accesses hands cachesim accesses=None: the engine's default, not a crash.
+    from ibsec.models import cachesim
+
+    assert cachesim.expected_events({"accesses": None}) == cachesim.expected_events({})
+    assert cachesim.check_point({"accesses": None, "keys": 13})["accesses"] is None

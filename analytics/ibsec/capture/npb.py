@@ -2,9 +2,10 @@
 once into a cache, and running them.
 
 The tarball is input, never part of the repository: it is looked for in $IBSEC_NPB_DIR, else in
-`../shared/npb/` beside the source checkout. A build is cached under a folder named by the tarball's SHA-256
-and the build settings (config/make.def), so a second build of the same benchmark and class is free and a
-changed tarball or flag never reuses old binaries.
+`../shared/npb/` beside the source checkout, or given by path. Where it comes from and its SHA-256 are in
+docs/real-traces.md. A build is cached under a folder named by the tarball's SHA-256 and the build settings
+(config/make.def), so a second build of the same benchmark and class is free and a changed tarball or flag
+never reuses old binaries.
 """
 
 from __future__ import annotations
@@ -32,6 +33,9 @@ TARBALL = "NPB3.4-MPI.tar.gz"
 TOP = "NPB3.4-MPI"  # the folder the tarball unpacks to
 TEMPLATE = f"{TOP}/config/make.def.template"
 VERSION = "3.4"
+# The tarball the shipped traces (analytics/ibsec/data/npb) were captured from, as their `note npb:` lines
+# record it: `ibsec trace capture-npb` expects this one unless told another digest (docs/real-traces.md).
+EXPECTED_SHA256 = "48492335d88be7f2556baca09039542e03883b7140f32c3f5e6140b3cb2dd857"
 BENCHMARKS = ("bt", "cg", "ep", "ft", "is", "lu", "mg", "sp")  # DT needs a graph argument: not offered
 CLASSES = ("S", "W", "A", "B", "C", "D", "E", "F")
 # gfortran 10 and later refuse NPB's MPI calls with buffers of several types and its BOZ constants unless told
@@ -78,6 +82,18 @@ def sha256(path: Path) -> str:
         for block in iter(lambda: handle.read(1 << 20), b""):
             digest.update(block)
     return digest.hexdigest()
+
+
+def check_sha256(path: Path, expected: str = EXPECTED_SHA256) -> str:
+    """The tarball's SHA-256 when it is `expected`, else an error naming the file, both digests and how to take
+    another tarball on purpose."""
+    actual = sha256(path)
+    if actual != expected.lower():
+        raise IbsecError(f"{path}: sha256 {actual}, expected {expected.lower()}"
+                         + (" (the NPB 3.4 MPI tarball the shipped traces were captured from, docs/real-traces.md)"
+                            if expected.lower() == EXPECTED_SHA256 else "")
+                         + f"; to capture from this tarball all the same, pass --sha256 {actual}")
+    return actual
 
 
 def check_benchmark(bench: str, cls: str) -> tuple[str, str]:

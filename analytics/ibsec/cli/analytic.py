@@ -76,8 +76,10 @@ def fit(args) -> None:
     print(f"ON mean {markov_inputs['on_mean_ms']:.4g} ms, OFF mean {markov_inputs['off_mean_ms']:.4g} ms, duty "
           f"cycle {markov_inputs['duty_cycle']:.4g}, {markov_inputs['lookups_per_on_mean']:.4g} look-ups per ON "
           f"period ({markov_inputs['access_rate_per_ms']:.4g} per ms while ON)")
-    table = pd.DataFrame(result.rows())[["period", "family", "ks", "mean_ms", "spec"]]
+    table = pd.DataFrame(result.rows())[["period", "family", "ks", "best", "mean_ms", "spec"]]
+    table["best"] = table["best"].map({True: "best", False: ""})  # a word, not True/False, to catch the eye
     print(table.to_string(index=False, float_format=lambda v: f"{v:.4g}"))
+    print(f"best by KS distance: ON {data['best_on']}, OFF {data['best_off']}")
     for path in data.get("files", []):
         print(f"wrote {path}")
 
@@ -143,17 +145,21 @@ def print_size(args, answer: dict) -> None:
         print(f"replays kept in {answer['replays_folder']} (a re-run reads them back)")
 
 
+def at_both_sizes(answer: dict, m: dict, p: dict) -> str:
+    """`answer`'s hit rates at the Markov model's and the predictor's sizes, each named by whose size it is (the
+    two sizes are often the same number, and unnamed the pair reads as a repetition)."""
+    return (f"hit rate {answer['hit_rate_at_markov_entries']:.4f} at Markov's size ({m['entries']} entries), "
+            f"{answer['hit_rate_at_predictor_entries']:.4f} at the predictor's ({p['entries']} entries)")
+
+
 def print_cachesim(c: dict, m: dict, p: dict) -> None:
-    print(f"  cachesim:       {c['hit_rate_at_markov_entries']:.4f} at {m['entries']} entries, "
-          f"{c['hit_rate_at_predictor_entries']:.4f} at {p['entries']} entries ({c['keys']} keys, "
-          f"{c['accesses']} look-ups)")
+    print(f"  cachesim:       {at_both_sizes(c, m, p)}; {c['keys']} keys, {c['accesses']} look-ups")
     if "all_cards" in c:
         a = c["all_cards"]
         print(f"  cachesim, all {a['cards']} cards (each its own sessions and cache, pooled): "
-              f"{a['hit_rate_at_markov_entries']:.4f} at {m['entries']} entries, "
-              f"{a['hit_rate_at_predictor_entries']:.4f} at {p['entries']} entries (cards from "
+              f"{at_both_sizes(a, m, p)}; card hit rates at the predictor's size from "
               f"{a['card_hit_rate_min_at_predictor_entries']:.4f} to "
-              f"{a['card_hit_rate_max_at_predictor_entries']:.4f})")
+              f"{a['card_hit_rate_max_at_predictor_entries']:.4f}")
 
 
 def print_exact(e: dict, m: dict, p: dict) -> None:
@@ -162,8 +168,7 @@ def print_exact(e: dict, m: dict, p: dict) -> None:
         return
     print(f"  exact {e['policy'].upper():<6}    {e['entries']:>6} entries ({e['bytes']} B)  hit rate "
           f"{e['predicted_hit_rate_at_entries']:.4f} "
-          f"(at {m['entries']}: {e['hit_rate_at_markov_entries']:.4f}, at {p['entries']}: "
-          f"{e['hit_rate_at_predictor_entries']:.4f}; {e['lookups']} look-ups, {e['cold_lookups']} first ones, "
+          f"({at_both_sizes(e, m, p)}; {e['lookups']} look-ups, {e['cold_lookups']} first ones, "
           f"ceiling {e['hit_rate_ceiling']:.4f})")
 
 

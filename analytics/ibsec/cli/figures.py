@@ -12,15 +12,19 @@ FIGURE_NAMES = ["fig3", "fig8", "fig9", "xval", "security", "predictor", "predic
 
 
 def execute(args) -> None:
+    from ..output.figure_style import figure_files
     from ..paper.figures import ALL_FIGURES, FIGURES
     from ..paper.reproduce import FULL
 
     names = list(ALL_FIGURES) if "all" in args.names else args.names
     accesses = FULL.accesses if args.accesses is None else args.accesses  # the committed tables' resolution
     for name in names:
-        df = FIGURES[name](Path(args.out), accesses=accesses, jobs=args.jobs, quiet=args.quiet, seeds=args.seeds)
+        make, files = FIGURES[name]
+        df = make(Path(args.out), accesses=accesses, jobs=args.jobs, quiet=args.quiet, seeds=args.seeds)
         if not args.quiet:
-            print(f"{name}: {len(df)} rows written under {args.out}/")
+            print(f"{name}: {len(df)} rows")
+            for path in figure_files(Path(args.out), files):
+                print(f"wrote {path}")
 
 
 def add_parser(commands) -> None:

@@ -75,6 +75,10 @@ def _lacks_its_subcommand(parser: argparse.ArgumentParser, words: list[str]) -> 
     return _subcommands(parser) is not None and not words[named:]
 
 
+# Set for the engines ibsec runs, so that their hints name the command the user typed (`ibsec params`, not
+# `ibsec-engine params`; sim/config.cpp).
+COMMAND_ENV = "IBSEC_COMMAND"
+
 # Exit codes of every command (a command may add its own, e.g. `run`'s 3: the network did not drain).
 EXIT_ERROR = 2  # a bad option, configuration or input; an output that cannot be written
 EXIT_INTERRUPTED = 130  # Ctrl-C, as a shell reports SIGINT
@@ -96,6 +100,7 @@ def main(argv: list[str] | None = None) -> int:
     except SystemExit as done:  # --help, --version, or an option its type refused (argparse said why): exit 2
         return done.code or 0
     args.argv = words
+    os.environ[COMMAND_ENV] = "ibsec"
     code = run_command(args)
     failed = stdout_failure()  # a result printed to a full disk is lost: say so
     if failed is not None:

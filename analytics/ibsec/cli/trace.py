@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ..errors import ConfigError
 from ..numeric import count_option, real_option, seed_option
 from .options import output_file, output_folder
 
@@ -44,7 +45,8 @@ def capture_npb(args) -> None:
 
     wanted = [npb.check_benchmark(bench, cls) for cls in args.classes or ["S"] for bench in args.benches]
     cache = Path(args.cache) if args.cache else npb.default_cache()
-    source = npb.tarball(Path(args.npb) if args.npb else None)
+    source = npb_tarball(args)
+    npb.check_sha256(source, args.sha256)
     print(f"NPB {npb.VERSION}: {source}; building {', '.join(f'{b}.{c}' for b, c in wanted)} in {cache}", flush=True)
     build = npb.build(wanted, cache, source)
     for bench, cls in wanted:
@@ -53,6 +55,28 @@ def capture_npb(args) -> None:
               f"({captured.seconds:.1f} s under the capture library; verification successful)", flush=True)
 
 
+def npb_tarball(args) -> Path:
+    """--tarball as given (any name, any folder), else NPB3.4-MPI.tar.gz in --npb DIR or the default folder."""
+    from ..capture import npb
+
+    if args.tarball is None:
+        return npb.tarball(Path(args.npb) if args.npb else None)
+    if args.npb:
+        raise ConfigError("--tarball", "give the tarball by --tarball PATH or its folder by --npb DIR, not both")
+    path = Path(args.tarball)
+    if not path.is_file():
+        raise ConfigError("--tarball", f"{path} is not a file (the NPB 3.4 MPI tarball, docs/real-traces.md)")
+    return path
+
+
+def sha256_option(text: str) -> str:
+    """argparse type= of --sha256: 64 hexadecimal digits, in lower case."""
+    import argparse
+    import re
+
+    if not re.fullmatch(r"[0-9a-fA-F]{64}", text):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a SHA-256 (64 hexadecimal digits)")
+    return text.lower()
 
 
 def engine_tool(args) -> int:
@@ -111,7 +135,7 @@ def add_parser(commands) -> None:
 
 
 def add_capture_npb_parser(trace_commands) -> None:
-    from ..capture.npb import BENCHMARKS, NPB_DIR_ENV, TARBALL
+    from ..capture.npb import BENCHMARKS, EXPECTED_SHA256, NPB_DIR_ENV, TARBALL
 
     capture = trace_commands.add_parser(
         "capture-npb", help="capture NAS Parallel Benchmarks (NPB 3.4 MPI) as real traces",
@@ -127,9 +151,15 @@ def add_capture_npb_parser(trace_commands) -> None:
                          help="folder to write the traces into (default: %(default)s)")
     capture.add_argument("--compression", choices=("gz", "zst"), default="gz",
                          help="compression of the written traces (default: %(default)s)")
+    capture.add_argument("--tarball", metavar="PATH",
+                         help="the NPB 3.4 MPI tarball, under any name, from anywhere (docs/real-traces.md says "
+                              "where to get it)")
     capture.add_argument("--npb", metavar="DIR",
                          help=f"folder holding {TARBALL} (default: ${NPB_DIR_ENV}, else ../shared/npb beside the "
                               "source checkout)")
+    capture.add_argument("--sha256", type=sha256_option, default=EXPECTED_SHA256, metavar="HEX",
+                         help="the SHA-256 the tarball must have (default: the tarball the shipped traces were "
+                              "captured from, %(default)s); another NPB 3.4 release has its own")
     capture.add_argument("--cache", metavar="DIR",
                          help="where NPB is unpacked and built, once per tarball and flags (default: build/npb of "
                               "the checkout, else ~/.cache/ibsec/npb)")

@@ -59,7 +59,7 @@ def expected_events(point: dict) -> float:
     so each look-up comes with 2 / (on_mean x access_rate) switches on average (docs/markov-model.md): a
     tiny on_mean asks for work without end (on_mean 1e-300 ms: 10^300 switches for one look-up).
     """
-    values = _with_period_means({**_defaults(), **point})
+    values = _with_period_means(_with_defaults(point))
     warmup = values["warmup"] if values["warmup"] is not None else values["accesses"] // 10
     switches_per_lookup = 2.0 / values["on_mean"] / values["access_rate"]  # inf, never an error, on overflow
     return (values["accesses"] + warmup) * (1.0 + switches_per_lookup)
@@ -67,6 +67,12 @@ def expected_events(point: dict) -> float:
 
 def _defaults() -> dict:
     return {name: p["default"] for name, p in parameters().items()}
+
+
+def _with_defaults(point: dict) -> dict:
+    """The point's values over the engine's defaults; a value of None is unset (engine_arguments passes it on as
+    no option), so the default stands for it."""
+    return {**_defaults(), **{name: value for name, value in point.items() if value is not None}}
 
 
 def _with_period_means(values: dict) -> dict:
@@ -107,7 +113,7 @@ def check_point(point: dict) -> dict:
                for name, value in point.items()}
     events = expected_events(checked)
     if not events <= MAX_EVENTS:
-        values = _with_period_means({**_defaults(), **checked})
+        values = _with_period_means(_with_defaults(checked))
         switches_per_lookup = 2.0 / values["on_mean"] / values["access_rate"]
         raise ConfigError(_work_field(point, switches_per_lookup),
                           f"this point asks for {_about(events)} look-ups and ON/OFF switches (accesses "

@@ -264,8 +264,14 @@ class FitResult:
     off_fits: dict = field(default_factory=dict)
 
     def best(self, which: str) -> str:
+        """The family of smallest KS distance to the `which` ("on" or "off") lengths; the first on a tie."""
         fits = self.on_fits if which == "on" else self.off_fits
         return min(fits, key=lambda name: fits[name]["ks"])
+
+    def flagged(self, which: str) -> dict:
+        """The `which` fits, each with `best` saying whether it is the one of smallest KS distance."""
+        fits, best = (self.on_fits if which == "on" else self.off_fits), self.best(which)
+        return {family: {**fit, "best": family == best} for family, fit in fits.items()}
 
     def markov_inputs(self) -> dict:
         p = self.periods
@@ -289,17 +295,17 @@ class FitResult:
             "sessions": p.sessions, "on_periods": int(p.on_ms.size), "off_periods": int(p.off_ms.size),
             "sessions_per_card": p.sessions_per_card.tolist(),
             "markov": self.markov_inputs(),
-            "on_fits": self.on_fits, "off_fits": self.off_fits,
+            "on_fits": self.flagged("on"), "off_fits": self.flagged("off"),
             "best_on": self.best("on"), "best_off": self.best("off"),
         }
 
     def rows(self) -> list[dict]:
-        """One CSV row per (period kind, family)."""
+        """One CSV row per (period kind, family); `best` marks the family of smallest KS distance of each kind."""
         rows = []
-        for which, fits in (("on", self.on_fits), ("off", self.off_fits)):
-            for family, fit in fits.items():
+        for which in ("on", "off"):
+            for family, fit in self.flagged(which).items():
                 rows.append({"trace": Path(self.trace).name, "period": which, "family": family, "spec": fit["spec"],
-                             "mean_ms": fit["mean_ms"], "ks": fit["ks"],
+                             "mean_ms": fit["mean_ms"], "ks": fit["ks"], "best": fit["best"],
                              "gap_threshold_ms": self.periods.gap_threshold_ms, **self.markov_inputs()})
         return rows
 

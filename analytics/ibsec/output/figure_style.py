@@ -30,6 +30,7 @@ What the style fixes, and why:
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Iterable
 from pathlib import Path
@@ -272,6 +273,14 @@ def write_plot(fig, out: Path, name: str) -> list[Path]:
                                                                                         metadata=metadata)))
     plt.close(fig)
     return written
+
+
+def figure_files(out: Path, name: str) -> list[Path]:
+    """The files save_figure wrote for figure `name` in `out`, as its meta file lists them, and the meta file."""
+    from ..input_files import read_input_text
+
+    meta = Path(out) / f"{name}.meta.json"
+    return [Path(out) / file for file in json.loads(read_input_text(meta, "a figure's meta file"))["files"]] + [meta]
 
 
 def save_figure(df: pd.DataFrame, fig, out: Path, name: str, parameters: dict,

@@ -28,6 +28,7 @@ from ..output.figure_style import save_figure  # noqa: E402
 from .real_workloads import shipped_real_traces  # noqa: E402
 from .workload_study import replay_points  # noqa: E402
 
+FIGURE = "consistency_cycle_level"  # the name the figure's files are written under
 SKC_ENTRIES = {"SKC-2": 2, "SKC-6": 6}
 NODES = 16  # the real traces' cluster (they were captured at 16 processes)
 SYNTHETIC_RANKS = (64, 256)
@@ -131,7 +132,7 @@ def consistency(out: Path, classes: tuple[str, ...] = ("S",), ranks: tuple[int, 
                          "predicted": predicted, "markov_f": markov_f})
     df = pd.DataFrame(rows)
     df["predicted_minus_cycle_level"] = df["predicted"] - df["cycle_level"]
-    save_figure(df, consistency_figure(df), out, "consistency_cycle_level",
+    save_figure(df, consistency_figure(df), out, FIGURE,
                 {"real_trace_nodes": NODES, "classes": list(classes), "synthetic_ranks": list(ranks),
                  "synthetic_class": SYNTHETIC_CLASS, "synthetic_length": SYNTHETIC_LENGTH,
                  "configurations": list(SKC_ENTRIES)})

@@ -29,6 +29,12 @@ SIZES_KB = [2, 4, 8, 16]
 TARGET = 0.9
 KEY_COUNTS = list(range(1000, 10001, 1000))
 WAYS = [1, 2, 4, 8, 16, 32, 0]
+# The names each figure's files are written under (NAME.csv, .parquet, .pdf, .svg, .png, .meta.json).
+FIG3 = "fig3_capacity"
+FIG8 = "fig8_hit_rate_vs_keys"
+FIG9 = "fig9_associativity"
+XVAL = "xval_markov_vs_sim"
+SECURITY = "security_overhead"
 
 
 def _machine_label(machine: str) -> str:
@@ -75,7 +81,7 @@ def fig3(out: Path, **_) -> pd.DataFrame:
     axes[0].set_ylabel(f"sessions supported at p = {TARGET}")
     style.legend_outside(axes[-1], title="SKC size (dotted: its entries)")
     fig.suptitle("SKC capacity, Markov ON/OFF model (Fig. 3; ON/OFF means are estimates)")
-    style.save_figure(df, fig, out, "fig3_capacity",
+    style.save_figure(df, fig, out, FIG3,
                       {"sizes_kb": SIZES_KB, "entry_bytes": ENTRY_BYTES, "target": TARGET}, engine_made=False)
     return df
 
@@ -129,7 +135,7 @@ def fig8(out: Path, accesses: int, jobs: int = 2, quiet: bool = False, seeds: in
         ax.set_ylabel("")
     style.legend_outside(axes[-1], title="benchmark")
     fig.suptitle(f"16 KB fully associative LRU SKC, synthetic ON/OFF traffic (Fig. 8){_seeds_note(seeds)}")
-    style.save_figure(sim, fig, out, "fig8_hit_rate_vs_keys",
+    style.save_figure(sim, fig, out, FIG8,
                       {"accesses": accesses, "size": "16KB", "keys": KEY_COUNTS, "seeds": seeds})
     return sim
 
@@ -155,7 +161,7 @@ def fig9(out: Path, accesses: int, jobs: int = 2, quiet: bool = False, seeds: in
     ax.set_xlabel("associativity (ways)")
     style.legend_outside(ax)
     ax.set_title(f"16 KB SKC by associativity, Origin 2000 presets (Fig. 9){_seeds_note(seeds)}")
-    style.save_figure(sim, fig, out, "fig9_associativity",
+    style.save_figure(sim, fig, out, FIG9,
                       {"accesses": accesses, "size": "16KB", "keys": key_counts, "seeds": seeds})
     return sim
 
@@ -194,7 +200,7 @@ def xval(out: Path, accesses: int, jobs: int = 2, quiet: bool = False, seeds: in
     axes[0].set_ylabel("hit rate")
     style.legend_outside(axes[-1])
     fig.suptitle(f"Markov estimate (dashed) vs synthetic simulation (LRU, fully associative){_seeds_note(seeds)}")
-    style.save_figure(sim, fig, out, "xval_markov_vs_sim",
+    style.save_figure(sim, fig, out, XVAL,
                       {"accesses": accesses, "sizes_kb": sizes_kb, "sessions_per_entry": XVAL_SESSIONS_PER_ENTRY,
                        "seeds": seeds})
     return sim
@@ -238,15 +244,18 @@ def security(out: Path, messages: int = 20_000, seeds: int = 1, **_) -> pd.DataF
     ax.set_yscale("log")
     style.plain_numbers(ax)
     ax.set_title(f"16 nodes, 4x SDR, 256 B packets, uniform load {SECURITY_LOAD}{_seeds_note(seeds)}")
-    style.save_figure(df, fig, out, "security_overhead",
+    style.save_figure(df, fig, out, SECURITY,
                       {"configurations": SECURITY_CONFIGS, "load": SECURITY_LOAD, "messages": messages,
                        "seeds": seeds, "network": "defaults (16 nodes, single switch, 4x SDR)"})
     return df
 
 
-FIGURES = {"fig3": fig3, "fig8": fig8, "fig9": fig9, "xval": xval, "security": security,
-           "predictor": predictor.predictor_fig8, "predictor-fitted": predictor.predictor_fitted,
-           "consistency": consistency.consistency}
+# By `ibsec figures` name: the function that makes the figure, and the name its files are written under.
+FIGURES = {"fig3": (fig3, FIG3), "fig8": (fig8, FIG8), "fig9": (fig9, FIG9), "xval": (xval, XVAL),
+           "security": (security, SECURITY),
+           "predictor": (predictor.predictor_fig8, predictor.FIG8_FIGURE),
+           "predictor-fitted": (predictor.predictor_fitted, predictor.FITTED_FIGURE),
+           "consistency": (consistency.consistency, consistency.FIGURE)}
 # What `ibsec figures all` makes: the paper's figures and the cross-checks that take minutes, not the predictor
 # checks and the cycle-level consistency check (each runs for tens of minutes or more: name them, or reproduce).
 ALL_FIGURES = ("fig3", "fig8", "fig9", "xval", "security")

@@ -45,6 +45,9 @@ from ..output import figure_style as style  # noqa: E402
 from ..output.figure_style import save_figure  # noqa: E402
 from ..runs.store import run_points  # noqa: E402
 
+# The names the two figures' files are written under.
+FIG8_FIGURE = "predictor_fig8"
+FITTED_FIGURE = "predictor_fitted"
 ENTRIES = 1024  # 16 KB of 16 B keys, as Fig. 8
 KEY_COUNTS = list(range(1000, 10001, 1000))
 FITTED_KEY_COUNTS = [2000, 6000, 10000]
@@ -121,7 +124,7 @@ def predictor_fig8(out: Path, accesses: int, jobs: int = 2, quiet: bool = False,
     df = fig8_table(out, accesses, correlation_times, jobs, quiet)
     fig = fig8_figure(df)
     worst = float(df.predicted_minus_simulated.abs().max())
-    save_figure(df, fig, out, "predictor_fig8", {"entries": ENTRIES, "keys": KEY_COUNTS, "min_accesses": accesses,
+    save_figure(df, fig, out, FIG8_FIGURE, {"entries": ENTRIES, "keys": KEY_COUNTS, "min_accesses": accesses,
                                                  "correlation_times": correlation_times, "worst_abs_difference": worst})
     return df
 
@@ -252,7 +255,7 @@ def predictor_fitted(out: Path, accesses: int, jobs: int = 2, quiet: bool = Fals
     df = fitted_table(out, accesses, correlation_times, jobs, quiet, min_seeds=max(seeds, MIN_SEEDS))
     fig = fitted_figure(df)
     worst = df.loc[df.predicted_minus_simulated.abs().idxmax()]
-    save_figure(df, fig, out, "predictor_fitted", {
+    save_figure(df, fig, out, FITTED_FIGURE, {
         "entries": ENTRIES, "keys": FITTED_KEY_COUNTS, "families": FITTED_FAMILIES, "min_accesses": accesses,
         "correlation_times": correlation_times, "max_run_accesses": MAX_RUN_ACCESSES,
         "min_seeds": max(seeds, MIN_SEEDS), "max_seeds": MAX_SEEDS, "reference_half_width": REFERENCE_HALF_WIDTH,
