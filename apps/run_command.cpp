@@ -103,8 +103,9 @@ long peak_rss_kib() {
   return usage.ru_maxrss;
 }
 
-// The attack section of the result, as a table on standard error.
-void print_attack_summary(const nlohmann::ordered_json& attack) {
+// The attack section of the result, as a table on standard error, then which of the cards' checks dropped
+// packets (the statistics count drops per check, not per attack kind; functional crypto only).
+void print_attack_summary(const nlohmann::ordered_json& attack, const nlohmann::ordered_json& statistics) {
   const auto n = [](const nlohmann::ordered_json& v) { return static_cast<unsigned long long>(v.get<uint64_t>()); };
   std::fprintf(stderr, "  attack on %s under %s: %llu packets seen\n", attack["link"].get<std::string>().c_str(),
                attack["security"].get<std::string>().c_str(), n(attack["packets_seen"]));
@@ -116,6 +117,11 @@ void print_attack_summary(const nlohmann::ordered_json& attack) {
   std::fprintf(stderr, "    delivered despite attack %llu, false drops %llu, snooped %llu (%llu plaintext)\n",
                n(attack["delivered_despite_attack"]), n(attack["false_drops"]), n(attack["snooped"]),
                n(attack["snooped_plaintext"]));
+  if (statistics.contains("packets_dropped_auth")) {
+    std::fprintf(stderr, "    dropped by the cards' checks: tag %llu, replay window %llu, key unwrap %llu\n",
+                 n(statistics["packets_dropped_auth"]), n(statistics["packets_dropped_replay"]),
+                 n(statistics["packets_dropped_key"]));
+  }
 }
 
 // The per-component tables (sim.detail) beside the result, each listed in
@@ -252,7 +258,7 @@ int run(const RunOptions& o) {
                  static_cast<double>(peak_rss_kib()) / 1024.0, o.out == "-" ? "" : (", result in " + o.out).c_str());
   }
   if (!o.quiet) print_run_summary(result, config.nic.security);
-  if (!o.quiet && result.contains("attack")) print_attack_summary(result["attack"]);
+  if (!o.quiet && result.contains("attack")) print_attack_summary(result["attack"], result["statistics"]);
   if (!outcome.drained) {
     const std::string stalled = cluster.host().stall_report();
     if (!stalled.empty()) {

@@ -48,23 +48,37 @@ def test_rerun_computes_only_missing_and_failed_points(tmp_path):
     assert [r["y"] for r in results] == [0, 1, 4, 9, 16]
 
 
+SWEEP = ["cachesim", "--entries", "64", "--on-mean", "1", "--off-mean", "3", "--accesses", "20000", "--sweep",
+         "keys=100:400:100", "--quiet"]
+
+
 @pytest.mark.model
-def test_cli_sweep_writes_csv_and_resumes(tmp_path, engine):
+def test_cli_sweep_writes_csv_and_leaves_nothing_beside_it(tmp_path, engine):
     out = tmp_path / "sweep.csv"
-    args = ["cachesim", "--entries", "64", "--preset", "FT", "--accesses", "20000", "--sweep", "keys=100:400:100",
-            "--out", str(out), "--quiet"]
-    first = run_ibsec(*args)
-    assert first.returncode == 0, first.stderr
+    done = run_ibsec(*SWEEP, "--out", str(out))
+    assert done.returncode == 0, done.stderr
     table = pd.read_csv(out)
     assert table["keys"].tolist() == [100, 200, 300, 400]
     assert (table["hit_rate"].diff().dropna() < 0).all()  # more sessions, fewer hits
-    store = tmp_path / ".sweep.csv.points.jsonl"
-    lines = store.read_text().splitlines()
-    assert len(lines) == 4 and all("result" in json.loads(line) for line in lines)
-    second = run_ibsec(*args)
-    assert second.returncode == 0
-    assert len(store.read_text().splitlines()) == 4  # nothing recomputed
-    assert pd.read_csv(out).equals(table)
+    # Every point is in the table: the hidden store and its lock, kept for resuming, are gone.
+    assert [p.name for p in tmp_path.iterdir()] == ["sweep.csv"]
+
+
+@pytest.mark.model
+def test_cli_sweep_resumes_an_unfinished_store_then_removes_it(tmp_path, engine):
+    """A store left by an interrupted sweep is reused: its point is not run again (its made-up hit rate is what
+    the table shows), the others are; once the table is complete the store and its lock are removed."""
+    from ibsec.models.cachesim import check_point, identity
+
+    out, store = tmp_path / "sweep.csv", tmp_path / ".sweep.csv.points.jsonl"
+    point = check_point({"entries": 64, "on_mean": 1.0, "off_mean": 3.0, "accesses": 20000, "keys": 200})
+    store.write_text(json.dumps({"point": identity(point), "result": {"keys": 200, "hit_rate": 0.123456}}) + "\n")
+    done = run_ibsec(*SWEEP, "--out", str(out))
+    assert done.returncode == 0, done.stderr
+    hit_rates = dict(zip(*pd.read_csv(out)[["keys", "hit_rate"]].T.values, strict=True))
+    assert hit_rates[200] == 0.123456
+    assert hit_rates[100] > hit_rates[300] > hit_rates[400] > 0  # computed now
+    assert not store.exists() and not (tmp_path / ".sweep.csv.points.jsonl.lock").exists()
 
 
 @pytest.mark.unit

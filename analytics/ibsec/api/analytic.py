@@ -85,7 +85,7 @@ def size(nodes: int, target: float = 0.9, trace: str | None = None, preset: str 
     from pathlib import Path
 
     from ..errors import ConfigError
-    from ..models import sizing, trace_sizing
+    from ..models import names, sizing, trace_sizing
     from ..numeric import checked
     from ..output.files import check_output_folder
     from ..shipped import resolve
@@ -107,8 +107,8 @@ def size(nodes: int, target: float = 0.9, trace: str | None = None, preset: str 
                    sizing.from_preset(given["preset"], given["machine"], nodes, per_node, placement))
         answer = sizing.size(traffic, target, entry_bytes, simulate, given["accesses"], policy, ways)
     request = trace_sizing.ReplayRequest(trace, nodes, per_node, placement,
-                                         resolve("config", config or trace_sizing.DEFAULT_CONFIG, "config"),
-                                         Path(folder) if folder is not None else cache_folder(trace_sizing.CACHE_KIND),
+                                         resolve("config", config or names.SIZING_CONFIG, "config"),
+                                         Path(folder) if folder is not None else cache_folder(names.SIZING_CACHE_KIND),
                                          confirm, given["target_overhead"], scan)
     answer = trace_sizing.add_replays(answer, traffic, request, target, entry_bytes, policy, ways)
     return {**answer, "nodes": nodes, "processes_per_node": per_node, "placement": placement}

@@ -249,15 +249,17 @@ def add_parser(commands) -> None:
 def option(name: str):
     """argparse type= of `analytic size`'s option for the argument `name`: its check in models/sizing.py, the one
     ibsec.analytic.size uses too."""
-    from ..models.sizing import ARGUMENTS
 
-    return as_option(ARGUMENTS[name])
+    def check(text: str, field: str):
+        from ..models.sizing import ARGUMENTS  # when an option is read: the parser is built without SciPy
+
+        return ARGUMENTS[name](text, field)
+
+    return as_option(check)
 
 
 def add_size_parser(analytic_commands) -> None:
-    from ..models.hitrate import POLICIES
-    from ..models.sessions import PLACEMENTS
-    from ..models.sizing import FAMILIES
+    from ..models.names import PLACEMENTS, PREDICTOR_POLICIES, SIZE_FAMILIES
 
     sizing = analytic_commands.add_parser(
         "size", formatter_class=RegistryHelpFormatter,
@@ -283,12 +285,12 @@ def add_size_parser(analytic_commands) -> None:
     sizing.add_argument("--placement", choices=PLACEMENTS, default="block",
                         help="ranks on nodes: block (consecutive ranks share a node) or cyclic (default: "
                              "%(default)s)")
-    sizing.add_argument("--family", choices=FAMILIES, default="empirical",
+    sizing.add_argument("--family", choices=SIZE_FAMILIES, default="empirical",
                         help="trace: ON/OFF laws for the predictor and cachesim: the measured periods (empirical) or "
                              "a fitted family (default: %(default)s)")
     sizing.add_argument("--gap-threshold-ms", type=option("gap_threshold_ms"),
                         help="trace: the ON/OFF gap threshold (default: as `ibsec analytic fit`)")
-    sizing.add_argument("--policy", choices=POLICIES, default="lru",
+    sizing.add_argument("--policy", choices=PREDICTOR_POLICIES, default="lru",
                         help="replacement policy of the predictor and cachesim (default: %(default)s). What is "
                              "approximate: FIFO and random use the characteristic-time approximation (Che; FIFO "
                              "about half a point off with a handful of sessions; random is solved exactly there, "
@@ -315,9 +317,9 @@ def add_size_parser(analytic_commands) -> None:
 
 def add_replay_options(sizing) -> None:
     from ..api.simulate import cache_folder
-    from ..models.trace_sizing import CACHE_KIND, DEFAULT_CONFIG
+    from ..models.names import SIZING_CACHE_KIND, SIZING_CONFIG
 
-    sizing.add_argument("--config", default=DEFAULT_CONFIG,
+    sizing.add_argument("--config", default=SIZING_CONFIG,
                         help="trace: the card and network of the replays (a config file or a shipped name; "
                              "network.nodes, trace.placement and nic.security are set by this command; default: "
                              "%(default)s)")
@@ -331,6 +333,6 @@ def add_replay_options(sizing) -> None:
     sizing.add_argument("--scan", action="store_true",
                         help="with --target-overhead: replay every size below the bisection's answer too, so the "
                              "smallest size is certain even where the overhead is not monotone in the entries")
-    sizing.add_argument("--out", type=output_folder, default=str(cache_folder(CACHE_KIND)),
+    sizing.add_argument("--out", type=output_folder, default=str(cache_folder(SIZING_CACHE_KIND)),
                         help="trace: folder of the replays' results and their resumable store; a re-run reuses "
                              "finished replays (default: %(default)s)")

@@ -85,7 +85,7 @@ def run_sweep(point: dict, args) -> int:
     from ..output.files import STDOUT, write_output
     from ..output.tables import write_table
     from ..runs.ranges import expand, parse_sweep
-    from ..runs.store import PointsFailed, run_points
+    from ..runs.store import PointsFailed, discard_store, run_points, store_locked
 
     if args.out is None or args.out == STDOUT:
         raise ConfigError("--out", "a sweep writes a table (CSV or Parquet) and keeps its finished points beside it: "
@@ -97,17 +97,21 @@ def run_sweep(point: dict, args) -> int:
     for each in points:
         check_point(each)
     out = Path(args.out)
+    store = out.with_name(f".{out.name}.points.jsonl")  # hidden beside the table while the sweep is unfinished
     failure = None
-    try:
-        rows = run_points(points, run_point, store=out.with_name(f".{out.name}.points.jsonl"), jobs=args.jobs,
-                          quiet=args.quiet, label=f"cachesim sweep of {name}", key=identity)
-    except PointsFailed as error:
-        failure, rows = error, error.results
-    table = sweep_table(points, rows, failure)
-    if out.suffix.lower() == ".parquet":
-        write_table(table, out)
-    else:  # any other name is CSV, as it always was
-        write_output(out, lambda file: table.to_csv(file, index=False, float_format="%.6g"))
+    with store_locked(store):
+        try:
+            rows = run_points(points, run_point, store=store, jobs=args.jobs, quiet=args.quiet,
+                              label=f"cachesim sweep of {name}", key=identity)
+        except PointsFailed as error:
+            failure, rows = error, error.results
+        table = sweep_table(points, rows, failure)
+        if out.suffix.lower() == ".parquet":
+            write_table(table, out)
+        else:  # any other name is CSV, as it always was
+            write_output(out, lambda file: table.to_csv(file, index=False, float_format="%.6g"))
+        if failure is None:  # every point is in the table: nothing left to resume
+            discard_store(store)
     if not args.quiet:
         shown = [c for c in ["keys", "entries", "ways", "policy", "hit_rate", "error"] if c in table]
         print(table[shown].to_string(index=False))
@@ -164,8 +168,8 @@ def add_parser(commands) -> None:
     sim.add_argument("--json", action="store_true", help="print JSON")
     sim.add_argument("--sweep", metavar="NAME=VALUES", help="vary one parameter: keys=1000:10000:1000 or ways=1,2,4,0")
     sim.add_argument("--out", type=output_file,
-                     help="table of a sweep: FILE.parquet for Parquet, else CSV (finished points are kept beside it "
-                          "and reused)")
+                     help="table of a sweep: FILE.parquet for Parquet, else CSV (until every point has finished, "
+                          "the finished ones are kept beside it, hidden, and reused by the same command)")
     sim.add_argument("--jobs", type=count_option, default=2,
                      help="points run at once in a sweep (default: %(default)s)")
     sim.add_argument("--quiet", action="store_true", help="no progress output")

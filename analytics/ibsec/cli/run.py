@@ -9,6 +9,7 @@ a load sweep is runs/load_sweep.py.
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 from ..errors import ConfigError
@@ -17,8 +18,10 @@ from .options import output_file
 
 
 def run_once(config: str | None, overrides: list[str], out: str | None, quiet: bool, perf_json: str | None,
-             attack: str | None = None) -> int:
-    """One simulation with the engine's own progress and messages; returns its exit code."""
+             attack: str | None = None, summary_only: bool = False) -> int:
+    """One simulation with the engine's own progress and messages; returns its exit code. `summary_only`: the
+    engine's summary on standard error is all the terminal gets, the result JSON is not printed (an attack run
+    without --out)."""
     import tempfile
 
     from ..engine.binary import EXIT_NOT_DRAINED, EXIT_OK, run_arguments, run_simulation_streaming
@@ -36,13 +39,27 @@ def run_once(config: str | None, overrides: list[str], out: str | None, quiet: b
             check_output_file(path, option)
             Path(path).parent.mkdir(parents=True, exist_ok=True)  # the engine writes into an existing folder
     with tempfile.TemporaryDirectory(prefix="ibsec-config-") as folder:  # a TOML or YAML config's JSON twin
-        code = run_simulation_streaming(run_arguments(engine_config(config, folder), overrides, out=out, quiet=quiet,
-                                                      perf_json=perf_json, attack=attack))
+        engine_out = out if out is not None or not summary_only else str(Path(folder) / "result.json")
+        code = run_simulation_streaming(run_arguments(engine_config(config, folder), overrides, out=engine_out,
+                                                      quiet=quiet, perf_json=perf_json, attack=attack))
+    if summary_only and code in (EXIT_OK, EXIT_NOT_DRAINED):
+        print("ibsec: the result (JSON) was not printed: give --out FILE to keep it, or --json to print it",
+              file=sys.stderr)
     if code in (EXIT_OK, EXIT_NOT_DRAINED) and out is not None and Path(out).is_file():
         from ..output.detail_tables import write_detail_parquet
 
         write_detail_parquet(out)  # the per-component tables (sim.detail) as Parquet beside the engine's CSV
     return code
+
+
+def summary_only(args) -> bool:
+    """Whether a single run prints its summary alone: an attack run's result holds thousands of lines of JSON
+    that would scroll its attack table away, so it goes to standard output only when --json asks for it, or
+    when --quiet leaves no summary to show. Other runs print their result when no --out is given, as they always
+    have."""
+    if args.json and args.out is not None:
+        raise ConfigError("--json", "prints the result that --out writes: give one of them")
+    return args.attack is not None and not (args.json or args.quiet or args.out is not None)
 
 
 def execute(args) -> int:
@@ -60,7 +77,10 @@ def execute(args) -> int:
         if args.seeds is not None:
             raise ConfigError("--seeds", "only a load sweep (--sweep-load) runs each point with several seeds "
                                          "(one run takes --set seed=N)")
-        return run_once(args.config, args.set, args.out, args.quiet, args.perf_json, args.attack)
+        return run_once(args.config, args.set, args.out, args.quiet, args.perf_json, args.attack,
+                        summary_only=summary_only(args))
+    if args.json:
+        raise ConfigError("--json", "a load sweep writes tables and a plot: only a single run prints its result")
     if args.out is None:
         raise ConfigError("--out", "a load sweep writes PREFIX.csv/.parquet, PREFIX.pdf/.svg/.png and "
                                    "PREFIX.meta.json: give --out PREFIX")
@@ -103,6 +123,9 @@ def add_parser(commands) -> None:
                           "spoof; a file, or a shipped one by name: all-kinds, snoop, replay-flood; "
                           "docs/attacks.md); the result gains an `attack` section and the summary a table of "
                           "attacked, detected and delivered packets")
+    run.add_argument("--json", action="store_true",
+                     help="print the result (JSON) on standard output; without --out that is the default, but "
+                          "for a run with --attack, which prints only its summary and attack table (unless --quiet)")
     run.add_argument("--jobs", type=count_option, help="load points run at once (default: CPUs, at most 8)")
     run.add_argument("--seeds", type=count_option, metavar="N",
                      help="load sweep: run every load with seeds 1..N (a row each) and plot the mean with the "

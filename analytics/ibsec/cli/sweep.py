@@ -32,6 +32,7 @@ def execute(args: argparse.Namespace) -> int:
         SweepFailed,
         describe,
         execute_points,
+        summary,
         sweep_points,
         sweep_table,
         write_echo,
@@ -55,8 +56,7 @@ def execute(args: argparse.Namespace) -> int:
         table = sweep_table(spec, points, rows, errors)
         write_table(table, out)
     if not args.quiet:
-        print(f"{len(points)} points: {len(points) - len(errors)} done ({computed - len(errors)} computed now), "
-              f"{len(errors)} failed; wrote {out / 'sweep.csv'} and {out / 'sweep.parquet'}")
+        print(summary(spec, table, computed, len(errors), out))
         if "warnings" in table:
             summary = warnings_summary(table["warnings"])
             if summary is not None:

@@ -57,9 +57,9 @@ from scipy.stats import binom
 from ..errors import ConfigError
 from ..numeric import positive_real, whole_number
 from . import renewal
+from .names import PREDICTOR_POLICIES as POLICIES
 from .renewal import Distribution
 
-POLICIES = ("lru", "random", "fifo")
 # Random replacement under exponential ON/OFF is solved exactly (random_cache_chain) up to this many states (a
 # sparse solve of about a second at most); bigger caches use the characteristic time, accurate there.
 MAX_CHAIN_STATES = 10_000

@@ -46,7 +46,6 @@ SENDS = frozenset({"send", "isend"})
 # Collectives by their blocking name (a non-blocking one is the same with an `i` in front).
 EVERY_MEMBER = frozenset({"alltoall", "alltoallv", "allgather", "allgatherv", "reduce_scatter"})
 ROOTED = frozenset({"bcast", "reduce", "gather", "scatter", "gatherv", "scatterv"})
-FAMILIES = ("exp", "lognormal", "weibull", "hyperexp")
 NS_PER_MS = 1e6
 
 

@@ -26,8 +26,7 @@ from collections.abc import Iterable
 import numpy as np
 
 from ..errors import ConfigError
-
-PLACEMENTS = ("block", "cyclic")
+from .names import PLACEMENTS
 
 
 def node_of(rank: int, nodes: int, per_node: int, placement: str) -> int:

@@ -30,9 +30,9 @@ from scipy.stats import binom
 from ..errors import ConfigError
 from ..numeric import count, hit_rate, non_negative_real, one_of, optional, positive_real, text, whole
 from . import cachesim, hitrate, markov, onoff_fit, presets, renewal, sessions
+from .names import SIZE_FAMILIES as FAMILIES
 from .renewal import Distribution
 
-FAMILIES = ("empirical", *onoff_fit.FAMILIES)
 # The check of each argument of `ibsec analytic size` (option --NAME, with '-' for '_') and
 # `ibsec.analytic.size(NAME=...)`: both refuse a bad value through the same one, naming it.
 ARGUMENTS = {

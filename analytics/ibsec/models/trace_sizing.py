@@ -12,11 +12,6 @@ from ..errors import ConfigError
 from . import lookup_profile, overhead_sizing, sizing
 from .trace_replays import ReplaySetup, execution_time_ns
 
-# The card and network the replays run on unless the caller names a config: the paper's 16-node cluster.
-DEFAULT_CONFIG = "paper-16"
-# The user's cache folder the replays are kept in unless the caller names one ($XDG_CACHE_HOME/ibsec/KIND).
-CACHE_KIND = "sizing"
-
 
 @dataclass(frozen=True)
 class ReplayRequest:

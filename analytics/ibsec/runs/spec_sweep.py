@@ -191,3 +191,30 @@ def describe(point: dict) -> str:
     """'nic.security="SKC-2", seed=1': a point as its row shows it."""
     shown = {**point["parameters"], **({"seed": point["seed"]} if "seed" in point else {})}
     return ", ".join(f"{name}={json.dumps(value)}" for name, value in shown.items()) or "the base config"
+
+
+# ---- the summary printed at the end -----------------------------------------------
+
+# The statistic a reader looks at first, per kind of point (the first present of each list is shown).
+KEY_STATISTICS = {"run": ["latency_mean_ns", "skc_hit_rate"], "cachesim": ["hit_rate"],
+                  "analytic": ["capacity", "hit_rate"]}
+SUMMARY_ROWS = 20  # more rows than a screen shows scroll the counts away: the rest are in sweep.csv
+
+
+def summary(spec: Spec, table, computed: int, failed: int, out: Path) -> str:
+    """The sweep's end on the terminal: points run, skipped (already in the store) and failed, then each point's
+    varying parameters, status and key statistics (the first SUMMARY_ROWS), and where the whole table is."""
+    from ..units import table_text
+
+    total = len(table)
+    counts = (f"{total} points: {computed - failed} run now, {total - computed} skipped (already in "
+              f"{out / STORE}), {failed} failed")
+    varying = [name for name in [*spec.parameter_names(), "seed"]
+               if name in table and table[name].astype(str).nunique() > 1]
+    statistics = [name for name in KEY_STATISTICS.get(spec.kind, []) if name in table]
+    shown = table[[*varying, "status", *statistics]].head(SUMMARY_ROWS).copy()
+    for name in varying:  # a trace path's folders make the table too wide to read; its file name says which
+        shown[name] = [Path(v).name if isinstance(v, str) and "/" in v else v for v in shown[name]]
+    _, text = table_text(shown, index=False)
+    more = f"first {SUMMARY_ROWS} of {total} rows; " if total > SUMMARY_ROWS else ""
+    return f"{counts}\n{text}\n({more}the whole table: {out / 'sweep.csv'} and {out / 'sweep.parquet'})"

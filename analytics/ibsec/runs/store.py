@@ -101,7 +101,7 @@ def store_locked(store: Path | None):
         yield
         return
     store.parent.mkdir(parents=True, exist_ok=True)
-    lock = store.with_name(f"{store.name}.lock")
+    lock = lock_file(store)
     with open(lock, "a") as handle:
         try:
             fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -115,6 +115,18 @@ def store_locked(store: Path | None):
         finally:
             _locked.discard(store.resolve())
             fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def lock_file(store: Path) -> Path:
+    return store.with_name(f"{store.name}.lock")
+
+
+def discard_store(store: Path) -> None:
+    """Remove a store whose every point is in its output, and its lock file. Called with the lock held: a
+    second run refused meanwhile only finds the output complete, and one started after the lock file is gone
+    takes a new lock of its own."""
+    store.unlink(missing_ok=True)
+    lock_file(store).unlink(missing_ok=True)
 
 
 # The executor run_points uses when its caller names none: `ibsec reproduce`
