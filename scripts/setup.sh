@@ -73,7 +73,7 @@ cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
 # the tests, fuzz replays and benchmarks.
 targets=(ibsec-engine)
 if cmake --build build --target help | grep -q '^ibsec_capture:'; then targets+=(ibsec_capture); fi
-echo "   building ${targets[*]}: about 6 minutes on 2 cores with a cold compiler cache, seconds with a warm one"
+echo "   building ${targets[*]}: about 3 minutes on 2 cores with a cold compiler cache, seconds with a warm one"
 cmake --build build --target "${targets[@]}"
 
 echo "== Python package (.venv/)"

@@ -4,9 +4,8 @@ import pytest
 
 from .engine import PAPER16, refused, run
 
-pytestmark = pytest.mark.unit
 
-
+@pytest.mark.unit
 @pytest.mark.parametrize("setting, key", [
     ("nic.security=SKC-1000000000", "nic.security"),             # 16 caches of 10^9 entries: ~700 GiB
     ("traffic.sessions_per_node=1000000000", "traffic.sessions_per_node"),  # ~180 GiB of sessions
@@ -15,12 +14,14 @@ def test_item16_a_run_beyond_memory_is_refused_naming_its_parameter(setting, key
     assert refused(run("run", PAPER16, "--set", setting, timeout=30), key, "would need about", "--force")
 
 
+@pytest.mark.unit
 def test_item16_four_gigabyte_messages_on_many_nodes_are_refused():
     result = run("run", PAPER16, "--set", "network.nodes=128", "--set", "traffic.sizes_bytes=[4294967295]",
                  timeout=30)
     assert refused(result, "traffic.sizes_bytes", "largest message")
 
 
+@pytest.mark.model
 def test_item16_traces_declaring_millions_of_ranks_are_refused(tmp_path):
     trace = tmp_path / "idle.trace"
     trace.write_text("ibsec-trace 1\nprocesses 1048576\ntime_unit ns\n"

@@ -40,7 +40,7 @@ def test_an_engine_killed_by_a_signal_in_a_trace_tool(tmp_path, monkeypatch):
     assert done.returncode == 134 and "killed by SIGABRT (6)" in done.stderr
 
 
-@pytest.mark.unit
+@pytest.mark.model
 def test_a_cachesim_sweep_with_one_failed_point_writes_the_others(tmp_path, monkeypatch, engine):
     """Item 19: a cachesim --sweep with one failed point wrote no table at all; now the others are written, the
     failed point's row holds its error, and the command exits non-zero saying so."""

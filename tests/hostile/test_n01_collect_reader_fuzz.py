@@ -31,8 +31,6 @@ from ibsec.runs.collect import collect
 
 from .helpers import REPO
 
-pytestmark = pytest.mark.unit
-
 RESULT = json.loads((REPO / "tests" / "golden" / "expected" / "attack" / "result.json").read_text())
 RUN_EXAMPLES = 150
 LONG_RUN_SECONDS = float(os.environ.get("IBSEC_FUZZ_SECONDS", "0"))
@@ -124,6 +122,7 @@ def collect_and_write(data: bytes) -> None:
 
 @settings(max_examples=RUN_EXAMPLES, derandomize=True, deadline=None, database=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@pytest.mark.model  # a hundred collect() calls: seconds
 @given(result_files())
 # Findings of the long runs, replayed on every run:
 @example(json.dumps({**RESULT, "config": []}).encode())  # the issue's three
@@ -140,6 +139,7 @@ def test_n01_collect_gives_a_table_or_an_ibsec_error(data):
     collect_and_write(data)
 
 
+@pytest.mark.unit
 @pytest.mark.skipif(not LONG_RUN_SECONDS, reason="a long run: IBSEC_FUZZ_SECONDS=600")
 def test_n01_collect_fuzz_long_run():
     """Fresh random searches until IBSEC_FUZZ_SECONDS have passed; the first failure stops it."""

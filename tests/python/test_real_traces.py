@@ -50,7 +50,7 @@ def test_shipped_trace_is_valid(key, engine):
     assert done.returncode == 0, done.stderr
 
 
-@pytest.mark.unit
+@pytest.mark.model
 def test_plan_pairs_each_real_trace_with_its_generated_twin(tmp_path):
     points = plan(("S",), tmp_path, ("NoSecurity",), quiet=True)
     sources = {(p["bench"], p["source"]) for p in points}

@@ -277,7 +277,7 @@ def test_compare_schedulers_table_csv_and_prefetch_effect(tmp_path, mix_file, fa
     assert "10 µs" in printed and "3 s" in printed and "e+" not in printed  # times in the unit that suits them
 
 
-@pytest.mark.unit
+@pytest.mark.model
 def test_resume_skips_finished_points(tmp_path, mix_file, fake_engine):
     args = ["compare-schedulers", *study_args(mix_file, tmp_path), "--configs", "SKC,Prefetch"]
     assert main([*args, "--schedulers", "sb"]) == 0
@@ -308,7 +308,7 @@ def test_a_missing_result_key_names_the_key_and_the_file(tmp_path, mix_file, mon
 
 # ---- Fig. 7 ----------------------------------------------------------------------------
 
-@pytest.mark.unit
+@pytest.mark.model
 def test_prefetch_sweep_runs_each_point_once_and_shares_the_store(tmp_path, mix_file, fake_engine):
     assert main(["compare-schedulers", *study_args(mix_file, tmp_path), "--schedulers", "gang",
                  "--configs", "SKC", "--skc", "5"]) == 0

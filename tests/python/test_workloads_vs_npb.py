@@ -112,7 +112,8 @@ def test_lu_class_s_runs_on_16_processes_with_3_points_per_process(tmp_path):
 
 
 def shipped_captures() -> list:
-    return [pytest.param(bench, path, marks=tier(cls), id=f"{bench}-{cls}")
+    # Model tier at every class: a comparison generates and reads a whole benchmark's trace (2-3 s at class S).
+    return [pytest.param(bench, path, marks=pytest.mark.model, id=f"{bench}-{cls}")
             for (bench, cls), path in SHIPPED.items() if bench in GENERATED]
 
 
