@@ -44,7 +44,8 @@ def add_parser(commands) -> None:
                     "--out and reused.")
     repro.add_argument("--quick", action="store_true",
                        help="fewer points and look-ups: a few minutes on 2 cores instead of the full plan")
-    repro.add_argument("--out", type=output_folder, default="out/reproduce", help="output folder (default: %(default)s)")
+    repro.add_argument("--out", type=output_folder, default="out/reproduce",
+                       help="output folder (default: %(default)s)")
     repro.add_argument("--update-results", action="store_true",
                        help="allow --out to be a folder of files tracked by git (the committed results/), which "
                             "are then overwritten; without it such a folder is refused before anything runs")
