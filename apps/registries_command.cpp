@@ -12,6 +12,7 @@
 #include "apps/commands.h"
 #include "hosts/collectives.h"
 #include "network/link_rate.h"
+#include "network/routing.h"
 #include "network/topology.h"
 #include "nic/replacement_policy.h"
 #include "nic/security_mode.h"
@@ -58,18 +59,24 @@ json collective_ops() {
   return out;
 }
 
+// A topology's or routing's own parameters, as `params --json` lists them.
+json parameter_list(const std::vector<ParameterInfo>& parameters) {
+  json list = json::array();
+  for (const ParameterInfo& p : parameters) {
+    list.push_back({{"key", p.key}, {"default", p.default_value}, {"unit", p.unit}, {"description", p.description}});
+  }
+  return list;
+}
+
 json registries() {
   json out;
   out["replacement_policies"] =
       listed<nic::PolicyRegistry>([](const nic::PolicyEntry& e, json& item) { item["cycle_model"] = !e.needs_future; });
   out["schedulers"] = listed<schedulers::SchedulerRegistry>([](const auto&, json&) {});
-  out["topologies"] = listed<network::TopologyRegistry>([](const network::TopologyEntry& e, json& item) {
-    item["parameters"] = json::array();
-    for (const ParameterInfo& p : e.parameters) {
-      item["parameters"].push_back(
-          {{"key", p.key}, {"default", p.default_value}, {"unit", p.unit}, {"description", p.description}});
-    }
-  });
+  out["topologies"] = listed<network::TopologyRegistry>(
+      [](const network::TopologyEntry& e, json& item) { item["parameters"] = parameter_list(e.parameters); });
+  out["routings"] = listed<network::RoutingRegistry>(
+      [](const network::RoutingEntry& e, json& item) { item["parameters"] = parameter_list(e.parameters); });
   out["security_modes"] = json::array();
   for (const auto& form : nic::security_mode_forms()) {
     out["security_modes"].push_back({{"name", form.name}, {"description", form.description}});

@@ -1,6 +1,7 @@
 #include "network/network_params.h"
 
 #include "network/link_rate.h"
+#include "network/routing.h"
 
 namespace ibsec::network {
 namespace {
@@ -10,6 +11,12 @@ constexpr uint32_t kMaxVirtualLanes = 15;  // data VLs of InfiniBand (IBA vol. 1
 void read_topology(const ParameterValues& v, const std::string& key, NetworkParams& net) {
   net.topology.name = v.text(key);
   net.topology.own = v.subset(TopologyRegistry::get(net.topology.name).parameters);
+}
+
+void read_routing(const ParameterValues& v, const std::string& key, NetworkParams& net) {
+  net.topology.routing = v.text(key);
+  if (net.topology.routing == kTopologyOwnRouting) return;
+  net.topology.routing_own = v.subset(RoutingRegistry::get(net.topology.routing).parameters);
 }
 
 void read_link_rate(const ParameterValues& v, const std::string& key, NetworkParams& net) {
@@ -44,7 +51,12 @@ ParameterSet<NetworkParams> declare() {
   const NetworkParams d;
   ParameterSet<NetworkParams> set(d);
   set.custom("network.topology", d.topology.name, "",
-             "a topology of `ibsec-engine registries`: single-switch or fat-tree", read_topology)
+             "a topology of `ibsec-engine registries`: single-switch, fat-tree or ibnetdiscover", read_topology)
+      .custom("network.routing", kTopologyOwnRouting, "",
+              "\"topology\" (the topology's own tables: D-mod-K on a fat tree, minhop on an ibnetdiscover fabric) or a "
+              "routing of `ibsec-engine registries`: minhop, or lft to load a subnet manager's tables "
+              "(docs/topology.md)",
+              read_routing)
       .count(
           "network.nodes", [](NetworkParams & n) -> auto& { return n.topology.nodes; }, "nodes",
           "cluster size; 0 = the topology's own: 16 (the paper's) for single-switch, k^n for fat-tree")

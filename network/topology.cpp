@@ -4,6 +4,7 @@
 #include <string>
 
 #include "core/errors.h"
+#include "network/routing.h"
 #include "network/topology_wiring.h"
 
 namespace ibsec::network {
@@ -98,7 +99,7 @@ TopologyParams TopologyParams::of(std::string name, uint32_t nodes, const Parame
   ParameterTable values;
   for (const ParameterInfo& info : entry.parameters) values[info.key] = info.default_value;
   for (const auto& [key, value] : own) values[key] = value;
-  return {std::move(name), nodes, 0, ParameterValues(std::move(values))};
+  return {std::move(name), nodes, 0, ParameterValues(std::move(values)), kTopologyOwnRouting, {}};
 }
 
 std::vector<ParameterInfo> topology_parameters() {
@@ -109,6 +110,29 @@ std::vector<ParameterInfo> topology_parameters() {
   return all;
 }
 
-Topology build_topology(const TopologyParams& params) { return TopologyRegistry::get(params.name).build(params); }
+namespace {
+
+// The parameter a routing problem is reported against: the routing's file
+// when it loads one, else network.routing.
+std::string routing_field(const TopologyParams& params) {
+  if (params.routing == kTopologyOwnRouting) return "network.routing";
+  const RoutingEntry& routing = RoutingRegistry::get(params.routing);
+  return routing.parameters.empty() ? "network.routing" : routing.parameters.front().key;
+}
+
+}  // namespace
+
+// Generated topologies' own tables are proven in docs/topology.md and
+// tested; tables from a routing engine or a file, and any real fabric's,
+// are checked here before a run starts.
+Topology build_topology(const TopologyParams& params) {
+  Topology topology = TopologyRegistry::get(params.name).build(params);
+  if (params.routing != kTopologyOwnRouting) {
+    const RoutingEntry& routing = RoutingRegistry::get(params.routing);
+    routing.route(topology, params.routing_own.subset(routing.parameters));
+  }
+  if (params.routing != kTopologyOwnRouting || topology.subnet) check_routes(topology, routing_field(params));
+  return topology;
+}
 
 }  // namespace ibsec::network

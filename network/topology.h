@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -37,21 +38,41 @@ struct SwitchSpec {
   std::vector<PortId> forwarding;  // linear forwarding table: output port by destination node id (size nodes)
 };
 
+// The routing that keeps the tables the topology builder made (D-mod-K for a
+// fat tree; minhop for a fabric read from ibnetdiscover).
+inline constexpr const char* kTopologyOwnRouting = "topology";
+
 struct TopologyParams {
-  std::string name = "single-switch";  // network.topology
-  uint32_t nodes = 0;                  // network.nodes; 0 = the topology's own size
-  uint32_t switch_ports = 0;           // network.switch_ports; 0 = smallest that fits
-  ParameterValues own;                 // the topology's own parameters (network.<topology>.*)
+  std::string name = "single-switch";         // network.topology
+  uint32_t nodes = 0;                         // network.nodes; 0 = the topology's own size
+  uint32_t switch_ports = 0;                  // network.switch_ports; 0 = smallest that fits
+  ParameterValues own;                        // the topology's own parameters (network.<topology>.*)
+  std::string routing = kTopologyOwnRouting;  // network.routing
+  ParameterValues routing_own;                // the routing's own parameters (network.<routing>.*)
 
   // The named topology with its own parameters at their defaults, then `own` over them.
   static TopologyParams of(std::string name, uint32_t nodes = 0, const ParameterTable& own = {});
+};
+
+// How a fabric read from a real subnet names its parts: the local
+// identifiers (LIDs) the subnet manager gave every switch and end port, and
+// the switches' GUIDs. The loaded forwarding tables (network.routing=lft)
+// are indexed by these, and OpenSM's minhop orders its work by them.
+struct SubnetAddresses {
+  std::string file;                  // the ibnetdiscover file it came from
+  std::vector<uint16_t> node_lid;    // by node id (ids are in LID order)
+  std::vector<uint16_t> switch_lid;  // by switch index (indices are in LID order)
+  std::vector<uint64_t> switch_guid;
+  std::string link_rate;   // every link's generation, as the file gives it ("QDR")
+  std::string link_width;  // and width ("4x")
 };
 
 struct Topology {
   std::string name;
   uint32_t nodes = 0;
   std::vector<SwitchSpec> switches;
-  std::vector<Endpoint> node_link;  // node i's card port 0 connects to this switch port
+  std::vector<Endpoint> node_link;        // node i's card port 0 connects to this switch port
+  std::optional<SubnetAddresses> subnet;  // only for a fabric read from a subnet
 
   // Switches a packet traverses from src to dst, following the forwarding
   // tables (for closed-form latency checks). src == dst counts the leaf
@@ -63,8 +84,9 @@ struct Topology {
   [[nodiscard]] std::vector<std::pair<uint32_t, PortId>> route(NodeId src, NodeId dst) const;
 };
 
-// Looks params.name up in TopologyRegistry. Throws ConfigError naming the
-// network.* key at fault.
+// Looks params.name up in TopologyRegistry, then applies params.routing
+// (RoutingRegistry, network/routing.h) and checks the routes it gives.
+// Throws ConfigError naming the network.* key at fault.
 Topology build_topology(const TopologyParams& params);
 
 struct TopologyEntry {

@@ -9,6 +9,7 @@
 #include "core/spelling.h"
 #include "hosts/placement.h"
 #include "network/link_rate.h"
+#include "network/routing.h"
 
 namespace ibsec::sim {
 namespace {
@@ -64,6 +65,7 @@ const std::vector<ParameterInfo>& parameters() {
     append(list, run_set().infos());
     append(list, network::network_parameters().infos());
     append(list, network::topology_parameters());
+    append(list, network::routing_parameters());
     append(list, nic::card_parameters().infos());
     append(list, hosts::traffic_parameters().infos());
     append(list, hosts::replay_parameters().infos());
@@ -154,11 +156,24 @@ void check_attack(const SimConfig& config, uint32_t nodes) {
   }
 }
 
+// The cycle-level links share one rate; a real fabric's file says which.
+void check_fabric_rate(const SimConfig& config) {
+  const auto& subnet = config.topology->subnet;
+  if (!subnet || (subnet->link_rate == config.network.link_rate && subnet->link_width == config.network.link_width)) {
+    return;
+  }
+  throw ConfigError("network.link_rate", subnet->file + ": the fabric's links are " + subnet->link_width +
+                                             subnet->link_rate + ", not " + config.network.link_width +
+                                             config.network.link_rate + ": set network.link_rate=" + subnet->link_rate +
+                                             " and network.link_width=" + subnet->link_width);
+}
+
 void check_together(SimConfig& config) {
   if (!config.trace.file.empty() && !config.trace.jobs.empty()) {
     throw ConfigError("trace.jobs", "give either trace.file (one job) or trace.jobs (several), not both");
   }
   config.topology = std::make_shared<const network::Topology>(network::build_topology(config.network.topology));
+  check_fabric_rate(config);
   const uint32_t nodes = config.topology->nodes;
   hosts::validate(config.traffic, nodes);
   check_attack(config, nodes);

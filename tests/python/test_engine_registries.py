@@ -15,12 +15,14 @@ def registries(engine):
 
 def test_lists_every_registry_with_descriptions(engine):
     r = registries(engine)
-    assert set(r) == {"replacement_policies", "schedulers", "topologies", "security_modes", "link_rates", "link_widths",
-                      "trace_ops", "collective_algorithms", "collective_ops"}
+    assert set(r) == {"replacement_policies", "schedulers", "topologies", "routings", "security_modes", "link_rates",
+                      "link_widths", "trace_ops", "collective_algorithms", "collective_ops"}
+    assert {t["name"] for t in r["routings"]} == {"minhop", "lft"}
     assert {p["name"] for p in r["replacement_policies"]} >= {"lru", "fifo", "random", "lfu", "opt"}
     assert [p["cycle_model"] for p in r["replacement_policies"] if p["name"] == "opt"] == [False]
     assert {s["name"] for s in r["schedulers"]} == {"batch", "local", "sb", "dcs-sb", "pb", "gang"}
-    assert all(entry["description"] for key in ("replacement_policies", "schedulers", "topologies", "security_modes")
+    assert all(entry["description"]
+               for key in ("replacement_policies", "schedulers", "topologies", "routings", "security_modes")
                for entry in r[key])
     # The generations the engine lists are the ones it runs: slowest first, the default among them.
     rates = r["link_rates"]
@@ -97,4 +99,5 @@ def test_file_parameters_say_whether_the_run_reads_or_writes_them(engine):
     roles = {p["key"]: p["file"] for p in params if "file" in p}
     assert roles == {"trace.file": "input", "trace.jobs": "input", "trace.placement": "input",
                      "nic.cacti_table": "input", "sim.event_log": "output", "sim.vcd": "output",
-                     "attack.capture_file": "output"}
+                     "attack.capture_file": "output", "network.ibnetdiscover.file": "input",
+                     "network.lft.file": "input"}

@@ -1,6 +1,6 @@
 """The names a configuration can choose from, as the engine registers them (`ibsec-engine registries --json`).
 
-Replacement policies, schedulers, topologies, card configurations (security
+Replacement policies, schedulers, topologies, routings, card configurations (security
 modes), link rates and trace operations, each with its description. Python
 reads every such name here instead of keeping a copy: a scheduler or policy
 registered in the engine is accepted by ibsec at once. The answer is read
@@ -18,7 +18,7 @@ from ..errors import ConfigError, IbsecError
 from .binary import EngineError, engine_message, engine_path, exit_code_of
 from .digests import file_digest
 
-SECTIONS = ("replacement_policies", "schedulers", "topologies", "security_modes", "link_rates", "trace_ops")
+SECTIONS = ("replacement_policies", "schedulers", "topologies", "routings", "security_modes", "link_rates", "trace_ops")
 # A registered name with placeholders, e.g. "SKC-<n>+Prefetch-<m>": each <x> stands for a whole number.
 PLACEHOLDER = re.compile(r"<[a-z]+>")
 

@@ -4,14 +4,18 @@
 // queues and the model must match to the picosecond.
 #include <gtest/gtest.h>
 
+#include "network/topology.h"
 #include "nic/gcm_unit.h"
 #include "support/closed_form.h"
+#include "support/fabrics.h"
 #include "support/model_support.h"
 
 namespace ibsec {
 namespace {
 
 using testing::config_with;
+using testing::fabric_file;
+using testing::fabric_params;
 using testing::message_at;
 using namespace testing;  // the closed form
 
@@ -216,6 +220,40 @@ TEST_P(LargestMtu, OnePacketOfFourKilobytesMatchesTheClosedForm) {
 
 INSTANTIATE_TEST_SUITE_P(ZeroLoadLatency, LargestMtu, ::testing::ValuesIn(kGenerations),
                          [](const auto& info) { return std::string(info.param.name); });
+
+// A real fabric read from ibnetdiscover (the 2:1 tapered fat tree of
+// tests/fabrics/), routed by minhop and by OpenSM's own loaded tables: a
+// packet to a node on the same leaf crosses one switch, to another leaf
+// three, and the time is the closed form's for that many switches. One
+// route per test: SystemC elaborates one cluster per process.
+struct FabricRoute {
+  const char* routing;
+  uint32_t dst;       // from node 0
+  uint32_t switches;  // the route crosses, by the fixture's tables
+};
+
+class RealFabric : public ::testing::TestWithParam<FabricRoute> {};
+
+TEST_P(RealFabric, OnePacketMatchesTheClosedForm) {
+  const FabricRoute route = GetParam();
+  const network::Topology topology = network::build_topology(fabric_params("tapered-2to1", route.routing));
+  ASSERT_EQ(topology.switch_hops(NodeId(0), NodeId(route.dst)), route.switches);
+  std::vector<std::string> overrides{"nic.security=SKC-6", "network.topology=ibnetdiscover",
+                                     "network.ibnetdiscover.file=" + fabric_file("tapered-2to1", ".ibnd"),
+                                     std::string("network.routing=") + route.routing};
+  if (std::string(route.routing) == "lft")
+    overrides.push_back("network.lft.file=" + fabric_file("tapered-2to1", ".lft"));
+  const auto [first, second] = two_packets(overrides, 0, route.dst);
+  EXPECT_EQ(first, closed_form(Lookup::kSkcMiss, route.switches, 0));
+  EXPECT_EQ(second, closed_form(Lookup::kSkcHit, route.switches, 10'000 * kPeriod));
+}
+
+INSTANTIATE_TEST_SUITE_P(ZeroLoadLatency, RealFabric,
+                         ::testing::Values(FabricRoute{"minhop", 1, 1}, FabricRoute{"minhop", 95, 3},
+                                           FabricRoute{"lft", 1, 1}, FabricRoute{"lft", 40, 3}),
+                         [](const auto& info) {
+                           return std::string(info.param.routing) + "_to_node" + std::to_string(info.param.dst);
+                         });
 
 }  // namespace
 }  // namespace ibsec

@@ -1,0 +1,207 @@
+#include "network/routing.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "core/errors.h"
+
+namespace ibsec::network {
+namespace {
+
+using Kind = Endpoint::Kind;
+
+// Channels numbered densely: switch s's port p is offset[s] + p.
+class ChannelNumbers {
+ public:
+  explicit ChannelNumbers(const Topology& topology) {
+    offset_.reserve(topology.switches.size() + 1);
+    uint32_t next = 0;
+    for (const SwitchSpec& spec : topology.switches) {
+      offset_.push_back(next);
+      next += spec.ports;
+    }
+    offset_.push_back(next);
+  }
+  [[nodiscard]] uint32_t size() const { return offset_.back(); }
+  [[nodiscard]] uint32_t of(uint32_t switch_index, PortId port) const { return offset_[switch_index] + port.value(); }
+  [[nodiscard]] Channel channel(uint32_t number) const {
+    const auto after = std::ranges::upper_bound(offset_, number);
+    const auto index = static_cast<uint32_t>(after - offset_.begin() - 1);
+    return {index, PortId(static_cast<uint16_t>(number - offset_[index]))};
+  }
+
+ private:
+  std::vector<uint32_t> offset_;
+};
+
+std::string node_name(const Topology& topology, uint32_t node) {
+  std::string name = "node " + std::to_string(node);
+  if (topology.subnet) name += " (LID " + std::to_string(topology.subnet->node_lid[node]) + ")";
+  return name;
+}
+
+[[noreturn]] void unroutable(const Topology& topology, uint32_t src, uint32_t dst, const std::string& what) {
+  throw std::logic_error("route " + node_name(topology, src) + " -> " + node_name(topology, dst) + ": " + what);
+}
+
+// Follows every node's route to one destination, sharing the switches
+// already known to reach it, so all pairs cost O(nodes x (nodes + switches))
+// instead of O(nodes^2 x hops). Each switch that lies on a route is marked.
+class RoutesToOneNode {
+ public:
+  RoutesToOneNode(const Topology& topology, uint32_t dst)
+      : topology_(topology), dst_(dst), state_(topology.switches.size(), State::kUnknown) {}
+
+  void follow_all() {
+    for (uint32_t src = 0; src < topology_.nodes; ++src) follow(src);
+  }
+  [[nodiscard]] bool on_a_route(uint32_t switch_index) const { return state_[switch_index] == State::kReaches; }
+
+ private:
+  enum class State : uint8_t { kUnknown, kOnThisWalk, kReaches };
+
+  void follow(uint32_t src) {
+    std::vector<uint32_t> walk;
+    Endpoint at = topology_.node_link[src];
+    while (at.kind == Kind::kSwitch && state_[at.index] == State::kUnknown) {
+      state_[at.index] = State::kOnThisWalk;
+      walk.push_back(at.index);
+      at = next_hop(src, at.index);
+    }
+    if (at.kind == Kind::kSwitch && state_[at.index] == State::kOnThisWalk) {
+      unroutable(topology_, src, dst_, "forwarding loop through " + switch_name(topology_, at.index));
+    }
+    if (at.kind == Kind::kNode && at.index != dst_) {
+      unroutable(topology_, src, dst_, "delivered to " + node_name(topology_, at.index));
+    }
+    if (at.kind == Kind::kNone) unroutable(topology_, src, dst_, "left the fabric");
+    for (const uint32_t s : walk) state_[s] = State::kReaches;
+  }
+
+  Endpoint next_hop(uint32_t src, uint32_t switch_index) const {
+    const SwitchSpec& spec = topology_.switches[switch_index];
+    const PortId out = spec.forwarding[dst_];
+    if (out.value() >= spec.ports || spec.peer[out.value()].kind == Kind::kNone) {
+      unroutable(topology_, src, dst_,
+                 switch_name(topology_, switch_index) + " forwards to port " + std::to_string(out.value()) +
+                     ", which is not cabled");
+    }
+    return spec.peer[out.value()];
+  }
+
+  const Topology& topology_;
+  uint32_t dst_;
+  std::vector<State> state_;
+};
+
+// The dependency graph: channel a -> channel b when a route leaves a switch
+// on a and the next switch on b.
+std::vector<std::vector<uint32_t>> dependency_graph(const Topology& topology, const ChannelNumbers& numbers) {
+  std::vector<std::vector<uint32_t>> next(numbers.size());
+  for (uint32_t dst = 0; dst < topology.nodes; ++dst) {
+    RoutesToOneNode routes(topology, dst);
+    routes.follow_all();
+    for (uint32_t s = 0; s < topology.switches.size(); ++s) {
+      if (!routes.on_a_route(s)) continue;
+      const PortId out = topology.switches[s].forwarding[dst];
+      const Endpoint& peer = topology.switches[s].peer[out.value()];
+      if (peer.kind != Kind::kSwitch) continue;
+      next[numbers.of(s, out)].push_back(numbers.of(peer.index, topology.switches[peer.index].forwarding[dst]));
+    }
+  }
+  for (auto& targets : next) {
+    std::ranges::sort(targets);
+    targets.erase(std::ranges::unique(targets).begin(), targets.end());
+  }
+  return next;
+}
+
+// Iterative depth-first search (a deep recursion could overflow the stack on
+// a large fabric); returns the channels of the first cycle found, in order.
+std::vector<uint32_t> first_cycle(const std::vector<std::vector<uint32_t>>& next) {
+  enum class Colour : uint8_t { kWhite, kGrey, kBlack };
+  std::vector<Colour> colour(next.size(), Colour::kWhite);
+  struct Frame {
+    uint32_t channel;
+    size_t child;
+  };
+  for (uint32_t root = 0; root < next.size(); ++root) {
+    if (colour[root] != Colour::kWhite) continue;
+    std::vector<Frame> stack{{root, 0}};
+    colour[root] = Colour::kGrey;
+    while (!stack.empty()) {
+      Frame& top = stack.back();
+      if (top.child == next[top.channel].size()) {
+        colour[top.channel] = Colour::kBlack;
+        stack.pop_back();
+        continue;
+      }
+      const uint32_t child = next[top.channel][top.child++];
+      if (colour[child] == Colour::kGrey) {
+        auto from = std::ranges::find_if(stack, [&](const Frame& f) { return f.channel == child; });
+        std::vector<uint32_t> cycle;
+        for (; from != stack.end(); ++from) cycle.push_back(from->channel);
+        return cycle;
+      }
+      if (colour[child] == Colour::kWhite) {
+        colour[child] = Colour::kGrey;
+        stack.push_back({child, 0});
+      }
+    }
+  }
+  return {};
+}
+
+std::string cycle_text(const Topology& topology, const std::vector<Channel>& cycle) {
+  std::string text;
+  for (const Channel& c : cycle)
+    text += switch_name(topology, c.switch_index) + " port " + std::to_string(c.port.value()) + " -> ";
+  return text + "back to the first";
+}
+
+}  // namespace
+
+std::vector<ParameterInfo> routing_parameters() {
+  std::vector<ParameterInfo> all;
+  for (const RoutingEntry* entry : RoutingRegistry::sorted()) {
+    all.insert(all.end(), entry->parameters.begin(), entry->parameters.end());
+  }
+  return all;
+}
+
+bool is_routing_name(const std::string& name) {
+  const std::vector<std::string> names = RoutingRegistry::names();
+  return name == kTopologyOwnRouting || std::ranges::find(names, name) != names.end();
+}
+
+std::string switch_name(const Topology& topology, uint32_t switch_index) {
+  std::string name = "switch " + std::to_string(switch_index);
+  if (topology.subnet) name += " (LID " + std::to_string(topology.subnet->switch_lid[switch_index]) + ")";
+  return name;
+}
+
+std::vector<Channel> dependency_cycle(const Topology& topology) {
+  const ChannelNumbers numbers(topology);
+  std::vector<Channel> cycle;
+  for (const uint32_t number : first_cycle(dependency_graph(topology, numbers))) {
+    cycle.push_back(numbers.channel(number));
+  }
+  return cycle;
+}
+
+void check_routes(const Topology& topology, const std::string& field) {
+  std::vector<Channel> cycle;
+  try {
+    cycle = dependency_cycle(topology);
+  } catch (const std::logic_error& broken) {
+    throw ConfigError(field, std::string("the forwarding tables do not route every pair: ") + broken.what());
+  }
+  if (!cycle.empty()) {
+    throw ConfigError(field, "the forwarding tables can deadlock: their channel-dependency graph has the cycle " +
+                                 cycle_text(topology, cycle) +
+                                 " (every session may use any virtual lane, so the tables must be deadlock-free "
+                                 "on one; docs/topology.md)");
+  }
+}
+
+}  // namespace ibsec::network

@@ -1,0 +1,78 @@
+"""Real fabrics (docs/topology.md, "ibnetdiscover"): the committed reference fabrics regenerate identically
+under ibsim + OpenSM when those are installed, and a run on the 2:1 tapered fat tree delivers every message
+under our minhop and under OpenSM's own loaded tables."""
+
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from conftest import REPO, run_ibsec
+
+pytestmark = pytest.mark.model
+
+FABRICS = REPO / "tests" / "fabrics"
+NAMES = sorted(path.stem for path in FABRICS.glob("*.net"))
+TOOLS = ("ibsim", "ibsim-run", "opensm", "ibnetdiscover", "dump_fts")
+SEARCH_PATH = os.environ.get("PATH", "") + ":/usr/sbin:/sbin"
+
+
+def missing_tools() -> list[str]:
+    return [tool for tool in TOOLS if shutil.which(tool, path=SEARCH_PATH) is None]
+
+
+def without_provenance(path: Path) -> list[str]:
+    """The file without its first line, which names the tool versions that made it."""
+    return path.read_text().splitlines()[1:]
+
+
+def test_every_net_file_has_its_dumps():
+    assert NAMES == ["missing-link", "tapered-2to1"]
+    for name in NAMES:
+        assert (FABRICS / f"{name}.ibnd").is_file() and (FABRICS / f"{name}.lft").is_file(), name
+
+
+@pytest.mark.skipif(bool(missing_tools()), reason=f"needs {', '.join(missing_tools())} "
+                    "(apt-get install ibsim-utils opensm infiniband-diags)")
+def test_ibsim_and_opensm_regenerate_the_committed_dumps(tmp_path):
+    done = subprocess.run([str(FABRICS / "regenerate.sh"), str(tmp_path)], capture_output=True, text=True,
+                          env={**os.environ, "PATH": SEARCH_PATH}, timeout=300, check=False)
+    assert done.returncode == 0, done.stderr
+    for name in NAMES:
+        for extension in (".ibnd", ".lft"):
+            fresh, committed = tmp_path / f"{name}{extension}", FABRICS / f"{name}{extension}"
+            assert without_provenance(fresh) == without_provenance(committed), f"{name}{extension}"
+
+
+def run_on_tapered_fabric(tmp_path: Path, *overrides: str) -> dict:
+    out = tmp_path / "run.json"
+    done = run_ibsec("run", "paper-16", "--set", "network.nodes=0", "--set", "network.topology=ibnetdiscover",
+                     "--set", f"network.ibnetdiscover.file={FABRICS / 'tapered-2to1.ibnd'}",
+                     "--set", "traffic.messages=3000", *[arg for o in overrides for arg in ("--set", o)],
+                     "--out", str(out))
+    assert done.returncode == 0, done.stderr
+    return json.loads(out.read_text())
+
+
+@pytest.mark.parametrize("routing", ["topology", "minhop", "lft"])
+def test_uniform_traffic_on_the_tapered_fabric_is_all_delivered(engine, tmp_path, routing):
+    extra = [f"network.routing={routing}"]
+    if routing == "lft":
+        extra.append(f"network.lft.file={FABRICS / 'tapered-2to1.lft'}")
+    result = run_on_tapered_fabric(tmp_path, *extra)
+    assert result["topology"] == {"name": "ibnetdiscover", "nodes": 96, "switches": 10, "links": 288}
+    stats = result["statistics"]
+    assert stats["drained"]
+    assert stats["messages_delivered"] == stats["messages_handed_over"] == 13000
+
+
+def test_a_rate_other_than_the_fabrics_is_refused(engine, tmp_path):
+    done = run_ibsec("run", "paper-16", "--set", "network.nodes=0", "--set", "network.topology=ibnetdiscover",
+                     "--set", f"network.ibnetdiscover.file={FABRICS / 'tapered-2to1.ibnd'}",
+                     "--set", "network.link_rate=QDR", "--out", str(tmp_path / "run.json"))
+    assert done.returncode != 0
+    assert "the fabric's links are 4xSDR, not 4xQDR: set network.link_rate=SDR and network.link_width=4x" \
+        in done.stderr
