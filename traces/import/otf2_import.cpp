@@ -352,6 +352,7 @@ void resolve_comms(State& s) {
       }
       ranks.push_back(static_cast<uint32_t>(rank));
     }
+    if (ranks.empty()) continue;  // a communicator of no rank carries nothing; naming it in an event is refused
     const auto [it, fresh] = id_of_members.emplace(ranks, static_cast<uint32_t>(id_of_members.size()));
     if (fresh) {
       s.comm_members[it->second] = ranks;
