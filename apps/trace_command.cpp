@@ -1,5 +1,5 @@
-// `ibsec-engine trace info|validate|convert`: look at, check and re-encode
-// traces (docs/trace-format.md). Every command reads the whole trace through
+// `ibsec-engine trace info|validate|convert|import`: look at, check, re-encode
+// and import traces (docs/trace-format.md). Every command reads the whole trace through
 // all checks, so `info` on a bad trace fails like `validate`.
 #include <unistd.h>
 
@@ -13,6 +13,7 @@
 
 #include "apps/commands.h"
 #include "core/atomic_file.h"
+#include "traces/import/trace_import.h"
 #include "traces/trace_checker.h"
 #include "traces/trace_reader.h"
 #include "traces/trace_summary.h"
@@ -210,6 +211,41 @@ void add_convert(CLI::App& trace) {
   });
 }
 
+// What the import could not express or mended, on stderr as in the notes.
+void print_import_tally(const std::string& source, const traces::ImportTally& tally) {
+  for (const auto& [call, count] : tally.not_imported) {
+    std::fprintf(stderr, "%s: not imported: %s (%llu calls)\n", source.c_str(), call.c_str(),
+                 static_cast<unsigned long long>(count));
+  }
+  for (const auto& [what, count] : tally.repairs) {
+    std::fprintf(stderr, "%s: repaired %llu: %s\n", source.c_str(), static_cast<unsigned long long>(count),
+                 what.c_str());
+  }
+}
+
+void add_import(CLI::App& trace) {
+  auto source = std::make_shared<std::string>();
+  auto out = std::make_shared<std::string>();
+  CLI::App* cmd = trace.add_subcommand(
+      "import",
+      "Write another tool's trace (OTF2: Score-P, EZTrace) as an ibsec trace, saying what was left out or "
+      "repaired (docs/importing.md)");
+  cmd->add_option("source", *source, "OTF2 anchor file (*.otf2)")->required();
+  cmd->add_option("--out", *out, "Trace to write: .ibtb binary, else text; .gz/.zst compress")->required();
+  cmd->callback([source, out] {
+    const auto summary = traces::import_trace(*source, *out);
+    print_import_tally(*source, summary.tally);
+    if (*out != "-") {
+      std::printf("%s: imported %s, %u processes, %llu events, %llu messages (%llu bytes), %llu collective calls\n",
+                  out->c_str(), summary.format.c_str(), summary.processes,
+                  static_cast<unsigned long long>(summary.events),
+                  static_cast<unsigned long long>(summary.tally.messages),
+                  static_cast<unsigned long long>(summary.tally.message_bytes),
+                  static_cast<unsigned long long>(summary.tally.collective_calls));
+    }
+  });
+}
+
 }  // namespace
 
 void add_trace_command(CLI::App& app) {
@@ -218,6 +254,7 @@ void add_trace_command(CLI::App& app) {
   add_info(*trace);
   add_validate(*trace);
   add_convert(*trace);
+  add_import(*trace);
 }
 
 }  // namespace ibsec::apps

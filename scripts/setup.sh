@@ -45,8 +45,10 @@ simulator_packages=(build-essential make cmake ninja-build pkg-config ccache pyt
                     libsystemc-dev libcli11-dev nlohmann-json3-dev libboost-iostreams-dev libzstd-dev libssl-dev)
 test_packages=(libgtest-dev libbenchmark-dev)
 capture_packages=(libopenmpi-dev openmpi-bin gfortran)
+import_packages=(libotf2-trace-dev)  # `trace import` of OTF2 archives (traces/import); left out of the engine without it
 missing_of() { local p; for p in "$@"; do dpkg -s "$p" >/dev/null 2>&1 || echo "$p"; done; }
-mapfile -t missing < <(missing_of "${simulator_packages[@]}" "${test_packages[@]}" "${capture_packages[@]}")
+mapfile -t missing < <(missing_of "${simulator_packages[@]}" "${test_packages[@]}" "${capture_packages[@]}" \
+                                  "${import_packages[@]}")
 if ((${#missing[@]})) && [[ $(id -u) -eq 0 ]]; then
   apt-get update -qq
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
@@ -61,7 +63,8 @@ elif ((${#missing[@]})); then
   fi
   echo "note: not installed: ${missing[*]}; the simulator does not need them, so setup goes on." >&2
   echo "note: ./scripts/test.sh needs libgtest-dev (and libbenchmark-dev for bench/); the capture library" >&2
-  echo "      (LD_PRELOAD of MPI programs) and the NPB tests need libopenmpi-dev, openmpi-bin and gfortran." >&2
+  echo "      (LD_PRELOAD of MPI programs) and the NPB tests need libopenmpi-dev, openmpi-bin and gfortran;" >&2
+  echo "      'trace import' of OTF2 archives needs libotf2-trace-dev (then build again)." >&2
   echo "note: as root: apt-get install -y ${missing[*]}" >&2
 fi
 ((packages_only)) && exit 0

@@ -9,16 +9,20 @@
 
 namespace ibsec::traces {
 
-// Where in a trace something is. Lines and records count from 1.
+// Where in a trace something is. Lines and records count from 1. An
+// imported source (traces/import) is read rank by rank: there a place is a
+// rank and the index of an event among that rank's records.
 struct TraceLocation {
-  enum class Kind : uint8_t { kFile, kLine, kRecord, kEnd };
+  enum class Kind : uint8_t { kFile, kLine, kRecord, kEnd, kRankEvent };
   Kind kind = Kind::kFile;
   uint64_t index = 0;
+  uint32_t rank = 0;  // kRankEvent only
 
   static TraceLocation file() { return {Kind::kFile, 0}; }
   static TraceLocation line(uint64_t n) { return {Kind::kLine, n}; }
   static TraceLocation record(uint64_t n) { return {Kind::kRecord, n}; }
   static TraceLocation end() { return {Kind::kEnd, 0}; }
+  static TraceLocation rank_event(uint32_t rank, uint64_t n) { return {Kind::kRankEvent, n, rank}; }
 
   // "line 12", "record 12", "end of trace" or "" for the file as a whole.
   [[nodiscard]] std::string describe() const {
@@ -29,6 +33,8 @@ struct TraceLocation {
         return "record " + std::to_string(index);
       case Kind::kEnd:
         return "end of trace";
+      case Kind::kRankEvent:
+        return "rank " + std::to_string(rank) + ", event " + std::to_string(index);
       case Kind::kFile:
         break;
     }

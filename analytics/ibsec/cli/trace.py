@@ -1,4 +1,4 @@
-"""`ibsec trace gen|gen-default|capture-npb|info|validate|convert`: synthetic traces, real NPB traces, and the
+"""`ibsec trace gen|gen-default|capture-npb|info|validate|convert|import`: synthetic traces, real NPB traces, and the
 engine's trace tools."""
 
 from __future__ import annotations
@@ -87,6 +87,24 @@ def engine_tool(args) -> int:
     return run_to_our_stdout(["trace", args.trace_command, *files, *(["--json"] if args.json else [])])
 
 
+def import_tool(args) -> int:
+    """`trace import` is the engine's: run it and pass its exit code on."""
+    from ..engine.binary import run_to_our_stdout
+
+    return run_to_our_stdout(["trace", "import", args.source, "--out", args.out])
+
+
+def add_import_parser(trace_commands) -> None:
+    tool = trace_commands.add_parser(
+        "import", help="write an OTF2 trace (Score-P, EZTrace) as an ibsec trace",
+        description="Runs ibsec-engine trace import: reads an OTF2 archive and writes an ibsec trace whose notes "
+                    "say where it came from, which calls were not imported and what was repaired "
+                    "(docs/importing.md).")
+    tool.add_argument("source", metavar="SOURCE", help="OTF2 anchor file (*.otf2)")
+    tool.add_argument("--out", required=True, help="trace to write: .ibtb binary, else text; .gz/.zst compress")
+    tool.set_defaults(func=import_tool)
+
+
 def add_parser(commands) -> None:
     trace = commands.add_parser("trace", help="synthetic traces, NPB captures; inspect, check, convert traces",
                                 description="Synthetic NAS-style and SPECjbb2000-style traces (docs/workloads.md), "
@@ -120,6 +138,7 @@ def add_parser(commands) -> None:
     default.set_defaults(func=gen_default)
 
     add_capture_npb_parser(trace_commands)
+    add_import_parser(trace_commands)
 
     for name, files, help_text in (
             ("info", {"FILE": "trace file"}, "summarise a trace (ibsec-engine trace info)"),

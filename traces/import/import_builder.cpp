@@ -1,0 +1,619 @@
+#include "traces/import/import_builder.h"
+
+#include <algorithm>
+#include <limits>
+#include <numeric>
+#include <tuple>
+
+namespace ibsec::traces {
+
+namespace {
+
+constexpr uint64_t kFlushEvery = 256;
+constexpr uint64_t kNever = std::numeric_limits<uint64_t>::max();
+
+// Calls that move no data: their time is computation, as in the capture
+// library (traces/capture/README.md), and they are not "not imported".
+// Waits and tests are here too: what they complete comes as records of its own.
+bool moves_no_data(std::string_view call) {
+  static constexpr std::string_view kPrefixes[] = {
+      "MPI_Comm_",  "MPI_Group_",    "MPI_Type_",        "MPI_Op_",      "MPI_Errhandler_", "MPI_Error_",
+      "MPI_Attr_",  "MPI_Info_",     "MPI_Keyval_",      "MPI_Wait",     "MPI_Test",        "MPI_Get_",
+      "MPI_Query_", "MPI_Is_thread", "MPI_Init",         "MPI_Probe",    "MPI_Iprobe",      "MPI_Wtime",
+      "MPI_Wtick",  "MPI_Buffer_",   "MPI_Request_free", "MPI_Pcontrol", "MPI_Initialized", "MPI_Finalized",
+      "MPI_Cart_",  "MPI_Graph_",    "MPI_Dims_",        "MPI_Address",  "MPI_Pack_size",   "MPI_Abort"};
+  return std::any_of(std::begin(kPrefixes), std::end(kPrefixes),
+                     [&](std::string_view prefix) { return call.starts_with(prefix); });
+}
+
+std::string op_name(TraceOp op) { return std::string(name(op)); }
+
+}  // namespace
+
+bool ImportBuilder::Later::operator()(const PendingPtr& a, const PendingPtr& b) const {
+  return std::tie(a->event.start_ns, a->event.rank, a->seq) > std::tie(b->event.start_ns, b->event.rank, b->seq);
+}
+
+ImportBuilder::ImportBuilder(std::string source, uint32_t processes, std::map<uint32_t, std::vector<uint32_t>> comms,
+                             Sink sink)
+    : source_(std::move(source)),
+      processes_(processes),
+      comms_(std::move(comms)),
+      sink_(std::move(sink)),
+      ranks_(processes),
+      inbox_(processes) {
+  for (const auto& [id, members] : comms_) {
+    auto& positions = position_[id];
+    for (size_t i = 0; i < members.size(); ++i) positions.emplace(members[i], static_cast<uint32_t>(i));
+  }
+}
+
+void ImportBuilder::fail(const std::string& field, const std::string& problem) const {
+  throw TraceError(source_, TraceLocation::rank_event(where_rank_.value(), where_record_), field, problem);
+}
+
+void ImportBuilder::at(WorldRank rank, uint64_t record_index) {
+  where_rank_ = rank;
+  where_record_ = record_index;
+}
+
+void ImportBuilder::now(uint64_t time_ns) { now_ns_ = std::max(now_ns_, time_ns); }
+
+ImportBuilder::RankState& ImportBuilder::state(WorldRank rank) {
+  if (rank.value() >= processes_) fail("rank", std::to_string(rank.value()) + " is not a rank");
+  return ranks_[rank.value()];
+}
+
+ImportBuilder::RankState& ImportBuilder::in_call(WorldRank rank, const char* what) {
+  RankState& r = state(rank);
+  if (!r.in_call) fail("region", std::string("a ") + what + " record outside any MPI call");
+  return r;
+}
+
+void ImportBuilder::begin_rank(WorldRank rank, uint64_t time_ns) {
+  RankState& r = state(rank);
+  if (r.seen) return;
+  r.seen = true;
+  r.compute_from = time_ns;
+}
+
+void ImportBuilder::enter_call(WorldRank rank, uint64_t time_ns, std::string_view call) {
+  RankState& r = state(rank);
+  begin_rank(rank, time_ns);
+  if (r.in_call) {
+    ++r.depth;
+    return;
+  }
+  if (r.finished) return;
+  r.in_call = true;
+  r.call = std::string(call);
+  r.call_start = time_ns;
+  r.call_record = where_record_;
+  r.actions.clear();
+}
+
+void ImportBuilder::leave_call(WorldRank rank, uint64_t time_ns) {
+  RankState& r = state(rank);
+  if (r.finished && !r.in_call) return;
+  if (!r.in_call) fail("region", "leaves an MPI call that was never entered");
+  if (r.depth > 0) {
+    --r.depth;
+    return;
+  }
+  if (time_ns < r.call_start) fail("time", "the call ends before it began");
+  if (r.actions.empty() && r.call == "MPI_Wait" && reconstruct_unrecorded_receive(r)) {
+    // the repair added the wait's action
+  }
+  r.in_call = false;
+  if (r.call == "MPI_Finalize") {
+    if (r.compute_from && r.call_start > *r.compute_from) {
+      PendingPtr compute = new_event(r, TraceOp::kCompute);
+      compute->event.rank = rank.value();
+      compute->event.start_ns = *r.compute_from;
+      compute->event.end_ns = r.call_start;
+      compute->seq = next_seq_++;
+      ready_order_.push(compute);
+    }
+    r.finished = true;
+    return;
+  }
+  if (r.call == "MPI_Init" || r.call == "MPI_Init_thread") {
+    r.compute_from = time_ns;  // the capture library counts time from the end of MPI_Init
+    return;
+  }
+  if (r.actions.empty()) {
+    count_call_without_events(r);
+    return;
+  }
+  for (Action& action : r.actions) action.event->event.rank = rank.value();
+  place_call_events(r, time_ns);
+  r.compute_from = time_ns;
+  if (++events_since_flush_ >= kFlushEvery) {
+    events_since_flush_ = 0;
+    flush(watermark());
+  }
+}
+
+void ImportBuilder::count_call_without_events(const RankState& rank) {
+  if (!moves_no_data(rank.call)) ++tally_.not_imported[rank.call];
+}
+
+ImportBuilder::PendingPtr ImportBuilder::new_event(RankState&, TraceOp op) {
+  auto pending = std::make_shared<Pending>();
+  pending->event.op = op;
+  pending->event.rank = where_rank_.value();
+  return pending;
+}
+
+uint32_t ImportBuilder::name_request(RankState& rank) {
+  if (!rank.free_names.empty()) {
+    const uint32_t name = rank.free_names.back();
+    rank.free_names.pop_back();
+    return name;
+  }
+  return rank.next_name++;
+}
+
+void ImportBuilder::place_call_events(RankState& r, uint64_t leave_ns) {
+  const uint64_t enter_ns = r.call_start;
+  std::vector<PendingPtr> placed;
+  if (r.compute_from && enter_ns > *r.compute_from) {
+    PendingPtr compute = new_event(r, TraceOp::kCompute);
+    compute->event.rank = r.actions.front().event->event.rank;
+    compute->event.start_ns = *r.compute_from;
+    compute->event.end_ns = enter_ns;
+    placed.push_back(compute);
+  }
+  std::vector<Action*> opening;
+  std::vector<Action*> blocking;
+  for (Action& action : r.actions) (action.kind == Action::Kind::kOpens ? opening : blocking).push_back(&action);
+  // As the capture library does: a call that both sends and receives
+  // (MPI_Sendrecv) posts its receive and its send at once and waits for both,
+  // so that two ranks exchanging large messages do not wait for each other's
+  // receive in the replay.
+  const bool sendrecv = blocking.size() == 2 && blocking[0]->event->event.op == TraceOp::kSend &&
+                        blocking[1]->event->event.op == TraceOp::kRecv;
+  if (sendrecv) {
+    PendingPtr send = blocking[0]->event;
+    PendingPtr recv = blocking[1]->event;
+    recv->event.op = TraceOp::kIrecv;
+    recv->event.request = name_request(r);
+    send->event.op = TraceOp::kIsend;
+    send->event.request = name_request(r);
+    for (const PendingPtr& p : {recv, send}) {
+      p->event.start_ns = p->event.end_ns = enter_ns;
+      placed.push_back(p);
+    }
+    for (const PendingPtr& p : {recv, send}) {
+      PendingPtr wait = new_event(r, TraceOp::kWait);
+      wait->event.rank = p->event.rank;
+      wait->event.request = p->event.request;
+      wait->event.start_ns = placed.back()->event.end_ns;
+      wait->event.end_ns = leave_ns;
+      placed.push_back(wait);
+    }
+    for (const PendingPtr& p : {recv, send}) r.free_names.push_back(p->event.request);
+  } else {
+    // Opening actions take the call's time when nothing blocks it; else they
+    // happen as it begins and the first blocking one spans it (a waitall is
+    // one wait per request, the first spanning the call).
+    const bool blocks = !blocking.empty();
+    uint64_t at = enter_ns;
+    for (Action* action : opening) {
+      action->event->event.start_ns = at;
+      action->event->event.end_ns = blocks ? enter_ns : leave_ns;
+      at = action->event->event.end_ns;
+      placed.push_back(action->event);
+    }
+    for (Action* action : blocking) {
+      action->event->event.start_ns = at;
+      action->event->event.end_ns = leave_ns;
+      at = leave_ns;
+      placed.push_back(action->event);
+    }
+  }
+  for (PendingPtr& p : placed) {
+    p->seq = next_seq_++;
+    ready_order_.push(p);
+  }
+}
+
+void ImportBuilder::check_member(TraceComm comm, WorldRank rank, const char* field) const {
+  const auto found = position_.find(comm.value());
+  if (found == position_.end()) fail("communicator", "communicator " + std::to_string(comm.value()) + " is undefined");
+  if (!found->second.contains(rank.value())) {
+    fail(field, "world rank " + std::to_string(rank.value()) + " is not a member of communicator " +
+                    std::to_string(comm.value()));
+  }
+}
+
+uint32_t ImportBuilder::fits_u32(uint64_t value, const char* field) const {
+  if (value > std::numeric_limits<uint32_t>::max()) {
+    fail(field, std::to_string(value) + " is more than the ibsec format holds (4294967295)");
+  }
+  return static_cast<uint32_t>(value);
+}
+
+void ImportBuilder::note_send(WorldRank rank, WorldRank peer, uint64_t bytes, uint32_t tag, TraceComm comm) {
+  const auto early = early_receives_.find({peer.value(), rank.value(), tag, comm.value()});
+  if (early != early_receives_.end()) {
+    if (--early->second == 0) early_receives_.erase(early);
+    return;
+  }
+  auto& awaiting = awaiting_send_[peer.value()];
+  if (!awaiting.empty()) {
+    fill_unrecorded_receive(*awaiting.front(), rank.value(), bytes, tag, comm.value());
+    awaiting.pop_front();
+    return;
+  }
+  inbox_[peer.value()][{rank.value(), tag, comm.value()}].push_back(bytes);
+}
+
+void ImportBuilder::send(WorldRank rank, WorldRank peer, uint64_t bytes, uint32_t tag, TraceComm comm) {
+  RankState& r = in_call(rank, "send");
+  check_member(comm, rank, "communicator");
+  check_member(comm, peer, "receiver");
+  PendingPtr event = new_event(r, TraceOp::kSend);
+  event->event.peer = peer.value();
+  event->event.bytes = fits_u32(bytes, "bytes");
+  event->event.tag = tag;
+  event->event.comm = comm.value();
+  r.actions.push_back({Action::Kind::kBlocks, event});
+  note_send(rank, peer, bytes, tag, comm);
+}
+
+void ImportBuilder::isend(WorldRank rank, WorldRank peer, uint64_t bytes, uint32_t tag, TraceComm comm,
+                          SourceRequest request) {
+  RankState& r = in_call(rank, "send");
+  check_member(comm, rank, "communicator");
+  check_member(comm, peer, "receiver");
+  if (r.requests.contains(request.value()))
+    fail("request", "request " + std::to_string(request.value()) + " is already open");
+  PendingPtr event = new_event(r, TraceOp::kIsend);
+  event->event.peer = peer.value();
+  event->event.bytes = fits_u32(bytes, "bytes");
+  event->event.tag = tag;
+  event->event.comm = comm.value();
+  event->event.request = name_request(r);
+  r.requests[request.value()] = {event->event.request, event, false, true, where_record_};
+  r.actions.push_back({Action::Kind::kOpens, event});
+  note_send(rank, peer, bytes, tag, comm);
+}
+
+void ImportBuilder::complete_request(RankState& r, SourceRequest request, const char* field) {
+  const auto found = r.requests.find(request.value());
+  if (found == r.requests.end()) {
+    fail(field, "request " + std::to_string(request.value()) + " completes but was never started");
+  }
+  PendingPtr wait = new_event(r, TraceOp::kWait);
+  wait->event.request = found->second.name;
+  r.actions.push_back({Action::Kind::kBlocks, wait});
+  r.free_names.push_back(found->second.name);
+  r.requests.erase(found);
+}
+
+void ImportBuilder::send_completed(WorldRank rank, SourceRequest request) {
+  RankState& r = in_call(rank, "send completion");
+  const auto found = r.requests.find(request.value());
+  if (found != r.requests.end() && found->second.receive) {
+    fail("request", "request " + std::to_string(request.value()) + " is a receive, completed as a send");
+  }
+  complete_request(r, request, "request");
+}
+
+void ImportBuilder::match_receive(RankState& r, TraceEvent& receive) {
+  const uint32_t me = receive.rank;
+  auto& inbox = inbox_[me];
+  const auto exact = inbox.find({receive.peer, receive.tag, receive.comm});
+  if (exact != inbox.end()) {
+    exact->second.pop_front();
+    if (exact->second.empty()) inbox.erase(exact);
+    return;
+  }
+  // Not on its own communicator: a tool that files receives on the wrong
+  // one (EZTrace files every completed receive on MPI_COMM_WORLD). Re-filed
+  // only when one other communicator has a send from that peer with that tag.
+  std::vector<decltype(inbox.begin())> elsewhere;
+  for (auto it = inbox.lower_bound({receive.peer, receive.tag, 0});
+       it != inbox.end() && std::get<0>(it->first) == receive.peer && std::get<1>(it->first) == receive.tag; ++it) {
+    elsewhere.push_back(it);
+  }
+  if (elsewhere.size() > 1) {
+    fail("communicator", "the receive from rank " + std::to_string(receive.peer) + " tag " +
+                             std::to_string(receive.tag) + " names communicator " + std::to_string(receive.comm) +
+                             ", which has no such send, and sends from that rank with that tag wait on " +
+                             std::to_string(elsewhere.size()) + " other communicators: which one it was is ambiguous");
+  }
+  if (elsewhere.size() == 1) {
+    const auto it = elsewhere.front();
+    if (!position_.at(std::get<2>(it->first)).contains(me)) fail("communicator", "receiver not a member");
+    receive.comm = std::get<2>(it->first);
+    ++tally_.repairs["receive filed on a communicator without its send: re-filed on the send's communicator"];
+    it->second.pop_front();
+    if (it->second.empty()) inbox.erase(it);
+    return;
+  }
+  (void)r;
+  ++early_receives_[{me, receive.peer, receive.tag, receive.comm}];  // its send is yet to be read
+}
+
+void ImportBuilder::recv(WorldRank rank, WorldRank peer, uint64_t bytes, uint32_t tag, TraceComm comm) {
+  RankState& r = in_call(rank, "receive");
+  check_member(comm, rank, "communicator");
+  check_member(comm, peer, "sender");
+  PendingPtr event = new_event(r, TraceOp::kRecv);
+  event->event.peer = peer.value();
+  event->event.bytes = fits_u32(bytes, "bytes");
+  event->event.tag = tag;
+  event->event.comm = comm.value();
+  match_receive(r, event->event);
+  r.actions.push_back({Action::Kind::kBlocks, event});
+}
+
+void ImportBuilder::irecv_posted(WorldRank rank, SourceRequest request) {
+  RankState& r = in_call(rank, "receive request");
+  if (r.requests.contains(request.value()))
+    fail("request", "request " + std::to_string(request.value()) + " is already open");
+  PendingPtr event = new_event(r, TraceOp::kIrecv);
+  event->ready = false;  // its sender, tag and size come with its completion
+  event->event.request = name_request(r);
+  r.requests[request.value()] = {event->event.request, event, true, false, where_record_};
+  r.actions.push_back({Action::Kind::kOpens, event});
+}
+
+void ImportBuilder::irecv_completed(WorldRank rank, WorldRank peer, uint64_t bytes, uint32_t tag, TraceComm comm,
+                                    SourceRequest request) {
+  RankState& r = in_call(rank, "receive completion");
+  check_member(comm, rank, "communicator");
+  check_member(comm, peer, "sender");
+  const auto found = r.requests.find(request.value());
+  if (found == r.requests.end() || !found->second.receive) {
+    fail("request", "receive request " + std::to_string(request.value()) + " completes but was never posted");
+  }
+  TraceEvent& irecv = found->second.event->event;
+  irecv.peer = peer.value();
+  irecv.bytes = fits_u32(bytes, "bytes");
+  irecv.tag = tag;
+  irecv.comm = comm.value();
+  match_receive(r, irecv);
+  found->second.event->ready = true;
+  complete_request(r, request, "request");
+}
+
+// EZTrace's C MPI_Wait records no receive completion. When the rank had one
+// request open, a receive, the wait completed it; its sender, tag, size and
+// communicator are those of its send when exactly one send to the rank is
+// unmatched. With none yet, the send is still to be read (EZTrace's ranks
+// keep clocks of their own, so a send may be stamped after the receive
+// ended): the next send to the rank that no other receive takes is its.
+bool ImportBuilder::reconstruct_unrecorded_receive(RankState& r) {
+  if (r.requests.size() != 1 || !r.requests.begin()->second.receive) return false;
+  auto& inbox = inbox_[where_rank_.value()];
+  if (inbox.size() > 1 || (inbox.size() == 1 && inbox.begin()->second.size() != 1)) return false;
+  const PendingPtr irecv = r.requests.begin()->second.event;
+  complete_request(r, SourceRequest(r.requests.begin()->first), "request");
+  if (inbox.empty()) {
+    awaiting_send_[where_rank_.value()].push_back(irecv);
+    return true;
+  }
+  const auto [sender, tag, comm] = inbox.begin()->first;
+  fill_unrecorded_receive(*irecv, sender, inbox.begin()->second.front(), tag, comm);
+  inbox.clear();
+  return true;
+}
+
+void ImportBuilder::fill_unrecorded_receive(Pending& irecv, uint32_t sender, uint64_t bytes, uint32_t tag,
+                                            uint32_t comm) {
+  irecv.event.peer = sender;
+  irecv.event.bytes = bytes;
+  irecv.event.tag = tag;
+  irecv.event.comm = comm;
+  irecv.ready = true;
+  ++tally_.repairs
+        ["receive completion missing under MPI_Wait: sender, tag, size and communicator from its only possible send"];
+}
+
+void ImportBuilder::request_cancelled(WorldRank rank, SourceRequest request) {
+  RankState& r = in_call(rank, "request cancellation");
+  const auto found = r.requests.find(request.value());
+  if (found == r.requests.end()) fail("request", "request " + std::to_string(request.value()) + " was never started");
+  if (!found->second.receive) fail("request", "a cancelled send cannot be expressed in the ibsec format");
+  found->second.event->dropped = true;
+  found->second.event->ready = true;
+  ++tally_.repairs["cancelled receive request left out"];
+  r.free_names.push_back(found->second.name);
+  r.requests.erase(found);
+}
+
+void ImportBuilder::collective(WorldRank rank, TraceOp op, TraceComm comm, std::optional<WorldRank> root, uint64_t sent,
+                               uint64_t received) {
+  RankState& r = in_call(rank, "collective");
+  check_member(comm, rank, "communicator");
+  if (has_root(op) != root.has_value()) fail("root", op_name(op) + (root ? " takes no root" : " needs a root"));
+  if (root) check_member(comm, *root, "root");
+  PendingPtr event = new_event(r, op);
+  event->ready = false;  // sized once every member has called it
+  event->event.comm = comm.value();
+  if (root) event->event.root = root->value();
+  r.actions.push_back({Action::Kind::kBlocks, event});
+  join_collective(r, event, comm, root, sent, received);
+}
+
+void ImportBuilder::join_collective(RankState& r, const PendingPtr& event, TraceComm comm,
+                                    std::optional<WorldRank> root, uint64_t sent, uint64_t received) {
+  const uint64_t sequence = r.collectives_called[comm.value()]++;
+  const auto& members = comms_.at(comm.value());
+  auto [it, fresh] = collectives_.try_emplace({comm.value(), sequence});
+  CollectiveInstance& instance = it->second;
+  const TraceOp op = event->event.op;
+  const std::optional<uint32_t> root_rank = root ? std::optional(root->value()) : std::nullopt;
+  if (fresh) {
+    instance.op = op;
+    instance.root = root_rank;
+    instance.members.resize(members.size());
+  } else if (instance.op != op) {
+    fail("collectiveOp", "collective #" + std::to_string(sequence) + " on communicator " +
+                             std::to_string(comm.value()) + " is " + op_name(op) + " here but " + op_name(instance.op) +
+                             " on another member");
+  } else if (instance.root != root_rank) {
+    fail("root", "collective #" + std::to_string(sequence) + " (" + op_name(op) + ") on communicator " +
+                     std::to_string(comm.value()) + " has another root on another member");
+  }
+  const uint32_t position = position_.at(comm.value()).at(event->event.rank);
+  instance.members[position] = CollectiveInstance::Member{event, sent, received};
+  if (++instance.arrived < members.size()) return;
+  size_collective(instance, comm.value());
+  collectives_.erase(it);
+}
+
+// Sizes as EZTrace and the capture library see them: what the caller's own
+// buffer argument held (count x type size); alltoall per destination,
+// alltoallv summed over destinations. Vector collectives take each member's
+// part from that member's record.
+void ImportBuilder::size_collective(CollectiveInstance& instance, uint32_t comm) {
+  const size_t n = instance.members.size();
+  std::vector<uint64_t> sent(n);
+  std::vector<uint64_t> received(n);
+  for (size_t i = 0; i < n; ++i) {
+    sent[i] = instance.members[i]->sent;
+    received[i] = instance.members[i]->received;
+  }
+  const auto by_position = [&](const std::vector<uint64_t>& parts) {
+    auto counts = std::make_shared<std::vector<uint32_t>>();
+    for (uint64_t part : parts) counts->push_back(fits_u32(part, "bytes"));
+    return counts;
+  };
+  const auto set_counts = [](TraceEvent& e, std::shared_ptr<const std::vector<uint32_t>> counts) {
+    e.bytes = std::accumulate(counts->begin(), counts->end(), uint64_t{0});
+    e.counts = std::move(counts);
+  };
+  const auto own_part_only = [&](size_t member, const std::vector<uint64_t>& parts) {
+    std::vector<uint64_t> own(n, 0);
+    own[member] = parts[member];
+    return by_position(own);
+  };
+  const bool rooted = instance.root.has_value();
+  const size_t root_position = rooted ? position_.at(comm).at(*instance.root) : 0;
+  switch (instance.op) {
+    case TraceOp::kAlltoallv:
+      for (size_t i = 0; i < n; ++i) {
+        std::vector<uint64_t> spread(n, sent[i] / n);
+        for (size_t j = 0; j < sent[i] % n; ++j) ++spread[j];
+        set_counts(instance.members[i]->event->event, by_position(spread));
+      }
+      tally_.repairs
+          ["alltoallv per-member counts are not in OTF2: each caller's bytes spread evenly over the members (an "
+           "approximation)"] += n;
+      break;
+    case TraceOp::kAllgatherv:
+    case TraceOp::kReduceScatter: {
+      const auto counts = by_position(instance.op == TraceOp::kAllgatherv ? sent : received);
+      for (auto& m : instance.members) set_counts(m->event->event, counts);
+      break;
+    }
+    case TraceOp::kGatherv:
+    case TraceOp::kScatterv: {
+      const auto& parts = instance.op == TraceOp::kGatherv ? sent : received;
+      for (size_t i = 0; i < n; ++i) {
+        set_counts(instance.members[i]->event->event,
+                   i == root_position ? by_position(parts) : own_part_only(i, parts));
+      }
+      break;
+    }
+    case TraceOp::kBarrier:
+      break;
+    default: {
+      const bool received_side = instance.op == TraceOp::kBcast || instance.op == TraceOp::kScatter;
+      const auto& sizes = received_side ? received : sent;
+      const auto [low, high] = std::minmax_element(sizes.begin(), sizes.end());
+      if (*low != *high) ++tally_.repairs[op_name(instance.op) + " sizes differ between members: the largest taken"];
+      const uint32_t bytes = fits_u32(*high, "bytes");
+      for (auto& m : instance.members) m->event->event.bytes = bytes;
+    }
+  }
+  for (auto& m : instance.members) m->event->ready = true;
+  tally_.collective_calls += n;
+}
+
+uint64_t ImportBuilder::watermark() const {
+  uint64_t lowest = now_ns_;
+  for (const RankState& r : ranks_) {
+    if (r.finished || !r.seen) continue;
+    if (r.compute_from) lowest = std::min(lowest, *r.compute_from);
+    if (r.in_call) lowest = std::min(lowest, r.call_start);
+  }
+  return lowest;
+}
+
+void ImportBuilder::flush(uint64_t watermark) {
+  while (!ready_order_.empty()) {
+    const PendingPtr& top = ready_order_.top();
+    if (!top->ready || top->event.start_ns > watermark) return;
+    if (!top->dropped) {
+      if (is_send(top->event.op)) {
+        ++tally_.messages;
+        tally_.message_bytes += top->event.bytes;
+      }
+      sink_(top->event);
+    }
+    ready_order_.pop();
+  }
+}
+
+void ImportBuilder::refuse_what_is_open() {
+  for (uint32_t rank = 0; rank < processes_; ++rank) {
+    const RankState& r = ranks_[rank];
+    if (r.in_call) {
+      where_rank_ = WorldRank(rank);
+      where_record_ = r.call_record;
+      fail("leave", r.call + " is entered and never left: the source ends inside it (truncated?)");
+    }
+    for (const auto& [request, open] : r.requests) {
+      where_rank_ = WorldRank(rank);
+      where_record_ = open.record_index;
+      fail("request", std::string(open.receive ? "receive" : "send") + " request " + std::to_string(request) +
+                          (open.receive && !open.recorded
+                               ? " never completes with its sender and size, and no send matches it unambiguously"
+                               : " never completes"));
+    }
+  }
+  if (!collectives_.empty()) {
+    const auto& [key, instance] = *collectives_.begin();
+    std::string missing;
+    const auto& members = comms_.at(key.first);
+    for (size_t i = 0; i < instance.members.size(); ++i) {
+      if (!instance.members[i]) missing += (missing.empty() ? "" : ",") + std::to_string(members[i]);
+    }
+    throw TraceError(source_, TraceLocation::end(), "communicator",
+                     "collective #" + std::to_string(key.second) + " (" + op_name(instance.op) + ") on communicator " +
+                         std::to_string(key.first) + " is never called by world ranks " + missing);
+  }
+  for (uint32_t receiver = 0; receiver < processes_; ++receiver) {
+    if (inbox_[receiver].empty()) continue;
+    const auto& [key, sizes] = *inbox_[receiver].begin();
+    throw TraceError(source_, TraceLocation::end(), "receiver",
+                     std::to_string(sizes.size()) + " send(s) from rank " + std::to_string(std::get<0>(key)) +
+                         " to rank " + std::to_string(receiver) + " tag " + std::to_string(std::get<1>(key)) +
+                         " communicator " + std::to_string(std::get<2>(key)) + " are never received");
+  }
+  for (const auto& [receiver, receives] : awaiting_send_) {
+    if (receives.empty()) continue;
+    throw TraceError(source_, TraceLocation::end(), "sender",
+                     "a receive of rank " + std::to_string(receiver) +
+                         " completed under MPI_Wait without a record, and no send to that rank is left to match it");
+  }
+  if (!early_receives_.empty()) {
+    const auto& [key, count] = *early_receives_.begin();
+    throw TraceError(source_, TraceLocation::end(), "sender",
+                     std::to_string(count) + " receive(s) of rank " + std::to_string(std::get<0>(key)) + " from rank " +
+                         std::to_string(std::get<1>(key)) + " tag " + std::to_string(std::get<2>(key)) +
+                         " communicator " + std::to_string(std::get<3>(key)) + " match no send");
+  }
+}
+
+void ImportBuilder::finish() {
+  refuse_what_is_open();
+  flush(kNever);
+}
+
+}  // namespace ibsec::traces

@@ -1,0 +1,198 @@
+// Turns the MPI calls of another tool's trace into ibsec trace events
+// (docs/importing.md). A source reader (OTF2 today, DUMPI beside it later)
+// says what each rank did, record by record in time order: a call was
+// entered, it sent, received, completed a request or took part in a
+// collective, it was left. The builder makes the events of the ibsec format
+// from that: compute gaps between calls, sends and receives with request
+// names of its own, waits, collectives with the sizes every member gave. It
+// matches receives with sends as it goes, which is what lets it repair a
+// receive the source left without its sender, size or communicator, and
+// only where the matching send leaves no choice; every repair and every call
+// it could not express are counted in the tally, never dropped silently.
+//
+// Events are handed on in the format's order (non-decreasing START): an
+// event waits in a small heap until no rank can still produce an earlier
+// one, so memory follows what is in flight, not the length of the trace.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <queue>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "core/types.h"
+#include "traces/trace_error.h"
+#include "traces/trace_event.h"
+
+namespace ibsec::traces {
+
+// A process as the ibsec trace numbers it: its rank in MPI_COMM_WORLD.
+using WorldRank = StrongId<struct WorldRankTag, uint32_t>;
+// A request as the source names it (an OTF2 request id, a DUMPI request).
+using SourceRequest = StrongId<struct SourceRequestTag, uint64_t>;
+// A communicator of the ibsec trace (0 the world, others header `comm` lines).
+using TraceComm = StrongId<struct TraceCommTag, uint32_t>;
+
+// What an import could not express or had to mend, by description.
+struct ImportTally {
+  std::map<std::string, uint64_t> not_imported;  // call name -> calls whose communication is not in the trace
+  std::map<std::string, uint64_t> repairs;       // what was mended -> how many times
+  uint64_t messages = 0;                         // point-to-point sends written
+  uint64_t message_bytes = 0;
+  uint64_t collective_calls = 0;
+};
+
+class ImportBuilder {
+ public:
+  using Sink = std::function<void(const TraceEvent&)>;
+
+  // `comms`: the members (world ranks, in communicator-rank order) of every
+  // communicator the events may name, 0 (the world) included.
+  ImportBuilder(std::string source, uint32_t processes, std::map<uint32_t, std::vector<uint32_t>> comms, Sink sink);
+
+  // Where the records that follow come from, for messages: the rank and the
+  // index of the record among the rank's own.
+  void at(WorldRank rank, uint64_t record_index);
+  // The time of the record being read (ns); records come in non-decreasing time.
+  void now(uint64_t time_ns);
+
+  // A rank's first record: its compute may be counted from here.
+  void begin_rank(WorldRank rank, uint64_t time_ns);
+  // An MPI call (normalised name "MPI_Send") is entered or left.
+  void enter_call(WorldRank rank, uint64_t time_ns, std::string_view call);
+  void leave_call(WorldRank rank, uint64_t time_ns);
+
+  // What the open call did. Peers and roots are world ranks.
+  void send(WorldRank rank, WorldRank peer, uint64_t bytes, uint32_t tag, TraceComm comm);
+  void isend(WorldRank rank, WorldRank peer, uint64_t bytes, uint32_t tag, TraceComm comm, SourceRequest request);
+  void send_completed(WorldRank rank, SourceRequest request);
+  void recv(WorldRank rank, WorldRank peer, uint64_t bytes, uint32_t tag, TraceComm comm);
+  void irecv_posted(WorldRank rank, SourceRequest request);
+  void irecv_completed(WorldRank rank, WorldRank peer, uint64_t bytes, uint32_t tag, TraceComm comm,
+                       SourceRequest request);
+  void request_cancelled(WorldRank rank, SourceRequest request);
+  // `op` a blocking collective of trace_ops.def; `sent`/`received` the bytes
+  // the rank's own buffers held, as the source gives them.
+  void collective(WorldRank rank, TraceOp op, TraceComm comm, std::optional<WorldRank> root, uint64_t sent,
+                  uint64_t received);
+
+  // The end of the source: everything still open is refused, the rest handed on.
+  void finish();
+
+  [[nodiscard]] const ImportTally& tally() const { return tally_; }
+  // Throws a TraceError at the current rank and record.
+  [[noreturn]] void fail(const std::string& field, const std::string& problem) const;
+
+ private:
+  // An event being made. It enters the order heap when its call is left and
+  // leaves it, in START order, once it is ready: a receive request waits for
+  // its completion to know its sender, a collective for every member's sizes.
+  struct Pending {
+    TraceEvent event;
+    bool ready = true;
+    bool dropped = false;  // a cancelled request: never written
+    uint64_t seq = 0;      // placement order, which keeps a rank's events in order when their starts tie
+  };
+
+  // What the open call did, in order. Opening actions (isend, irecv) start a
+  // request; the others block the call until they are done.
+  using PendingPtr = std::shared_ptr<Pending>;
+
+  struct Action {
+    enum class Kind : uint8_t { kOpens, kBlocks } kind;
+    PendingPtr event;
+  };
+
+  struct OpenRequest {
+    uint32_t name = 0;  // the ibsec request number
+    PendingPtr event;   // the isend or irecv that opened it
+    bool receive = false;
+    bool recorded = false;  // a receive whose sender and size the source gave
+    uint64_t record_index = 0;
+  };
+
+  struct RankState {
+    bool seen = false;
+    bool finished = false;                 // MPI_Finalize entered: nothing after it is imported
+    std::optional<uint64_t> compute_from;  // where the next compute gap begins
+    bool in_call = false;
+    int depth = 0;  // MPI calls made inside the open one (a library's own) are part of it
+    std::string call;
+    uint64_t call_start = 0;
+    uint64_t call_record = 0;
+    std::vector<Action> actions;
+    std::unordered_map<uint64_t, OpenRequest> requests;  // by SourceRequest
+    std::vector<uint32_t> free_names;
+    uint32_t next_name = 0;
+    std::unordered_map<uint32_t, uint64_t> collectives_called;  // comm -> how many so far
+  };
+
+  struct CollectiveInstance {
+    TraceOp op = TraceOp::kBarrier;
+    std::optional<uint32_t> root;
+    struct Member {
+      PendingPtr event;
+      uint64_t sent = 0;
+      uint64_t received = 0;
+    };
+    std::vector<std::optional<Member>> members;  // by communicator rank
+    size_t arrived = 0;
+  };
+
+  RankState& state(WorldRank rank);
+  RankState& in_call(WorldRank rank, const char* what);
+  PendingPtr new_event(RankState& rank, TraceOp op);
+  uint32_t name_request(RankState& rank);
+  void check_member(TraceComm comm, WorldRank rank, const char* field) const;
+  uint32_t fits_u32(uint64_t value, const char* field) const;
+
+  void place_call_events(RankState& rank, uint64_t leave_ns);
+  void note_send(WorldRank rank, WorldRank peer, uint64_t bytes, uint32_t tag, TraceComm comm);
+  void match_receive(RankState& rank, TraceEvent& receive);
+  bool reconstruct_unrecorded_receive(RankState& rank);
+  void fill_unrecorded_receive(Pending& irecv, uint32_t sender, uint64_t bytes, uint32_t tag, uint32_t comm);
+  void complete_request(RankState& rank, SourceRequest request, const char* field);
+  void count_call_without_events(const RankState& rank);
+  void join_collective(RankState& rank, const PendingPtr& event, TraceComm comm, std::optional<WorldRank> root,
+                       uint64_t sent, uint64_t received);
+  void size_collective(CollectiveInstance& instance, uint32_t comm);
+
+  void flush(uint64_t watermark);
+  [[nodiscard]] uint64_t watermark() const;
+  void refuse_what_is_open();
+
+  std::string source_;
+  uint32_t processes_;
+  std::map<uint32_t, std::vector<uint32_t>> comms_;
+  std::map<uint32_t, std::unordered_map<uint32_t, uint32_t>> position_;  // comm -> world rank -> comm rank
+  Sink sink_;
+  std::vector<RankState> ranks_;
+  WorldRank where_rank_{0};
+  uint64_t where_record_ = 0;
+  uint64_t now_ns_ = 0;
+
+  struct Later {
+    bool operator()(const PendingPtr& a, const PendingPtr& b) const;
+  };
+  std::priority_queue<PendingPtr, std::vector<PendingPtr>, Later> ready_order_;
+  uint64_t events_since_flush_ = 0;
+  uint64_t next_seq_ = 0;  // placement order of events
+
+  // Sends not yet received, by receiver then (sender, tag, comm).
+  std::vector<std::map<std::tuple<uint32_t, uint32_t, uint32_t>, std::deque<uint64_t>>> inbox_;
+  // Receives read before their send (a skewed clock), by (receiver, sender, tag, comm).
+  std::map<std::tuple<uint32_t, uint32_t, uint32_t, uint32_t>, uint64_t> early_receives_;
+  // Receives completed without a record whose send is still to be read, by receiver.
+  std::map<uint32_t, std::deque<PendingPtr>> awaiting_send_;
+  std::map<std::pair<uint32_t, uint64_t>, CollectiveInstance> collectives_;  // (comm, sequence number)
+  ImportTally tally_;
+};
+
+}  // namespace ibsec::traces

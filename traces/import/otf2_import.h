@@ -1,0 +1,33 @@
+// Reads an OTF2 archive (Score-P, EZTrace, TAU) through the OTF2 C library
+// and hands its MPI records to an ImportBuilder (docs/importing.md). Built
+// only where libotf2 is found (traces/import/CMakeLists.txt).
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "traces/import/import_builder.h"
+#include "traces/trace_header.h"
+
+namespace ibsec::traces {
+
+class Otf2Source {
+ public:
+  // Opens the anchor file and reads every definition. Throws TraceError.
+  explicit Otf2Source(const std::string& anchor);
+  ~Otf2Source();
+  Otf2Source(const Otf2Source&) = delete;
+  Otf2Source& operator=(const Otf2Source&) = delete;
+
+  // Processes, communicators (world ranks), origin and provenance notes.
+  [[nodiscard]] const TraceHeader& header() const;
+  // Reads the events of every rank, merged in time order, into `builder`.
+  void read_events(ImportBuilder& builder);
+
+  struct State;  // what the library's callbacks fill in (otf2_import.cpp)
+
+ private:
+  std::unique_ptr<State> state_;
+};
+
+}  // namespace ibsec::traces

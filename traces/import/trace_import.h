@@ -1,0 +1,42 @@
+// `ibsec-engine trace import`: another tool's trace written as an ibsec
+// trace (docs/importing.md). Each source format is a reader of its own
+// beside the others (otf2_import.*; DUMPI next), recognised by its file and
+// feeding the same ImportBuilder; what it could not express or had to mend
+// is said in the trace's notes and returned, never dropped silently.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "traces/import/import_builder.h"
+
+namespace ibsec::traces {
+
+struct ImportFormat {
+  std::string_view name;         // "OTF2"
+  std::string_view source_hint;  // what a source of this format looks like
+  bool built;                    // false: this engine was built without its library
+  std::string_view missing;      // what to install when it is not built
+};
+
+// Every format `trace import` knows, built or not.
+const std::vector<ImportFormat>& import_formats();
+
+struct ImportSummary {
+  std::string format;
+  uint32_t processes = 0;
+  uint64_t events = 0;
+  ImportTally tally;
+};
+
+// Reads SOURCE, writes OUT (replaced only once complete and checked like
+// `trace validate`). Throws TraceError naming the file, rank, event and
+// field at fault, or ConfigError for the output.
+ImportSummary import_trace(const std::string& source, const std::string& out);
+
+// The tally as header notes: "import: not imported: MPI_Put (12 calls)", ...
+std::vector<std::string> tally_notes(const ImportTally& tally);
+
+}  // namespace ibsec::traces
