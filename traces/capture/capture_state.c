@@ -1,6 +1,7 @@
 /* The per-process state of libibsec_capture, the hash map it uses, and the
  * record buffer every wrapper appends events to (see capture_internal.h). */
 #include "capture_internal.h"
+#include <limits.h>
 
 /* ------------------------------------------------------------------------ */
 /* A hash map from 64-bit keys to 64-bit values (open addressing, linear   */
@@ -129,14 +130,20 @@ uint64_t msg_key(MPI_Message m)
     return handle_key(&m, sizeof m);
 }
 
+/* One line in one write: the ranks of a job share one standard error, and a line written in pieces would be
+ * interleaved with another rank's. Lines longer than the buffer are cut (PIPE_BUF keeps a write to a pipe whole). */
 void warn(const char *fmt, ...)
 {
+    char line[PIPE_BUF];
+    int used = snprintf(line, sizeof line - 1, "ibsec_capture: rank %d: ", S.rank);
     va_list ap;
     va_start(ap, fmt);
-    fprintf(stderr, "ibsec_capture: rank %d: ", S.rank);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+    int more = vsnprintf(line + used, sizeof line - 1 - (size_t)used, fmt, ap);
     va_end(ap);
+    size_t length = (size_t)used + (more < 0 ? 0 : (size_t)more);
+    if (length > sizeof line - 2) length = sizeof line - 2;
+    line[length++] = '\n';
+    fwrite(line, 1, length, stderr);
 }
 
 /* Stops recording for good (the process goes on; rank 0 writes no trace and
