@@ -57,7 +57,10 @@ void ImportBuilder::at(WorldRank rank, uint64_t record_index) {
   where_record_ = record_index;
 }
 
-void ImportBuilder::now(uint64_t time_ns) { now_ns_ = std::max(now_ns_, time_ns); }
+void ImportBuilder::now(uint64_t time_ns, uint64_t earliest_to_come_ns) {
+  record_ns_ = time_ns;
+  now_ns_ = std::max(now_ns_, earliest_to_come_ns);
+}
 
 ImportBuilder::RankState& ImportBuilder::state(WorldRank rank) {
   if (rank.value() >= processes_) fail("rank", std::to_string(rank.value()) + " is not a rank");
@@ -235,18 +238,31 @@ uint32_t ImportBuilder::fits_u32(uint64_t value, const char* field) const {
 }
 
 void ImportBuilder::note_send(WorldRank rank, WorldRank peer, uint64_t bytes, uint32_t tag, TraceComm comm) {
+  const uint64_t send_ns = ranks_[rank.value()].call_start;
   const auto early = early_receives_.find({peer.value(), rank.value(), tag, comm.value()});
   if (early != early_receives_.end()) {
-    if (--early->second == 0) early_receives_.erase(early);
+    note_lag(rank.value(), peer.value(), send_ns, early->second.front());
+    early->second.pop_front();
+    if (early->second.empty()) early_receives_.erase(early);
     return;
   }
   auto& awaiting = awaiting_send_[peer.value()];
   if (!awaiting.empty()) {
-    fill_unrecorded_receive(*awaiting.front(), rank.value(), bytes, tag, comm.value());
+    fill_unrecorded_receive(*awaiting.front().first, rank.value(), bytes, tag, comm.value());
+    note_lag(rank.value(), peer.value(), send_ns, awaiting.front().second);
     awaiting.pop_front();
     return;
   }
-  inbox_[peer.value()][{rank.value(), tag, comm.value()}].push_back(bytes);
+  inbox_[peer.value()][{rank.value(), tag, comm.value()}].push_back({bytes, send_ns});
+}
+
+// A receive is recorded once its data is there, so no earlier than its send
+// began, on a common clock: a positive lag measures how far the receiver's
+// clock is behind the sender's.
+void ImportBuilder::note_lag(uint32_t sender, uint32_t receiver, uint64_t send_ns, uint64_t receive_ns) {
+  const int64_t lag = static_cast<int64_t>(send_ns) - static_cast<int64_t>(receive_ns);
+  const auto [it, fresh] = lags_.try_emplace({sender, receiver}, lag);
+  if (!fresh) it->second = std::max(it->second, lag);
 }
 
 void ImportBuilder::send(WorldRank rank, WorldRank peer, uint64_t bytes, uint32_t tag, TraceComm comm) {
@@ -306,6 +322,7 @@ void ImportBuilder::match_receive(RankState& r, TraceEvent& receive) {
   auto& inbox = inbox_[me];
   const auto exact = inbox.find({receive.peer, receive.tag, receive.comm});
   if (exact != inbox.end()) {
+    note_lag(receive.peer, me, exact->second.front().send_ns, record_ns_);
     exact->second.pop_front();
     if (exact->second.empty()) inbox.erase(exact);
     return;
@@ -329,12 +346,13 @@ void ImportBuilder::match_receive(RankState& r, TraceEvent& receive) {
     if (!position_.at(std::get<2>(it->first)).contains(me)) fail("communicator", "receiver not a member");
     receive.comm = std::get<2>(it->first);
     ++tally_.repairs["receive filed on a communicator without its send: re-filed on the send's communicator"];
+    note_lag(receive.peer, me, it->second.front().send_ns, record_ns_);
     it->second.pop_front();
     if (it->second.empty()) inbox.erase(it);
     return;
   }
   (void)r;
-  ++early_receives_[{me, receive.peer, receive.tag, receive.comm}];  // its send is yet to be read
+  early_receives_[{me, receive.peer, receive.tag, receive.comm}].push_back(record_ns_);  // its send is yet to be read
 }
 
 void ImportBuilder::recv(WorldRank rank, WorldRank peer, uint64_t bytes, uint32_t tag, TraceComm comm) {
@@ -393,11 +411,13 @@ bool ImportBuilder::reconstruct_unrecorded_receive(RankState& r) {
   const PendingPtr irecv = r.requests.begin()->second.event;
   complete_request(r, SourceRequest(r.requests.begin()->first), "request");
   if (inbox.empty()) {
-    awaiting_send_[where_rank_.value()].push_back(irecv);
+    awaiting_send_[where_rank_.value()].emplace_back(irecv, record_ns_);
     return true;
   }
   const auto [sender, tag, comm] = inbox.begin()->first;
-  fill_unrecorded_receive(*irecv, sender, inbox.begin()->second.front(), tag, comm);
+  const InFlight& send = inbox.begin()->second.front();
+  fill_unrecorded_receive(*irecv, sender, send.bytes, tag, comm);
+  note_lag(sender, where_rank_.value(), send.send_ns, record_ns_);
   inbox.clear();
   return true;
 }
@@ -603,12 +623,50 @@ void ImportBuilder::refuse_what_is_open() {
                          " completed under MPI_Wait without a record, and no send to that rank is left to match it");
   }
   if (!early_receives_.empty()) {
-    const auto& [key, count] = *early_receives_.begin();
+    const auto& [key, times] = *early_receives_.begin();
     throw TraceError(source_, TraceLocation::end(), "sender",
-                     std::to_string(count) + " receive(s) of rank " + std::to_string(std::get<0>(key)) + " from rank " +
-                         std::to_string(std::get<1>(key)) + " tag " + std::to_string(std::get<2>(key)) +
+                     std::to_string(times.size()) + " receive(s) of rank " + std::to_string(std::get<0>(key)) +
+                         " from rank " + std::to_string(std::get<1>(key)) + " tag " + std::to_string(std::get<2>(key)) +
                          " communicator " + std::to_string(std::get<3>(key)) + " match no send");
   }
+}
+
+void ImportBuilder::note_clock_shifts(const std::vector<uint64_t>& offsets) {
+  std::string shifted;
+  for (uint32_t rank = 0; rank < offsets.size(); ++rank) {
+    if (offsets[rank] == 0) continue;
+    shifted += (shifted.empty() ? "" : ", ") + std::to_string(rank) + " by " + std::to_string(offsets[rank]) + " ns";
+  }
+  if (shifted.empty()) return;
+  tally_.repairs["ranks' clocks disagree (a receive recorded before its send began): rank clocks shifted later, " +
+                 shifted + " (the least constant shifts that put every receive after its send)"] +=
+      static_cast<uint64_t>(std::count_if(offsets.begin(), offsets.end(), [](uint64_t o) { return o > 0; }));
+}
+
+// Longest paths from a virtual rank joined to every rank by 0 (Bellman-Ford):
+// a rank's shift is the most its lags demand. A lap that still lengthens a
+// path after `processes` rounds is a cycle of lags with a positive sum.
+std::vector<uint64_t> clock_offsets(const std::string& source, uint32_t processes, const ClockLags& lags) {
+  std::vector<int64_t> shift(processes, 0);
+  for (uint32_t round = 0; round <= processes; ++round) {
+    bool longer = false;
+    for (const auto& [pair, lag] : lags) {
+      const auto [sender, receiver] = pair;
+      if (shift[sender] + lag > shift[receiver]) {
+        if (round == processes) {
+          throw TraceError(source, TraceLocation::end(), "time",
+                           "the ranks' clocks disagree and no constant shift per rank puts every receive after its "
+                           "send: the messages from rank " +
+                               std::to_string(sender) + " to rank " + std::to_string(receiver) + " (lag " +
+                               std::to_string(lag) + " ns) close a cycle whose lags add up to more than 0");
+        }
+        shift[receiver] = shift[sender] + lag;
+        longer = true;
+      }
+    }
+    if (!longer) break;
+  }
+  return {shift.begin(), shift.end()};
 }
 
 void ImportBuilder::finish() {

@@ -49,6 +49,17 @@ struct ImportTally {
   uint64_t collective_calls = 0;
 };
 
+// Per (sender, receiver) of world ranks: the most by which a send started
+// after its matching receive was recorded (negative: the least slack). A
+// positive lag means the two ranks' clocks disagree, as EZTrace's do.
+using ClockLags = std::map<std::pair<uint32_t, uint32_t>, int64_t>;
+
+// The least per-rank clock shifts (ns, each >= 0) that put every receive at
+// or after its send: o[receiver] - o[sender] >= lag for every pair, solved
+// as longest paths. Throws TraceError naming SOURCE when no constant shifts
+// do (the clocks drift apart, or a receive precedes its send on one clock).
+std::vector<uint64_t> clock_offsets(const std::string& source, uint32_t processes, const ClockLags& lags);
+
 class ImportBuilder {
  public:
   using Sink = std::function<void(const TraceEvent&)>;
@@ -60,8 +71,9 @@ class ImportBuilder {
   // Where the records that follow come from, for messages: the rank and the
   // index of the record among the rank's own.
   void at(WorldRank rank, uint64_t record_index);
-  // The time of the record being read (ns); records come in non-decreasing time.
-  void now(uint64_t time_ns);
+  // The time of the record being read (ns, on its rank's clock, shifted);
+  // no record still to be read is earlier than `earliest_to_come_ns`.
+  void now(uint64_t time_ns, uint64_t earliest_to_come_ns);
 
   // A rank's first record: its compute may be counted from here.
   void begin_rank(WorldRank rank, uint64_t time_ns);
@@ -87,6 +99,10 @@ class ImportBuilder {
   void finish();
 
   [[nodiscard]] const ImportTally& tally() const { return tally_; }
+  // Every matched message's clock lag, for clock_offsets.
+  [[nodiscard]] const ClockLags& clock_lags() const { return lags_; }
+  // Counts the clock repair in the tally (the shifts clock_offsets found).
+  void note_clock_shifts(const std::vector<uint64_t>& offsets);
   // Throws a TraceError at the current rank and record.
   [[noreturn]] void fail(const std::string& field, const std::string& problem) const;
 
@@ -155,6 +171,7 @@ class ImportBuilder {
 
   void place_call_events(RankState& rank, uint64_t leave_ns);
   void note_send(WorldRank rank, WorldRank peer, uint64_t bytes, uint32_t tag, TraceComm comm);
+  void note_lag(uint32_t sender, uint32_t receiver, uint64_t send_ns, uint64_t receive_ns);
   void match_receive(RankState& rank, TraceEvent& receive);
   bool reconstruct_unrecorded_receive(RankState& rank);
   void fill_unrecorded_receive(Pending& irecv, uint32_t sender, uint64_t bytes, uint32_t tag, uint32_t comm);
@@ -176,7 +193,8 @@ class ImportBuilder {
   std::vector<RankState> ranks_;
   WorldRank where_rank_{0};
   uint64_t where_record_ = 0;
-  uint64_t now_ns_ = 0;
+  uint64_t now_ns_ = 0;     // no record still to be read is earlier
+  uint64_t record_ns_ = 0;  // the record being read
 
   struct Later {
     bool operator()(const PendingPtr& a, const PendingPtr& b) const;
@@ -185,12 +203,19 @@ class ImportBuilder {
   uint64_t events_since_flush_ = 0;
   uint64_t next_seq_ = 0;  // placement order of events
 
+  struct InFlight {
+    uint64_t bytes = 0;
+    uint64_t send_ns = 0;  // when its send call began
+  };
   // Sends not yet received, by receiver then (sender, tag, comm).
-  std::vector<std::map<std::tuple<uint32_t, uint32_t, uint32_t>, std::deque<uint64_t>>> inbox_;
-  // Receives read before their send (a skewed clock), by (receiver, sender, tag, comm).
-  std::map<std::tuple<uint32_t, uint32_t, uint32_t, uint32_t>, uint64_t> early_receives_;
-  // Receives completed without a record whose send is still to be read, by receiver.
-  std::map<uint32_t, std::deque<PendingPtr>> awaiting_send_;
+  std::vector<std::map<std::tuple<uint32_t, uint32_t, uint32_t>, std::deque<InFlight>>> inbox_;
+  // Receives read before their send (a skewed clock), by (receiver, sender,
+  // tag, comm): when each was recorded.
+  std::map<std::tuple<uint32_t, uint32_t, uint32_t, uint32_t>, std::deque<uint64_t>> early_receives_;
+  // Receives completed without a record whose send is still to be read, by
+  // receiver, with when their wait ended.
+  std::map<uint32_t, std::deque<std::pair<PendingPtr, uint64_t>>> awaiting_send_;
+  ClockLags lags_;
   std::map<std::pair<uint32_t, uint64_t>, CollectiveInstance> collectives_;  // (comm, sequence number)
   ImportTally tally_;
 };

@@ -181,6 +181,7 @@ struct Otf2Source::State {
   ImportBuilder* builder = nullptr;
   std::unordered_map<uint64_t, OTF2_EvtReader*> event_readers;
   std::unordered_map<uint64_t, uint64_t> last_time;
+  std::vector<uint64_t> clock_shifts;  // by world rank; empty: none
   uint64_t unknown_records = 0;
   uint64_t alltoallw_calls = 0;
 
@@ -451,11 +452,14 @@ WorldRank arrive(State& s, OTF2_LocationRef location, OTF2_TimeStamp time) {
   const WorldRank who(rank->second);
   s.builder->at(who, record_index(s, location));
   if (time < s.global_offset) s.builder->fail("time", "before the clock's global offset");
-  const uint64_t time_ns = ticks_to_ns(s, time - s.global_offset);
+  const uint64_t unshifted_ns = ticks_to_ns(s, time - s.global_offset);
+  // The global reader merges the ranks by their own clocks: with shifts (all
+  // >= 0), a record still to come is no earlier than this one unshifted.
+  const uint64_t time_ns = unshifted_ns + (s.clock_shifts.empty() ? 0 : s.clock_shifts[who.value()]);
   auto& last = s.last_time[location];
   if (time_ns < last) s.builder->fail("time", "earlier than the rank's previous record");
   last = time_ns;
-  s.builder->now(time_ns);
+  s.builder->now(time_ns, unshifted_ns);
   s.builder->begin_rank(who, time_ns);
   return who;
 }
@@ -628,9 +632,11 @@ void open_rank_readers(State& s) {
 
 }  // namespace
 
-Otf2Source::Otf2Source(const std::string& anchor) : state_(std::make_unique<State>()) {
+Otf2Source::Otf2Source(const std::string& anchor, std::vector<uint64_t> clock_shifts)
+    : state_(std::make_unique<State>()) {
   State& s = *state_;
   s.anchor = anchor;
+  s.clock_shifts = std::move(clock_shifts);
   s.previous_error_callback = OTF2_Error_RegisterCallback(remember_otf2_error, nullptr);
   try {
     open_archive(s);
@@ -638,6 +644,10 @@ Otf2Source::Otf2Source(const std::string& anchor) : state_(std::make_unique<Stat
     if (!s.have_clock) s.fail("clockProperties", "the archive defines no clock (ticks per second)");
     resolve_regions(s);
     resolve_world(s);
+    if (!s.clock_shifts.empty() && s.clock_shifts.size() != s.world.size()) {
+      s.fail("clock shifts",
+             std::to_string(s.clock_shifts.size()) + " given for " + std::to_string(s.world.size()) + " ranks");
+    }
     resolve_comms(s);
     s.header.processes = static_cast<uint32_t>(s.world.size());
     for (const auto& [id, members] : s.comm_members) {

@@ -5,6 +5,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "traces/import/import_builder.h"
 #include "traces/trace_header.h"
@@ -14,7 +15,9 @@ namespace ibsec::traces {
 class Otf2Source {
  public:
   // Opens the anchor file and reads every definition. Throws TraceError.
-  explicit Otf2Source(const std::string& anchor);
+  // `clock_shifts`: ns added to each world rank's times (none: all 0), to
+  // mend ranks whose clocks disagree (clock_offsets, import_builder.h).
+  explicit Otf2Source(const std::string& anchor, std::vector<uint64_t> clock_shifts = {});
   ~Otf2Source();
   Otf2Source(const Otf2Source&) = delete;
   Otf2Source& operator=(const Otf2Source&) = delete;

@@ -2,8 +2,10 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <memory>
 
 #include "core/atomic_file.h"
 #include "traces/trace_checker.h"
@@ -50,28 +52,54 @@ class ScratchTrace {
   std::filesystem::path path_;
 };
 
+// One reading of the source into the scratch file: what the builder tallied
+// and the clock lags it measured.
+struct Pass {
+  ImportTally tally;
+  std::vector<uint64_t> clock_shifts;  // what would mend the lags; all 0 when none is needed
+};
+
 template <typename Source>
-ImportSummary import_from(Source& source, const std::string& source_path, const std::string& out,
+Pass read_into_scratch(Source& source, const std::string& source_path, const std::string& scratch,
+                       const std::vector<uint64_t>& shifts_applied) {
+  const TraceHeader& header = source.header();
+  TraceWriter events(scratch, header, TraceEncoding::kBinary, TraceCompression::kNone, "out");
+  std::map<uint32_t, std::vector<uint32_t>> comms = header.comms;
+  std::vector<uint32_t> world(header.processes);
+  for (uint32_t i = 0; i < header.processes; ++i) world[i] = i;
+  comms[0] = world;
+  ImportBuilder builder(source_path, header.processes, std::move(comms), [&](const TraceEvent& e) { events.write(e); });
+  source.read_events(builder);
+  builder.finish();
+  events.finish();
+  builder.note_clock_shifts(shifts_applied);
+  return {builder.tally(), clock_offsets(source_path, header.processes, builder.clock_lags())};
+}
+
+bool any_shift(const std::vector<uint64_t>& shifts) {
+  return std::any_of(shifts.begin(), shifts.end(), [](uint64_t s) { return s > 0; });
+}
+
+// OPEN(shifts) opens the source with per-rank clock shifts. A source whose
+// ranks' clocks disagree (a receive recorded before its send began) is read
+// a second time with the least shifts that mend it: the lags are known only
+// once every message has been matched.
+template <typename Open>
+ImportSummary import_from(const Open& open, const std::string& source_path, const std::string& out,
                           std::string_view format) {
   ScratchTrace scratch(out);
-  TraceHeader header = source.header();
+  auto source = open(std::vector<uint64_t>{});
+  Pass pass = read_into_scratch(*source, source_path, scratch.path(), {});
+  if (any_shift(pass.clock_shifts)) {
+    const std::vector<uint64_t> shifts = pass.clock_shifts;
+    source = open(shifts);
+    pass = read_into_scratch(*source, source_path, scratch.path(), shifts);
+  }
   ImportSummary summary;
   summary.format = format;
-  summary.processes = header.processes;
-  {
-    TraceWriter events(scratch.path(), header, TraceEncoding::kBinary, TraceCompression::kNone, "out");
-    std::map<uint32_t, std::vector<uint32_t>> comms = header.comms;
-    std::vector<uint32_t> world(header.processes);
-    for (uint32_t i = 0; i < header.processes; ++i) world[i] = i;
-    comms[0] = world;
-    ImportBuilder builder(source_path, header.processes, std::move(comms),
-                          [&](const TraceEvent& e) { events.write(e); });
-    source.read_events(builder);
-    builder.finish();
-    events.finish();
-    summary.tally = builder.tally();
-  }
-  header = source.header();  // with what reading the events added
+  summary.processes = source->header().processes;
+  summary.tally = pass.tally;
+  TraceHeader header = source->header();  // with what reading the events added
   for (std::string& note : tally_notes(summary.tally)) header.notes.push_back(std::move(note));
   TraceReader reader(scratch.path());
   TraceWriter writer(out, header, "out");
@@ -115,8 +143,10 @@ ImportSummary import_trace(const std::string& source, const std::string& out) {
   }
   if (!kOtf2Built) throw TraceError(source, TraceLocation::file(), "source", std::string(import_formats()[0].missing));
 #ifdef IBSEC_HAVE_OTF2
-  Otf2Source otf2(source);
-  return import_from(otf2, source, out, "OTF2");
+  const auto open = [&](std::vector<uint64_t> shifts) {
+    return std::make_unique<Otf2Source>(source, std::move(shifts));
+  };
+  return import_from(open, source, out, "OTF2");
 #else
   return {};
 #endif

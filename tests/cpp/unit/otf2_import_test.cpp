@@ -232,7 +232,47 @@ TEST(Otf2Import, ReceiveOnTheWrongCommunicatorRefiled) {
   EXPECT_EQ(summary.tally.repairs.size(), 1u);
 }
 
+// EZTrace's ranks keep clocks of their own (rank 0 of NPB LU ran 21 ms
+// behind): here rank 1 records the receive at 29, before rank 0's send began
+// at 50. Rank 1's clock is shifted by the least that mends it (50 - 29 = 21),
+// which the reply (sent at 60 + 21, received at 99) still allows.
+TEST(Otf2Import, SkewedClocksShiftedSoEveryReceiveFollowsItsSend) {
+  Archive a(2, "skew");
+  for (uint32_t r = 0; r < 2; ++r) init(a, r);
+  a.call(1, "MPI_Recv", 20, 30, [](auto* w) { OTF2_EvtWriter_MpiRecv(w, nullptr, 29, 0, 0, 5, 100); });
+  a.call(0, "MPI_Send", 50, 55, [](auto* w) { OTF2_EvtWriter_MpiSend(w, nullptr, 51, 1, 0, 5, 100); });
+  a.call(1, "MPI_Send", 60, 65, [](auto* w) { OTF2_EvtWriter_MpiSend(w, nullptr, 61, 0, 0, 6, 8); });
+  a.call(0, "MPI_Recv", 70, 100, [](auto* w) { OTF2_EvtWriter_MpiRecv(w, nullptr, 99, 1, 0, 6, 8); });
+  for (uint32_t r = 0; r < 2; ++r) finalize(a, r);
+  ImportSummary summary;
+  const std::string out = imported(a.finish(), &summary);
+  const std::map<uint32_t, std::vector<std::string>> expected = {
+      {0,
+       {"0 10 50 compute", "0 50 55 send 1 100 5 0", "0 55 70 compute", "0 70 100 recv 1 8 6 0 exact",
+        "0 100 110 compute"}},
+      {1,
+       {"1 31 41 compute", "1 41 51 recv 0 100 5 0 exact", "1 51 81 compute", "1 81 86 send 0 8 6 0",
+        "1 86 131 compute"}},
+  };
+  EXPECT_EQ(events_by_rank(out), expected);
+  ASSERT_EQ(summary.tally.repairs.size(), 1u);
+  EXPECT_NE(summary.tally.repairs.begin()->first.find("1 by 21 ns"), std::string::npos)
+      << summary.tally.repairs.begin()->first;
+  EXPECT_EQ(summary.tally.repairs.begin()->second, 1u);  // one rank shifted
+}
+
 // -- Hostile archives: each refused, naming the field at fault. --
+
+// Each rank receives before the other's send began: shifting one rank's
+// clock later breaks the other message, so no constant shift mends them.
+TEST(Otf2ImportHostile, ClocksThatNoShiftMends) {
+  Archive a(2, "skewcycle");
+  a.call(0, "MPI_Recv", 10, 40, [](auto* w) { OTF2_EvtWriter_MpiRecv(w, nullptr, 39, 1, 0, 6, 8); });
+  a.call(1, "MPI_Recv", 20, 30, [](auto* w) { OTF2_EvtWriter_MpiRecv(w, nullptr, 29, 0, 0, 5, 100); });
+  a.call(0, "MPI_Send", 50, 55, [](auto* w) { OTF2_EvtWriter_MpiSend(w, nullptr, 51, 1, 0, 5, 100); });
+  a.call(1, "MPI_Send", 60, 65, [](auto* w) { OTF2_EvtWriter_MpiSend(w, nullptr, 61, 0, 0, 6, 8); });
+  EXPECT_EQ(refused_field(a.finish()), "time");
+}
 
 TEST(Otf2ImportHostile, NoSuchFile) {
   EXPECT_EQ(refused_field((fs::temp_directory_path() / "ibsec-otf2-missing.otf2").string()), "source");
