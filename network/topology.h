@@ -67,12 +67,23 @@ struct SubnetAddresses {
   std::string link_width;  // and width ("4x")
 };
 
+// A count that describes a topology's shape beyond its nodes and switches
+// (a fat tree's leaves, spines and cores), written into the run result's
+// "topology" section with its unit and description.
+struct ShapeCount {
+  std::string name;
+  std::string unit;
+  std::string description;
+  uint64_t value = 0;
+};
+
 struct Topology {
   std::string name;
   uint32_t nodes = 0;
   std::vector<SwitchSpec> switches;
   std::vector<Endpoint> node_link;        // node i's card port 0 connects to this switch port
   std::optional<SubnetAddresses> subnet;  // only for a fabric read from a subnet
+  std::vector<ShapeCount> shape;          // what the builder reports about its shape; may be empty
 
   // Switches a packet traverses from src to dst, following the forwarding
   // tables (for closed-form latency checks). src == dst counts the leaf

@@ -51,6 +51,27 @@ std::vector<Statistic> link_identity(size_t index, const std::string& name, cons
   };
 }
 
+// The fabric's counts, every topology's and then what its builder reports
+// about its shape (a fat tree's leaves, spines and cores), with their units
+// and descriptions under topology_meta as the statistics have theirs.
+nlohmann::ordered_json topology_section(const network::Topology& topology, size_t links) {
+  std::vector<Statistic> counts{
+      {"nodes", "nodes", "nodes in the fabric, one card each", topology.nodes},
+      {"switches", "switches", "switches in the fabric", topology.switches.size()},
+      {"links", "links", "one-way links: every card's output and every cabled switch output port", links},
+  };
+  for (const network::ShapeCount& count : topology.shape)
+    counts.push_back({count.name, count.unit, count.description, count.value});
+  nlohmann::ordered_json section = {{"name", topology.name}};
+  nlohmann::ordered_json meta = nlohmann::ordered_json::object();
+  for (const Statistic& count : counts) {
+    section[count.name] = count.value;
+    meta[count.name] = {{"unit", count.unit}, {"description", count.description}};
+  }
+  section["topology_meta"] = meta;
+  return section;
+}
+
 double share_of_run(uint64_t ticks, Tick elapsed) {
   return ratio(static_cast<double>(ticks), static_cast<double>(std::max<Tick>(elapsed, 1)));
 }
@@ -197,10 +218,7 @@ nlohmann::ordered_json Cluster::result(const RunOutcome& outcome) const {
   doc["skc_access"] = {{"access_ns", config_.nic.skc_access_origin.ns},
                        {"cycles", config_.nic.clock.cycles_covering(config_.nic.skc_access).count()},
                        {"source", config_.nic.skc_access_origin.source}};
-  doc["topology"] = {{"name", topology_->name},
-                     {"nodes", topology_->nodes},
-                     {"switches", topology_->switches.size()},
-                     {"links", links_.size()}};
+  doc["topology"] = topology_section(*topology_, links_.size());
   nlohmann::ordered_json statistics = nlohmann::ordered_json::object();
   write_statistics(statistics, stats);
   doc["statistics"] = statistics;

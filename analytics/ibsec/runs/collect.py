@@ -29,6 +29,8 @@ if TYPE_CHECKING:
     import pandas as pd
 
 CONFIG_PREFIX = "config."
+# Units and descriptions of the result's topology counts, as the engine writes them (sim/run_result.cpp).
+TOPOLOGY_META_KEY = "topology_meta"
 # Columns that are not statistics: where the row came from.
 SOURCE_COLUMNS = {
     "result_file": {"unit": "path", "description": "the engine's result file"},
@@ -221,6 +223,10 @@ def column_meta(documents: list[dict], columns: list[str]) -> dict[str, dict]:
     for document in documents:
         for name, entry in document["statistics"].get("statistics_meta", {}).items():
             meta.setdefault(name, {"unit": entry.get("unit", ""), "description": entry.get("description", "")})
+        # The topology's counts are columns topology_<name> (EngineRun.row); the engine describes them.
+        for name, entry in document.get("topology", {}).get(TOPOLOGY_META_KEY, {}).items():
+            meta.setdefault(f"topology_{name}",
+                            {"unit": entry.get("unit", ""), "description": entry.get("description", "")})
     if any(column.startswith(CONFIG_PREFIX) for column in columns):
         from ..engine.binary import parameters
 

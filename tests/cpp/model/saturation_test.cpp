@@ -64,5 +64,37 @@ TEST(Saturation, EveryMessageIsCountedOnceWhateverItsPackets) {
   EXPECT_EQ(s.statistics["packets_delivered"], 4 * 5500);
 }
 
+// docs/network.md, "Tapered fat trees": under uniform traffic a node on a
+// full leaf of `down` nodes sends (nodes - down) / (nodes - 1) of its
+// packets off the leaf, over `up` up-links that D-mod-K loads evenly, and
+// receives as much over as many down-links: in units of the link rate,
+// accepted <= up / down * (nodes - 1) / (nodes - down).
+double taper_bound(double nodes, double down, double up) { return up / down * (nodes - 1) / (nodes - down); }
+
+TEST(Saturation, TaperedTreeUniformReachesTheTaperBound) {
+  // 36-port switches split 3:1 (27 nodes, 9 up-links per leaf), two full leaves on one spine. 15 lanes
+  // relieve head-of-line blocking, so the tapered links, not the switches' FIFOs, set the limit.
+  const Saturated s =
+      saturate({"network.topology=fat-tree-built", "network.nodes=54", "network.fat_tree_built.taper=3:1",
+                "network.virtual_lanes=15", "traffic.messages=200000"});
+  ASSERT_TRUE(s.outcome.drained);
+  const double accepted = s.statistics["accepted_throughput"].get<double>() / payload_share(256, 26);
+  const double bound = taper_bound(54, 27, 9);  // 0.654
+  EXPECT_LE(accepted, bound);
+  EXPECT_NEAR(accepted / bound, 1.0, 0.05) << "accepted " << accepted << " of a bound of " << bound;
+}
+
+TEST(Saturation, TwoToOneTreeOnOneLaneIsHeadOfLineLimitedBelowTheTaperBound) {
+  // 36-port switches split 2:1 (24 down, 12 up), four full leaves, one lane: every spine is a saturated
+  // square switch and its FIFOs block at the head (docs/network.md), about two thirds of the bound.
+  const Saturated s = saturate({"network.topology=fat-tree-built", "network.nodes=96",
+                                "network.fat_tree_built.taper=2:1", "traffic.messages=200000"});
+  ASSERT_TRUE(s.outcome.drained);
+  const double accepted = s.statistics["accepted_throughput"].get<double>() / payload_share(256, 26);
+  const double bound = taper_bound(96, 24, 12);  // 0.660
+  EXPECT_GT(accepted / bound, 0.55) << "accepted " << accepted << " of a bound of " << bound;
+  EXPECT_LT(accepted / bound, 0.75) << "accepted " << accepted << " of a bound of " << bound;
+}
+
 }  // namespace
 }  // namespace ibsec

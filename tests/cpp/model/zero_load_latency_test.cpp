@@ -255,5 +255,50 @@ INSTANTIATE_TEST_SUITE_P(ZeroLoadLatency, RealFabric,
                            return std::string(info.param.routing) + "_to_node" + std::to_string(info.param.dst);
                          });
 
+// Fat trees as built (network.topology=fat-tree-built): a packet to a node
+// on its own leaf crosses 1 switch, to another leaf of its pod 3 (leaf,
+// spine, leaf), to another pod of a 3-level tree 5 (and a core); the time
+// is the closed form's for that many switches, at 4x SDR and at 4x HDR,
+// where every one of the cables adds its FEC latency.
+struct BuiltRoute {
+  const char* name;
+  std::vector<std::string> tree;  // the fat-tree-built overrides
+  uint32_t dst;                   // from node 0
+  uint32_t switches;              // the route crosses, by docs/topology.md
+  const char* link_rate;
+};
+
+void PrintTo(const BuiltRoute& r, std::ostream* os) { *os << r.name; }
+
+const std::vector<std::string> kTwoLevel2to1{"network.nodes=96", "network.fat_tree_built.taper=2:1"};
+const std::vector<std::string> kThreeLevel8Port{"network.nodes=20", "network.fat_tree_built.radix=8",
+                                                "network.fat_tree_built.levels=3"};
+
+class BuiltFatTree : public ::testing::TestWithParam<BuiltRoute> {};
+
+TEST_P(BuiltFatTree, OnePacketMatchesTheClosedForm) {
+  const BuiltRoute route = GetParam();
+  std::vector<std::string> overrides{"nic.security=SKC-6", "network.topology=fat-tree-built",
+                                     std::string("network.link_rate=") + route.link_rate};
+  overrides.insert(overrides.end(), route.tree.begin(), route.tree.end());
+  const sim::SimConfig config = config_with(overrides);
+  ASSERT_NE(config.topology, nullptr);
+  ASSERT_EQ(config.topology->switch_hops(NodeId(0), NodeId(route.dst)), route.switches);
+  const auto [first, second] = two_packets(overrides, 0, route.dst);
+  const Generation& generation = std::string(route.link_rate) == "HDR" ? kGenerations[5] : kGenerations[0];
+  const Fabric fabric = fabric_of(generation, 4);
+  EXPECT_EQ(first, closed_form(Lookup::kSkcMiss, route.switches, 0, 256, fabric));
+  EXPECT_EQ(second, closed_form(Lookup::kSkcHit, route.switches, 10'000 * kPeriod, 256, fabric));
+}
+
+INSTANTIATE_TEST_SUITE_P(ZeroLoadLatency, BuiltFatTree,
+                         ::testing::Values(BuiltRoute{"SameLeaf", kTwoLevel2to1, 23, 1, "SDR"},
+                                           BuiltRoute{"AcrossSpines", kTwoLevel2to1, 95, 3, "SDR"},
+                                           BuiltRoute{"AcrossSpinesHdr", kTwoLevel2to1, 50, 3, "HDR"},
+                                           BuiltRoute{"ThreeLevelWithinPod", kThreeLevel8Port, 15, 3, "SDR"},
+                                           BuiltRoute{"AcrossCores", kThreeLevel8Port, 19, 5, "SDR"},
+                                           BuiltRoute{"AcrossCoresHdr", kThreeLevel8Port, 17, 5, "HDR"}),
+                         [](const auto& info) { return std::string(info.param.name); });
+
 }  // namespace
 }  // namespace ibsec
