@@ -5,6 +5,9 @@
 // order (docs/topology.md, "minhop").
 #pragma once
 
+#include <cstdint>
+#include <vector>
+
 #include "network/topology.h"
 
 namespace ibsec::network {
@@ -12,5 +15,10 @@ namespace ibsec::network {
 // Fills every switch's table of `topology`. A destination no switch path
 // reaches is left on an uncabled port, for check_routes to report.
 void route_minhop(Topology& topology);
+
+// hops[s]: switch hops from switch s to switch `target` over
+// switch-to-switch cables (kNoPath if none), as OpenSM's LID matrices hold
+// them for the target's base LID.
+std::vector<uint8_t> min_hop_distances(const Topology& topology, uint32_t target);
 
 }  // namespace ibsec::network
