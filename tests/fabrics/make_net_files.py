@@ -13,33 +13,86 @@ HERE = Path(__file__).resolve().parent
 RADIX = 36  # a 36-port switch (InfiniScale IV / SwitchX class)
 
 
+class NetFile:
+    """Switches and HCAs in order of first mention (ibsim numbers their GUIDs in that order), each with its
+    cabled ports."""
+
+    def __init__(self) -> None:
+        self.switches: dict[str, list[str]] = {}
+        self.hcas: dict[str, list[str]] = {}
+
+    def switch(self, name: str) -> None:
+        self.switches.setdefault(name, [])
+
+    def hca(self, name: str, switch: str, port: int) -> None:
+        self.switch(switch)
+        self.switches[switch].append(f'[{port}]\t"{name}"[1]')
+        self.hcas[name] = [f'[1]\t"{switch}"[{port}]']
+
+    def cable(self, a: str, a_port: int, b: str, b_port: int) -> None:
+        self.switch(a)
+        self.switch(b)
+        self.switches[a].append(f'[{a_port}]\t"{b}"[{b_port}]')
+        self.switches[b].append(f'[{b_port}]\t"{a}"[{a_port}]')
+
+    def text(self) -> str:
+        records = [f'Switch\t{RADIX} "{name}"\n' + "\n".join(lines) for name, lines in self.switches.items()]
+        records += [f'Hca\t1 "{name}"\n' + "\n".join(lines) for name, lines in self.hcas.items()]
+        return "\n\n".join(records) + "\n"
+
+
+def add_nodes(net: NetFile, switch: str, count: int) -> int:
+    """`count` HCAs on ports 1..count of `switch`, numbered on from those already in `net`; the next free port."""
+    for slot in range(count):
+        net.hca(f"hca{len(net.hcas)}", switch, slot + 1)
+    return count + 1
+
+
 def two_level(nodes_per_leaf: list[int], spines: int, links_per_spine: int, missing: set[tuple[int, int]]) -> str:
     """Leaf i with nodes on ports 1..nodes_per_leaf[i], then links_per_spine cables to every spine;
     a (leaf, spine) pair in `missing` has no cables."""
-    switch_lines: dict[str, list[str]] = {}
-    hca_lines: dict[str, list[str]] = {}
+    net = NetFile()
     spine_next = dict.fromkeys(range(spines), 1)
-    hcas = 0
     for leaf, on_leaf in enumerate(nodes_per_leaf):
-        name = f"leaf{leaf}"
-        lines = switch_lines.setdefault(name, [])
-        for slot in range(on_leaf):
-            hca = f"hca{hcas}"
-            hcas += 1
-            lines.append(f'[{slot + 1}]\t"{hca}"[1]')
-            hca_lines[hca] = [f'[1]\t"{name}"[{slot + 1}]']
-        port = on_leaf + 1
+        port = add_nodes(net, f"leaf{leaf}", on_leaf)
         for spine in range(spines):
             for _ in range(links_per_spine):
                 if (leaf, spine) not in missing:
-                    remote = spine_next[spine]
+                    net.cable(f"leaf{leaf}", port, f"spine{spine}", spine_next[spine])
                     spine_next[spine] += 1
-                    lines.append(f'[{port}]\t"spine{spine}"[{remote}]')
-                    switch_lines.setdefault(f"spine{spine}", []).append(f'[{remote}]\t"{name}"[{port}]')
                 port += 1
-    records = [f'Switch\t{RADIX} "{name}"\n' + "\n".join(lines) for name, lines in switch_lines.items()]
-    records += [f'Hca\t1 "{name}"\n' + "\n".join(lines) for name, lines in hca_lines.items()]
-    return "\n\n".join(records) + "\n"
+    return net.text()
+
+
+def three_level(pods: int, leaves_per_pod: int, nodes_per_leaf: int, spines_per_pod: int, cores: int) -> str:
+    """Pods of leaves and spines, every leaf cabled once to every spine of its pod, every spine once to every
+    core; a leaf's nodes on its first ports."""
+    net = NetFile()
+    core_next = dict.fromkeys(range(cores), 1)
+    for pod in range(pods):
+        spine_next = dict.fromkeys(range(spines_per_pod), 1)
+        for leaf in range(leaves_per_pod):
+            name = f"leaf{pod}.{leaf}"
+            port = add_nodes(net, name, nodes_per_leaf)
+            for spine in range(spines_per_pod):
+                net.cable(name, port + spine, f"spine{pod}.{spine}", spine_next[spine])
+                spine_next[spine] += 1
+        for spine in range(spines_per_pod):
+            for core in range(cores):
+                net.cable(f"spine{pod}.{spine}", leaves_per_pod + 1 + core, f"core{core}", core_next[core])
+                core_next[core] += 1
+    return net.text()
+
+
+def ring(switches: int, nodes_per_switch: int, chords: list[tuple[int, int]]) -> str:
+    """Switch i cabled to switch i+1 (mod switches), then each chord (a, b) cabled; nodes on the first ports."""
+    net = NetFile()
+    next_port = {s: add_nodes(net, f"sw{s}", nodes_per_switch) for s in range(switches)}
+    for a, b in [(s, (s + 1) % switches) for s in range(switches)] + chords:
+        net.cable(f"sw{a}", next_port[a], f"sw{b}", next_port[b])
+        next_port[a] += 1
+        next_port[b] += 1
+    return net.text()
 
 
 FABRICS = {
@@ -51,6 +104,12 @@ FABRICS = {
     # in the tables: taken in LID order, 6 of leaf 0's entries would differ.
     "missing-link": ("leaves of 2, 3 and 4 nodes, one cable from each leaf to each of 3 spines, leaf2-spine1 "
                      "missing", two_level([2, 3, 4], 3, 1, {(2, 1)})),
+    # 3 levels: the cores are the switches OpenSM's updn detects as roots (every node 2 hops away).
+    "three-level": ("3-level fat tree of 36-port switches: 3 pods of 2 leaves x 3 nodes and 2 spines, every spine "
+                    "cabled to each of 2 cores", three_level(3, 2, 3, 2, 2)),
+    # Minhop's shortest paths run both ways round the ring, so its channel dependencies close a cycle; updn from
+    # the root sw0 (ring.roots) does not. Nothing here looks like a spine, so the root is given.
+    "ring": ("8 switches in a ring, 2 nodes each, and a cross link sw0-sw4", ring(8, 2, [(0, 4)])),
 }
 
 

@@ -1,8 +1,10 @@
 #!/bin/sh
 # Regenerates the fabric fixtures from the ibsim net files beside this
-# script: for each NAME.net, ibsim simulates the fabric, OpenSM routes it
-# once with minhop, and what ibnetdiscover and dump_fts print is kept as
-# NAME.ibnd and NAME.lft. Needs root-free Debian packages ibsim-utils,
+# script: for each NAME.net, ibsim simulates the fabric and OpenSM routes
+# it once with each engine; what ibnetdiscover prints is kept as NAME.ibnd,
+# what dump_fts prints as NAME.lft (minhop) and NAME.updn.lft (updn, from
+# the root switches listed in NAME.roots if that file exists, else from
+# those OpenSM detects). Needs root-free Debian packages ibsim-utils,
 # opensm and infiniband-diags.
 #
 #   tests/fabrics/regenerate.sh [OUT_DIR]   (default: this folder)
@@ -23,30 +25,64 @@ for tool in ibsim ibsim-run opensm ibnetdiscover dump_fts; do
 done
 versions="ibsim-utils $(dpkg-query -W -f='${Version}' ibsim-utils 2>/dev/null || echo '?'), opensm $(dpkg-query -W -f='${Version}' opensm 2>/dev/null || echo '?'), infiniband-diags $(dpkg-query -W -f='${Version}' infiniband-diags 2>/dev/null || echo '?')"
 
-# OpenSM writes its cache and temporary files here rather than /var.
-export OSM_TMP_DIR="$work" OSM_CACHE_DIR="$work"
 
-for net in "$here"/*.net; do
-	name=$(basename "$net" .net)
-	# ibsim serves the fabric on a unix socket until killed; its console
-	# reads stdin, so give it none.
-	ibsim -s "$net" </dev/null >"$work/ibsim.log" 2>&1 &
+# ibsim serves the fabric on a unix socket until killed; its console reads
+# stdin, so give it none. Each engine gets a fresh fabric: OpenSM keeps a
+# switch's programmed entry when it is still among the best ports, so a
+# second engine on the same fabric would inherit the first one's choices.
+start_fabric() {
+	ibsim -s "$1" </dev/null >"$work/ibsim.log" 2>&1 &
 	sim_pid=$!
 	for _ in 1 2 3 4 5 6 7 8 9 10; do
 		grep -q "sim>" "$work/ibsim.log" && break
 		sleep 0.5
 	done
-	ibsim-run opensm -o -R minhop -f "$work/opensm.log" >"$work/opensm.out" 2>&1
-	made="made by tests/fabrics/regenerate.sh from $name.net: ibsim -s, ibsim-run opensm -o -R minhop ($versions)"
-	{
-		echo "# ibnetdiscover $made"
-		ibsim-run ibnetdiscover 2>/dev/null | grep -v '^# Topology file: generated on'
-	} >"$out/$name.ibnd"
-	{
-		echo "# dump_fts $made"
-		ibsim-run dump_fts 2>/dev/null
-	} >"$out/$name.lft"
+}
+stop_fabric() {
 	kill "$sim_pid"
 	wait "$sim_pid" 2>/dev/null || true
 	sim_pid=
+}
+
+# route NAME ENGINE OUT_FILE [OPENSM_ARGS...]: one OpenSM sweep with ENGINE,
+# then its tables as dump_fts prints them, and the fabric as ibnetdiscover
+# prints it, kept when ENGINE is minhop and else required to be the same:
+# the tables name destinations by the LIDs OpenSM assigned. Each run gets
+# an empty cache (OSM_CACHE_DIR, OSM_TMP_DIR, rather than /var), since
+# OpenSM reuses the LIDs of the GUIDs in the cache's guid2lid file, and the
+# fabrics share GUIDs. OpenSM runs in this folder, so that files
+# its arguments name are relative to it and the provenance line does not
+# depend on where the repository is.
+route() {
+	name=$1 engine=$2 tables=$3
+	shift 3
+	start_fabric "$here/$name.net"
+	cache=$(mktemp -d -p "$work")
+	(cd "$here" && OSM_CACHE_DIR="$cache" OSM_TMP_DIR="$cache" ibsim-run opensm -o -R "$engine" "$@" -f "$work/opensm.log" >"$work/opensm.out" 2>&1)
+	made="made by tests/fabrics/regenerate.sh from $name.net: ibsim -s, ibsim-run opensm -o -R $engine${*:+ $*} ($versions)"
+	ibsim-run ibnetdiscover 2>/dev/null | grep -v '^# Topology file: generated on' >"$work/$name.$engine.ibnd"
+	if [ "$engine" = minhop ]; then
+		{
+			echo "# ibnetdiscover $made"
+			cat "$work/$name.$engine.ibnd"
+		} >"$out/$name.ibnd"
+	elif ! cmp -s "$work/$name.minhop.ibnd" "$work/$name.$engine.ibnd"; then
+		echo "regenerate.sh: $name: OpenSM assigned other LIDs under $engine than under minhop" >&2
+		exit 1
+	fi
+	{
+		echo "# dump_fts $made"
+		ibsim-run dump_fts 2>/dev/null
+	} >"$out/$tables"
+	stop_fabric
+}
+
+for net in "$here"/*.net; do
+	name=$(basename "$net" .net)
+	route "$name" minhop "$name.lft"
+	if [ -f "$here/$name.roots" ]; then
+		route "$name" updn "$name.updn.lft" -a "$name.roots"
+	else
+		route "$name" updn "$name.updn.lft"
+	fi
 done

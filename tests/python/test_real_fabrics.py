@@ -1,6 +1,6 @@
 """Real fabrics (docs/topology.md, "ibnetdiscover"): the committed reference fabrics regenerate identically
-under ibsim + OpenSM when those are installed, and a run on the 2:1 tapered fat tree delivers every message
-under our minhop and under OpenSM's own loaded tables."""
+under ibsim + OpenSM (minhop and updn) when those are installed, and a run on the 2:1 tapered fat tree delivers
+every message under our minhop and updn and under OpenSM's own loaded tables."""
 
 import json
 import os
@@ -20,6 +20,9 @@ TOOLS = ("ibsim", "ibsim-run", "opensm", "ibnetdiscover", "dump_fts")
 SEARCH_PATH = os.environ.get("PATH", "") + ":/usr/sbin:/sbin"
 
 
+DUMPS = (".ibnd", ".lft", ".updn.lft")  # the fabric, OpenSM's minhop tables, its updn tables
+
+
 def missing_tools() -> list[str]:
     return [tool for tool in TOOLS if shutil.which(tool, path=SEARCH_PATH) is None]
 
@@ -30,9 +33,10 @@ def without_provenance(path: Path) -> list[str]:
 
 
 def test_every_net_file_has_its_dumps():
-    assert NAMES == ["missing-link", "tapered-2to1"]
+    assert NAMES == ["missing-link", "ring", "tapered-2to1", "three-level"]
     for name in NAMES:
-        assert (FABRICS / f"{name}.ibnd").is_file() and (FABRICS / f"{name}.lft").is_file(), name
+        for extension in DUMPS:
+            assert (FABRICS / f"{name}{extension}").is_file(), f"{name}{extension}"
 
 
 @pytest.mark.skipif(bool(missing_tools()), reason=f"needs {', '.join(missing_tools())} "
@@ -42,7 +46,7 @@ def test_ibsim_and_opensm_regenerate_the_committed_dumps(tmp_path):
                           env={**os.environ, "PATH": SEARCH_PATH}, timeout=300, check=False)
     assert done.returncode == 0, done.stderr
     for name in NAMES:
-        for extension in (".ibnd", ".lft"):
+        for extension in DUMPS:
             fresh, committed = tmp_path / f"{name}{extension}", FABRICS / f"{name}{extension}"
             assert without_provenance(fresh) == without_provenance(committed), f"{name}{extension}"
 
@@ -57,7 +61,7 @@ def run_on_tapered_fabric(tmp_path: Path, *overrides: str) -> dict:
     return json.loads(out.read_text())
 
 
-@pytest.mark.parametrize("routing", ["topology", "minhop", "lft"])
+@pytest.mark.parametrize("routing", ["topology", "minhop", "updn", "lft"])
 def test_uniform_traffic_on_the_tapered_fabric_is_all_delivered(engine, tmp_path, routing):
     extra = [f"network.routing={routing}"]
     if routing == "lft":
@@ -77,3 +81,22 @@ def test_a_rate_other_than_the_fabrics_is_refused(engine, tmp_path):
     assert done.returncode != 0
     assert "the fabric's links are 4xSDR, not 4xQDR: set network.link_rate=SDR and network.link_width=4x" \
         in done.stderr
+
+
+def run_on_ring(tmp_path: Path, *overrides: str):
+    return run_ibsec("run", "paper-16", "--set", "network.nodes=0", "--set", "network.topology=ibnetdiscover",
+                     "--set", f"network.ibnetdiscover.file={FABRICS / 'ring.ibnd'}",
+                     "--set", "traffic.messages=1000", *[arg for o in overrides for arg in ("--set", o)],
+                     "--out", str(tmp_path / "run.json"))
+
+
+def test_the_ring_is_refused_under_minhop_and_delivered_under_updn_from_its_root(engine, tmp_path):
+    refused = run_on_ring(tmp_path)
+    assert refused.returncode != 0
+    assert "the forwarding tables can deadlock" in refused.stderr
+    root = (FABRICS / "ring.roots").read_text().split("\n")[1]
+    done = run_on_ring(tmp_path, "network.routing=updn", f'network.updn.root_guids=["{root}"]')
+    assert done.returncode == 0, done.stderr
+    stats = json.loads((tmp_path / "run.json").read_text())["statistics"]
+    assert stats["drained"]
+    assert stats["messages_delivered"] == stats["messages_handed_over"]
