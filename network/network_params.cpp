@@ -54,7 +54,7 @@ ParameterSet<NetworkParams> declare() {
              "a topology of `ibsec-engine registries`: single-switch, fat-tree or ibnetdiscover", read_topology)
       .custom("network.routing", kTopologyOwnRouting, "",
               "\"topology\" (the topology's own tables: D-mod-K on a fat tree, minhop on an ibnetdiscover fabric) or a "
-              "routing of `ibsec-engine registries`: minhop, or lft to load a subnet manager's tables "
+              "routing of `ibsec-engine registries`: minhop, updn, or lft to load a subnet manager's tables "
               "(docs/topology.md)",
               read_routing)
       .count(

@@ -17,7 +17,7 @@ def test_lists_every_registry_with_descriptions(engine):
     r = registries(engine)
     assert set(r) == {"replacement_policies", "schedulers", "topologies", "routings", "security_modes", "link_rates",
                       "link_widths", "trace_ops", "collective_algorithms", "collective_ops"}
-    assert {t["name"] for t in r["routings"]} == {"minhop", "lft"}
+    assert {t["name"] for t in r["routings"]} == {"minhop", "updn", "lft"}
     assert {p["name"] for p in r["replacement_policies"]} >= {"lru", "fifo", "random", "lfu", "opt"}
     assert [p["cycle_model"] for p in r["replacement_policies"] if p["name"] == "opt"] == [False]
     assert {s["name"] for s in r["schedulers"]} == {"batch", "local", "sb", "dcs-sb", "pb", "gang"}
