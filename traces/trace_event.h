@@ -34,7 +34,7 @@ enum class ArgLayout : uint8_t {
 
 // Values are the binary encoding's op byte; do not renumber.
 enum class TraceOp : uint8_t {
-#define TRACE_OP(Id, ID, text, code, layout, collective, counts, since, blocking) k##Id = code,
+#define TRACE_OP(Id, ID, text, code, layout, role, counts, since, blocking) k##Id = code,
 #include "traces/trace_ops.def"
 };
 
@@ -97,19 +97,30 @@ inline constexpr auto kArgLayouts = std::to_array<ArgLayoutInfo>({
 #include "traces/trace_ops.def"
 });
 
+// What an op does (TRACE_OP's role).
+enum class OpRole : uint8_t { kCompute, kSend, kReceive, kWait, kCollective };
+
+// The role's word in `registries --json`.
+constexpr std::string_view name(OpRole role) {
+  constexpr std::array<std::string_view, 5> kNames = {"compute", "send", "receive", "wait", "collective"};
+  return kNames[static_cast<size_t>(role)];
+}
+
 struct TraceOpInfo {
   std::string_view name;  // its word in an event line
   uint8_t code;           // its op byte in the binary encoding
   ArgLayout layout;
-  bool collective;   // called by every member of the communicator its first argument names
+  OpRole role;
+  bool collective;   // called by every member of the communicator its first argument names (role kCollective)
   bool counts;       // its line ends with one byte count per member of the communicator
   uint32_t since;    // the format version that added it
   TraceOp blocking;  // the op whose messages it sends: itself, or a non-blocking collective's blocking form
 };
 
 inline constexpr auto kTraceOps = std::to_array<TraceOpInfo>({
-#define TRACE_OP(Id, ID, text, code, layout, collective, counts, since, blocking) \
-  {text, code, ArgLayout::k##layout, (collective) != 0, (counts) != 0, since, TraceOp::k##blocking},
+#define TRACE_OP(Id, ID, text, code, layout, role, counts, since, blocking)                             \
+  {text,          code,  ArgLayout::k##layout, OpRole::k##role, OpRole::k##role == OpRole::kCollective, \
+   (counts) != 0, since, TraceOp::k##blocking},
 #include "traces/trace_ops.def"
 });
 inline constexpr int kTraceOpCount = static_cast<int>(kTraceOps.size());
@@ -150,6 +161,17 @@ constexpr bool trace_op_collectives_name_comm() {
 static_assert(trace_op_collectives_name_comm(),
               "trace_ops.def: an op is collective if and only if it starts with Comm");
 
+// A send or receive names its peer, and nothing else does.
+constexpr bool trace_op_point_to_point_names_peer() {
+  for (const TraceOpInfo& op : kTraceOps) {
+    const bool point_to_point = op.role == OpRole::kSend || op.role == OpRole::kReceive;
+    if (point_to_point != info(op.layout).has(TraceArg::kPeer)) return false;
+  }
+  return true;
+}
+static_assert(trace_op_point_to_point_names_peer(),
+              "trace_ops.def: an op has role Send or Receive if and only if it has a Peer");
+
 inline std::optional<TraceOp> trace_op_named(std::string_view text) {
   for (size_t i = 0; i < kTraceOps.size(); ++i) {
     if (kTraceOps[i].name == text) return static_cast<TraceOp>(i);
@@ -158,8 +180,8 @@ inline std::optional<TraceOp> trace_op_named(std::string_view text) {
 }
 
 constexpr bool is_collective(TraceOp op) { return info(op).collective; }
-constexpr bool is_send(TraceOp op) { return op == TraceOp::kSend || op == TraceOp::kIsend; }
-constexpr bool is_receive(TraceOp op) { return op == TraceOp::kRecv || op == TraceOp::kIrecv; }
+constexpr bool is_send(TraceOp op) { return info(op).role == OpRole::kSend; }
+constexpr bool is_receive(TraceOp op) { return info(op).role == OpRole::kReceive; }
 constexpr bool opens_request(TraceOp op) { return op != TraceOp::kWait && has_argument(op, TraceArg::kReq); }
 constexpr bool has_root(TraceOp op) { return has_argument(op, TraceArg::kRoot); }
 constexpr bool has_counts(TraceOp op) { return info(op).counts; }

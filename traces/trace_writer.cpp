@@ -166,6 +166,7 @@ nlohmann::ordered_json trace_ops_json() {
                    {"code", op.code},
                    {"arguments", args},
                    {"argument_since_version", since},
+                   {"role", name(op.role)},
                    {"collective", op.collective},
                    {"blocking_form", name(op.blocking)},
                    {"since_version", op.since}});

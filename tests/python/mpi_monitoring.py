@@ -32,6 +32,8 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ibsec.traces.reader import open_trace
+
 # Open MPI parameters for a monitored run: point-to-point and collective traffic counted apart, written to files,
 # and the all-to-all algorithms that use plain point-to-point messages (see above).
 MONITORING_MCA = {"pml_monitoring_enable": "2", "pml_monitoring_enable_output": "3",
@@ -173,48 +175,20 @@ class TraceTraffic:
     collectives: dict[tuple[int, Members], Counter] = field(default_factory=lambda: defaultdict(Counter))
 
 
-def _header(lines, path: Path) -> tuple[int, int, dict[int, Members]]:
-    """(format version, processes, communicators) of a text trace's header."""
-    version, processes, comms = 0, 0, {}
-    for line in lines:
-        words = line.split()
-        if words and words[0] == "ibsec-trace":
-            version = int(words[1])
-        elif words and words[0] == "processes":
-            processes = int(words[1])
-        elif words and words[0] == "comm":
-            comms[int(words[1])] = tuple(int(w) for w in words[2:])
-        elif words == ["events"]:
-            comms[0] = tuple(range(processes))
-            return version, processes, comms
-    raise ValueError(f"{path}: no 'events' line")
-
-
-def arguments_in_version(op: dict, version: int) -> list[str]:
-    """The arguments an op (a row of the engine's `registries --json` op table) has in trace format `version`."""
-    return [name for name, since in zip(op["arguments"], op["argument_since_version"], strict=True)
-            if since <= version]
-
-
-def read_trace_traffic(path: Path, ops: dict[str, dict]) -> TraceTraffic:
-    """Per pair, the point-to-point sends of a text trace; per (rank, communicator members), its collective
-    calls as Open MPI's coll monitoring would count them. OPS: the engine's op table (`registries --json`)."""
+def read_trace_traffic(path: Path) -> TraceTraffic:
+    """Per pair, the point-to-point sends of a trace; per (rank, communicator members), its collective calls as
+    Open MPI's coll monitoring would count them. Ops are read by the roles and argument names of the engine's op
+    table (ibsec.traces.reader)."""
     traffic = TraceTraffic()
-    with open(path) as lines:
-        version, _, comms = _header(lines, path)
-        for line in lines:
-            words = line.split()
-            if words[0] == "end":
-                break
-            op = ops[words[3]]
-            values = dict(zip(arguments_in_version(op, version), words[4:], strict=True))
-            rank = int(words[0])
-            if op["blocking_form"] in ("send", "isend"):
-                pair = (rank, int(values["peer"]))
+    with open_trace(path) as trace:
+        for event in trace.events():
+            if event.op.role == "send":
+                pair = (event.rank, event.number("peer"))
                 traffic.messages[pair] += 1
-                traffic.bytes[pair] += int(values["bytes"])
-            elif op["collective"]:
-                _add_collective(traffic, op["blocking_form"], rank, comms[int(values["comm"])], values)
+                traffic.bytes[pair] += event.number("bytes")
+            elif event.op.role == "collective":
+                members = trace.header.members(event.number("comm"))
+                _add_collective(traffic, event.op.blocking_form, event.rank, members, event.values())
     return traffic
 
 

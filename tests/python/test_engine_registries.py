@@ -86,11 +86,15 @@ def test_trace_ops_are_the_binary_op_bytes_in_order(engine):
     assert [op["code"] for op in ops] == list(range(len(ops)))
     send = next(op for op in ops if op["name"] == "send")
     assert send == {"name": "send", "code": 1, "arguments": ["peer", "bytes", "tag", "comm"],
-                    "argument_since_version": [1, 1, 1, 2], "collective": False, "blocking_form": "send",
-                    "since_version": 1}
+                    "argument_since_version": [1, 1, 1, 2], "role": "send", "collective": False,
+                    "blocking_form": "send", "since_version": 1}
     compute = next(op for op in ops if op["name"] == "compute")
     assert (compute["arguments"], compute["argument_since_version"]) == (["cpu"], [3])
     assert all(op["collective"] == (op["arguments"][:1] == ["comm"]) for op in ops)
+    assert all(op["collective"] == (op["role"] == "collective") for op in ops)
+    roles = {op["name"]: op["role"] for op in ops if op["role"] != "collective"}
+    assert roles == {"compute": "compute", "send": "send", "isend": "send", "recv": "receive", "irecv": "receive",
+                     "wait": "wait"}
 
 
 def test_file_parameters_say_whether_the_run_reads_or_writes_them(engine):

@@ -135,10 +135,9 @@ def test_the_shared_npb_tarball_has_the_expected_sha256():
 def test_the_expected_sha256_is_the_one_the_shipped_traces_record(engine, name):
     from importlib import resources
 
-    from ibsec.workloads.compare import read_header, trace_lines
+    from ibsec.traces.reader import read_header
 
-    with trace_lines(Path(str(resources.files("ibsec.data") / "npb" / name))) as lines:
-        notes = read_header(lines).notes
+    notes = read_header(Path(str(resources.files("ibsec.data") / "npb" / name))).notes
     assert f"npb: NPB 3.4 MPI, unmodified {npb.TARBALL} sha256 {npb.EXPECTED_SHA256}" in notes
 
 

@@ -71,9 +71,9 @@ def test_collectives_touch_the_sessions_their_algorithms_do(tmp_path):
     assert pairs[12:] == [(0, 1), (0, 2), (1, 0), (1, 3), (2, 3), (2, 0), (3, 2), (3, 1)]  # binomial tree bits
 
 
-def test_a_bad_line_names_file_and_line(tmp_path):
+def test_a_bad_line_names_file_line_and_field(tmp_path):
     path = write_trace(tmp_path / "bad.trace", ["0 0 10 send 1 12x 0 0"], processes=2)
-    with pytest.raises(IbsecError, match=r"bad\.trace:7: cannot read event"):
+    with pytest.raises(IbsecError, match=r"bad\.trace:7: field 'bytes': '12x' is not a whole number"):
         onoff_fit.read_messages(path)
 
 

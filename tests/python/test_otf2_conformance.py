@@ -20,7 +20,7 @@ import subprocess
 import time
 
 import pytest
-from test_npb import CLASS, npb_build, npb_tarball, trace_ops  # noqa: F401  (the session's fixtures, shared)
+from test_npb import CLASS, npb_build, npb_tarball  # noqa: F401  (the session's fixtures, shared)
 from trace_conformance import (
     compare_collectives,
     compare_point_to_point,
@@ -100,7 +100,7 @@ def check_repairs(bench, notes):
 
 
 @pytest.mark.parametrize("bench", BENCHMARKS, ids=[f"{b}.{CLASS}.{NPROCS}" for b in BENCHMARKS])
-def test_otf2_import_agrees_with_the_capture_library(bench, npb_build, eztrace, engine, capture_lib, trace_ops,  # noqa: F811,E501
+def test_otf2_import_agrees_with_the_capture_library(bench, npb_build, eztrace, engine, capture_lib,  # noqa: F811
                                                      tmp_path, stage_times):
     started = time.monotonic()
     anchor = run_under_eztrace(npb_build, bench, tmp_path / "eztrace", eztrace)
@@ -114,7 +114,7 @@ def test_otf2_import_agrees_with_the_capture_library(bench, npb_build, eztrace, 
         ibsec_ok("trace", "validate", str(trace))
     check_repairs(bench, import_notes(imported))
 
-    mine, theirs = read_calls(captured, trace_ops), read_calls(imported, trace_ops)
+    mine, theirs = read_calls(captured), read_calls(imported)
     compare_point_to_point(mine, theirs)
     compare_collectives(mine, theirs)
 

@@ -15,10 +15,12 @@ from pathlib import Path
 import pytest
 
 from conftest import run_ibsec
+from ibsec.traces.ops import trace_ops
+from ibsec.traces.reader import open_trace
 from ibsec.workloads import generate, make_params, original_duration, timeline
 from ibsec.workloads.defaults import DEFAULT_SET, PROCS
 from ibsec.workloads.timeline import COLL, COMPUTE, IRECV, ISEND, RECV, SEND, WAIT, Timeline, TimelineError
-from mpi_monitoring import arguments_in_version
+from ibsec.workloads.writer import header_text, write_trace
 
 pytestmark = pytest.mark.unit
 
@@ -377,44 +379,31 @@ def test_info_validate_convert_run_the_engine_and_return_its_status(tmp_path, mo
 
 # ---- the trace operations, against the engine's op table ------------------------------------------
 
-def registered_ops() -> dict[str, dict]:
-    from ibsec.engine.registries import entries
-
-    return {op["name"]: op for op in entries("trace_ops")}
-
-
-def assert_registered(lines, ops: dict[str, dict], version: int = 2) -> set[str]:
-    """Every event line uses a registered op with as many arguments as the op table lists for the format version
-    the writer writes (2: no CPU times); the ops seen."""
-    seen = set()
-    for line in lines:
-        fields = line.split()
-        if len(fields) < 4 or not fields[0].isdigit():
-            continue  # header, trailer
-        op, arguments = fields[3], fields[4:]
-        assert op in ops, f"{op!r} is not an op the engine registers: {line!r}"
-        expected = arguments_in_version(ops[op], version)
-        assert len(arguments) == len(expected), f"{op} takes {expected} in the engine's op table: {line!r}"
-        seen.add(op)
-    return seen
+def ops_read(path: Path) -> set[str]:
+    """The ops of a trace, read by ibsec.traces.reader, which refuses an op the engine does not register and a
+    line with other arguments than the engine's op table lists for the trace's format version."""
+    with open_trace(path) as trace:
+        return {event.op.name for event in trace.events()}
 
 
-def test_every_collective_the_writer_knows_is_a_registered_op_with_its_arguments(engine):
-    ops = registered_ops()
+def test_every_collective_the_writer_knows_is_a_registered_op_with_its_arguments(engine, tmp_path):
+    ops = trace_ops()
     programs = [[(COMPUTE, 10), (ISEND, 1, 8, 0, 5, 0), (WAIT, 5), (SEND, 1, 8, 1, 0)],
                 [(IRECV, 0, 8, 0, 2, 0), (WAIT, 2), (RECV, 0, 8, 1, 0)]]
     collectives = timeline.ROOTED | timeline.UNROOTED  # every collective the writer can emit
     for name in sorted(collectives):
         for program in programs:
             program.append((COLL, name, 0, 0 if name in timeline.ROOTED else -1, 16))
-    seen = assert_registered(Timeline(programs).lines(), ops)
+    path = tmp_path / "t.trace"
+    write_trace(path, header_text(2, "origin synthetic test"), Timeline(programs).lines())
+    seen = ops_read(path)
     assert seen == {"compute", "isend", "irecv", "wait", "send", "recv", *collectives}
-    assert all(ops[name]["collective"] for name in collectives)
-    assert not any(ops[name]["collective"] for name in ("compute", "send", "recv", "isend", "irecv", "wait"))
+    assert all(ops[name].is_collective for name in collectives)
+    assert not any(ops[name].is_collective for name in ("compute", "send", "recv", "isend", "irecv", "wait"))
 
 
 @pytest.mark.parametrize("bench", list(SMALL))
 def test_every_generator_writes_only_registered_ops(tmp_path, engine, bench):
     cls, scale = SMALL[bench]
     path, _ = gen(tmp_path, bench, cls=cls, scale=scale)
-    assert assert_registered(read_text(path).splitlines(), registered_ops())
+    assert ops_read(path)

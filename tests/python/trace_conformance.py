@@ -21,8 +21,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ibsec.workloads.compare import read_header, trace_lines
-from mpi_monitoring import arguments_in_version
+from ibsec.traces.reader import TraceEvent, TraceHeader, open_trace, trace_lines
 
 Members = tuple[int, ...]
 # One collective call as a member made it: (op, root or None, BYTES or COUNTS).
@@ -52,47 +51,32 @@ class TraceCalls:
     collectives: dict[tuple[Members, int], list[Call]] = field(default_factory=lambda: defaultdict(list))
 
 
-def format_version(first_line: str, path: Path) -> int:
-    words = first_line.split()
-    if len(words) != 2 or words[0] != "ibsec-trace" or not words[1].isdigit():
-        raise ValueError(f"{path}:1: expected 'ibsec-trace VERSION', found {first_line!r}")
-    return int(words[1])
-
-
-def read_calls(path: Path, ops: dict[str, dict]) -> TraceCalls:
-    """The point-to-point traffic and collective sequences of a trace in any encoding. OPS: the engine's op table
-    (`ibsec-engine registries --json`), so that every op the format has is read by its argument names."""
+def read_calls(path: Path) -> TraceCalls:
+    """The point-to-point traffic and collective sequences of a trace in any encoding, every op read by the role
+    and argument names the engine's op table gives it (ibsec.traces.reader)."""
     calls = TraceCalls()
-    with trace_lines(path) as lines:
-        version = format_version(next(lines), path)
-        header = read_header(lines)
-        comms = {0: tuple(range(header.processes)), **header.comms}
-        for number, line in enumerate(lines, header.lines + 2):
-            words = line.split()
-            if words[0] == "end":
-                break
-            if words[3] not in ops:
-                raise ValueError(f"{path}:{number}: field 'op': {words[3]!r} is not an op of the engine")
-            _add_event(calls, ops[words[3]], version, words, comms)
+    with open_trace(path) as trace:
+        for event in trace.events():
+            _add_event(calls, event, trace.header)
     return calls
 
 
-def _add_event(calls: TraceCalls, op: dict, version: int, words: list[str], comms: dict[int, Members]) -> None:
-    values = dict(zip(arguments_in_version(op, version), words[4:], strict=True))
-    rank = int(words[0])
-    if op["blocking_form"] in ("send", "isend"):
-        pair = (rank, int(values["peer"]))
+def _add_event(calls: TraceCalls, event: TraceEvent, header: TraceHeader) -> None:
+    role, rank = event.op.role, event.rank
+    if role == "send":
+        pair = (rank, event.number("peer"))
         calls.sent[pair] += 1
-        calls.sent_bytes[pair] += int(values["bytes"])
-    elif op["blocking_form"] in ("recv", "irecv"):
-        pair = (int(values["peer"]), rank)
+        calls.sent_bytes[pair] += event.number("bytes")
+    elif role == "receive":
+        pair = (event.number("peer"), rank)
         calls.received[pair] += 1
-        calls.received_bytes[pair] += int(values["bytes"])
-    elif op["collective"]:
-        root = int(values["root"]) if "root" in values else None
-        size = (tuple(int(c) for c in values["counts"].split(",")) if "counts" in values
-                else int(values.get("bytes", 0)))  # a barrier moves nothing
-        calls.collectives[(comms[int(values["comm"])], rank)].append((words[3], root, size))
+        calls.received_bytes[pair] += event.number("bytes")
+    elif role == "collective":
+        op = event.op
+        root = event.number("root") if op.rooted else None
+        size = (tuple(event.counts()) if op.has_counts
+                else event.number("bytes") if "bytes" in op.arguments else 0)  # a barrier moves nothing
+        calls.collectives[(header.members(event.number("comm")), rank)].append((op.name, root, size))
 
 
 def even_spread(total: int, members: int) -> tuple[int, ...]:

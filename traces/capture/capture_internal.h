@@ -100,12 +100,12 @@ _Static_assert(sizeof(MPI_Message) <= sizeof(uint64_t), "MPI_Message wider than 
 /* ------------------------------------------------------------------------ */
 
 enum op {
-#define TRACE_OP(Id, ID, text, code, layout, collective, counts, since, blocking) OP_##ID = code,
+#define TRACE_OP(Id, ID, text, code, layout, role, counts, since, blocking) OP_##ID = code,
 #include "../trace_ops.def"
 };
 enum {
     OP_COUNT = 0
-#define TRACE_OP(Id, ID, text, code, layout, collective, counts, since, blocking) +1
+#define TRACE_OP(Id, ID, text, code, layout, role, counts, since, blocking) +1
 #include "../trace_ops.def"
 };
 

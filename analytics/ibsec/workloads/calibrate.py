@@ -52,7 +52,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from .compare import _is_text, _text_lines
+from ..traces.reader import open_trace
 from .machine import Costs
 from .timeline import COMPUTE, Machine, Timeline
 
@@ -73,24 +73,16 @@ def find_capture(folder: Path, bench: str, cls: str) -> Path | None:
 def real_gaps(path: Path, processes: int = PROCS) -> list[array]:
     """Per process: the compute before each MPI call, and after the last one (the final entry): the CPU time of
     the compute events where the capture measured it (trace format version 3), else their wall time."""
-    if not _is_text(path):
-        raise ValueError(f"{path}: calibrate reads text traces (plain or gzipped)")
     gaps = [array("q") for _ in range(processes)]
     pending = [0] * processes
-    lines = _text_lines(path)
-    for line in lines:
-        if line == "events":
-            break
-    for line in lines:
-        fields = line.split(" ", 4)
-        if fields[0] == "end" or not line or line[0] == "#":
-            continue
-        rank = int(fields[0])
-        if fields[3] == "compute":
-            pending[rank] += int(fields[4]) if len(fields) > 4 else int(fields[2]) - int(fields[1])
-        else:
-            gaps[rank].append(pending[rank])
-            pending[rank] = 0
+    with open_trace(path) as trace:
+        for event in trace.events():
+            rank = event.rank
+            if event.op.role == "compute":
+                pending[rank] += event.number("cpu") if event.args else event.end - event.start
+            else:
+                gaps[rank].append(pending[rank])
+                pending[rank] = 0
     for rank in range(processes):
         gaps[rank].append(pending[rank])
     return gaps

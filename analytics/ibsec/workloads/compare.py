@@ -1,7 +1,7 @@
 """A generated trace against a captured one: what the network sees and how long it took.
 
-`summarize(path)` reads a trace (text, gzip; binary or zstd through
-`ibsec-engine trace convert`) and counts the point-to-point messages and their
+`summarize(path)` reads a trace (any encoding, through ibsec.traces.reader)
+and counts the point-to-point messages and their
 bytes (in total and per pair of processes), the collective calls per operation
 and communicator, and the original execution time. `compare(generated, real)`
 sets two summaries side by side; `compare_with_real(generated, real)` also
@@ -30,26 +30,19 @@ the same call for call.
 from __future__ import annotations
 
 import argparse
-import gzip
 import hashlib
 import json
 import re
-import subprocess
 import sys
-import tempfile
 from collections import Counter
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..errors import IbsecError
+from ..traces.reader import TraceEvent, TraceFile, open_trace
 
 MESSAGE_TOLERANCE = 0.02
 # libibsec_capture's note on the self-messages it could not record
 DROPPED_SELF = re.compile(r"(\d+) messages between a process and itself were not recorded")
-SENDS = frozenset({"send", "isend"})
-NOT_COLLECTIVES = frozenset({"compute", "send", "recv", "isend", "irecv", "wait"})
 
 
 @dataclass
@@ -96,96 +89,6 @@ class TraceSummary:
 
 # ---- reading ---------------------------------------------------------------------------------
 
-def _text_lines(path: Path) -> Iterator[str]:
-    """The lines of a text trace, plain or gzipped."""
-    with open(path, "rb") as raw:
-        magic = raw.read(2)
-    opener = gzip.open if magic == b"\x1f\x8b" else open
-    with opener(path, "rt", encoding="ascii") as stream:
-        for line in stream:
-            yield line.rstrip("\n")
-
-
-def _is_text(path: Path) -> bool:
-    with open(path, "rb") as raw:
-        head = raw.read(12)
-    if head[:2] == b"\x1f\x8b":
-        with gzip.open(path, "rb") as stream:
-            head = stream.read(12)
-    return head.startswith(b"ibsec-trace ")
-
-
-@dataclass(frozen=True)
-class TraceHeader:
-    """The header lines of a text trace that the Python readers use."""
-
-    processes: int
-    origin: str
-    notes: tuple[str, ...]
-    comms: dict[int, tuple[int, ...]]  # communicator id -> members (world ranks), the world (0) left out
-    lines: int  # header lines, `events` included: the first event is on line lines + 1
-
-
-def read_header(lines: Iterator[str]) -> TraceHeader:
-    """Reads header lines up to and including `events`; `lines` is left at the first event."""
-    processes, origin, notes, comms, count = 0, "", [], {}, 0
-    for line in lines:
-        count += 1
-        if line == "events":
-            break
-        word, _, rest = line.partition(" ")
-        if word == "processes":
-            processes = int(rest)
-        elif word == "origin":
-            origin = rest
-        elif word == "note":
-            notes.append(rest)
-        elif word == "comm":
-            cid, *members = (int(x) for x in rest.split())
-            comms[cid] = tuple(members)
-    return TraceHeader(processes, origin, tuple(notes), comms, count)
-
-
-@contextmanager
-def text_trace(path: str | Path) -> Iterator[Path]:
-    """The trace as a text file: itself when it is text (plain or gzip), else a temporary text copy that
-    `ibsec-engine trace convert` writes (binary, zstd), removed afterwards."""
-    path = Path(path)
-    if _is_text(path):
-        yield path
-        return
-    from ..engine.binary import engine_path
-
-    with tempfile.TemporaryDirectory() as tmp:
-        text = Path(tmp) / "trace.txt"
-        converted = subprocess.run([engine_path(), "trace", "convert", str(path), str(text)], check=False,
-                                   stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-        if converted.returncode != 0:
-            raise IbsecError(converted.stderr.strip() or f"{path}: ibsec-engine trace convert failed "
-                             f"(exit {converted.returncode})")
-        yield text
-
-
-@contextmanager
-def trace_lines(path: str | Path) -> Iterator[Iterator[str]]:
-    """The lines of a trace in any encoding, streamed: read directly when text (plain or gzip), else from
-    `ibsec-engine trace convert` writing text into a pipe (no temporary copy); a conversion error is an
-    IbsecError with the engine's message."""
-    path = Path(path)
-    if _is_text(path):
-        yield _text_lines(path)
-        return
-    from ..engine.binary import engine_path
-
-    with subprocess.Popen([engine_path(), "trace", "convert", str(path), "-"], stdout=subprocess.PIPE,
-                          stderr=subprocess.PIPE, text=True, encoding="ascii") as converter:
-        yield (line.rstrip("\n") for line in converter.stdout)
-        converter.stdout.read()
-        error = converter.stderr.read()
-    if converter.returncode != 0:
-        raise IbsecError(error.strip() or f"{path}: ibsec-engine trace convert failed (exit {converter.returncode})")
-
-
 def comm_name(members: tuple[int, ...], processes: int) -> str:
     if len(members) == processes and sorted(members) == list(range(processes)):
         return "all"
@@ -193,75 +96,57 @@ def comm_name(members: tuple[int, ...], processes: int) -> str:
 
 
 class _Reader:
-    """Folds the event lines of one trace into a TraceSummary."""
+    """Folds the events of one trace into a TraceSummary."""
 
-    def __init__(self, path: Path):
-        self.path = path
-        self.summary: TraceSummary | None = None
-        self.comm_names = {0: "world"}
-        self.first_member = {0: 0}
+    def __init__(self, trace: TraceFile):
+        header = trace.header
+        self.trace = trace
+        self.comm_names = {0: "world", **{cid: comm_name(m, header.processes) for cid, m in header.comms.items()}}
+        self.first_member = {0: 0, **{cid: min(m) for cid, m in header.comms.items()}}
         self.first_start: int | None = None
-        self.dropped_self = 0
-
-    def header(self, lines: Iterator[str]) -> None:
-        header = read_header(lines)
-        processes = header.processes
         dropped = next((DROPPED_SELF.search(note) for note in header.notes if DROPPED_SELF.search(note)), None)
-        self.dropped_self = int(dropped.group(1)) if dropped else 0
-        for cid, members in header.comms.items():
-            self.comm_names[cid] = comm_name(members, processes)
-            self.first_member[cid] = min(members)
-        self.summary = TraceSummary(str(self.path), processes, header.origin, dropped_self_calls=self.dropped_self)
-        self.calls = [hashlib.blake2b(digest_size=16) for _ in range(processes)]
+        self.summary = TraceSummary(str(trace.path), header.processes, header.origin,
+                                    dropped_self_calls=int(dropped.group(1)) if dropped else 0)
+        self.calls = [hashlib.blake2b(digest_size=16) for _ in range(header.processes)]
 
-    def event(self, fields: list[str]) -> None:
+    def event(self, event: TraceEvent) -> None:
         s = self.summary
-        rank, start, end, op = int(fields[0]), int(fields[1]), int(fields[2]), fields[3]
-        if self.first_start is None or start < self.first_start:
-            self.first_start = start
-        s.duration_ns = max(s.duration_ns, end - self.first_start)
-        if op == "compute":
-            s.compute_ns += end - start
+        if self.first_start is None or event.start < self.first_start:
+            self.first_start = event.start
+        s.duration_ns = max(s.duration_ns, event.end - self.first_start)
+        role = event.op.role
+        if role == "compute":
+            s.compute_ns += event.end - event.start
             return
-        self.calls[rank].update(self.call_text(op, fields).encode())
-        if op in SENDS:
-            s.add_message(rank, int(fields[4]), int(fields[5]))
-        elif op not in NOT_COLLECTIVES:
-            comm = int(fields[4])
-            if rank == self.first_member.get(comm, 0):
-                s.collectives[(op, self.comm_names.get(comm, f"comm {comm}"))] += 1
+        self.calls[event.rank].update(self.call_text(event).encode())
+        if role == "send":
+            s.add_message(event.rank, event.number("peer"), event.number("bytes"))
+        elif role == "collective":
+            comm = event.number("comm")
+            if event.rank == self.first_member.get(comm, 0):
+                s.collectives[(event.op.name, self.comm_names.get(comm, f"comm {comm}"))] += 1
 
-    def call_text(self, op: str, fields: list[str]) -> str:
+    def call_text(self, event: TraceEvent) -> str:
         """One call as the sequence digest sees it: no times, no request numbers, communicators by name."""
-        args = fields[4:]
-        if op == "wait":
-            args = []
-        elif op in ("isend", "irecv"):
-            args = args[:3] + args[4:]  # without REQ
-        if op not in NOT_COLLECTIVES:
-            args = [self.comm_names.get(int(args[0]), args[0]), *args[1:]]
-        else:
-            args = [self.comm_names.get(int(a), a) if i == 3 and op in ("send", "recv") else a
-                    for i, a in enumerate(args)]
-        return " ".join((op, *args)) + "\n"
+        words = [event.op.name]
+        for name, text in event.values().items():
+            if name == "comm":
+                words.append(self.comm_names.get(int(text), text))
+            elif name != "req":
+                words.append(text)
+        return " ".join(words) + "\n"
 
-    def read(self, text_path: Path) -> TraceSummary:
-        lines = _text_lines(text_path)
-        self.header(lines)
-        for line in lines:
-            fields = line.split(" ")
-            if fields[0] == "end" or not line or line[0] == "#":
-                continue
-            self.event(fields)
+    def read(self) -> TraceSummary:
+        for event in self.trace.events():
+            self.event(event)
         self.summary.call_digests = [h.hexdigest() for h in self.calls]
         return self.summary
 
 
 def summarize(path: str | Path) -> TraceSummary:
     """Count what a trace does (any encoding the engine reads)."""
-    path = Path(path)
-    with text_trace(path) as text:
-        return _Reader(path).read(text)
+    with open_trace(path) as trace:
+        return _Reader(trace).read()
 
 
 def summarize_workload(params) -> TraceSummary:

@@ -442,14 +442,16 @@ TEST(TraceOps, JsonListsEveryOpInCodeOrder) {
     if (has_counts(op)) names.emplace_back("counts");
     EXPECT_EQ(entry["arguments"].get<std::vector<std::string>>(), names);
     EXPECT_EQ(entry["collective"], is_collective(op));
+    EXPECT_EQ(entry["role"] == "send", is_send(op));
+    EXPECT_EQ(entry["role"] == "receive", is_receive(op));
   }
   EXPECT_EQ(ops[1].dump(),
             R"({"name":"send","code":1,"arguments":["peer","bytes","tag","comm"],"argument_since_version":[1,1,1,2],)"
-            R"("collective":false,)"
+            R"("role":"send","collective":false,)"
             R"("blocking_form":"send","since_version":1})");
   EXPECT_EQ(ops[29].dump(),
             R"({"name":"ialltoallv","code":29,"arguments":["comm","req","counts"],"argument_since_version":[1,1,2],)"
-            R"("collective":true,)"
+            R"("role":"collective","collective":true,)"
             R"("blocking_form":"alltoallv","since_version":2})");
 }
 
