@@ -213,8 +213,7 @@ static int push_locked(struct record r, size_t *index)
 /* ------------------------------------------------------------------------ */
 
 const struct op_info OP_INFO[OP_COUNT] = {
-#define TRACE_OP(Id, ID, text, code, layout, role, counts, since, blocking)                                      \
-    [OP_##ID] = {text, LAYOUT_##layout, counts},
+#define TRACE_OP(Id, ID, text, code, layout, role, counts, since, blocking) [OP_##ID] = {text, LAYOUT_##layout, counts},
 #include "../trace_ops.def"
 };
 
