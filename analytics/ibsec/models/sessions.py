@@ -86,12 +86,12 @@ def generator_pairs(bench: str, ranks: int) -> list[tuple[int, int]]:
         return cg_pairs(ranks) + tree_pairs(ranks)
     from ..workloads import make_params
     from ..workloads.compare import summarize_workload
-    from .onoff_fit import EVERY_MEMBER
+    from .onoff_fit import PAIRWISE
 
     summary = summarize_workload(make_params(bench, ranks, "A", 1e-9, 1))
     pairs = list(summary.pairs)
     world = [op.removeprefix("i") for op, comm in summary.collectives if comm in ("world", "all")]
-    if any(op in EVERY_MEMBER for op in world):  # all-to-all: every pair
+    if any(op in PAIRWISE for op in world):  # all-to-all: every pair
         return [(a, b) for a in range(ranks) for b in range(a + 1, ranks)]
     if world:
         pairs += tree_pairs(ranks)
