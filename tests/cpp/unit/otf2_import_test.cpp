@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -51,6 +52,11 @@ class Archive {
   ~Archive() { fs::remove_all(dir_); }
 
   OTF2_EvtWriter* at(uint32_t rank) { return writers_[rank]; }
+  // Definitions finish() writes wrong on purpose: the locations the MPI
+  // COMM_LOCATIONS group lists, rank by rank (default: location r is rank r),
+  // and one more region whose name is this string id, never defined.
+  std::optional<std::vector<uint64_t>> world_locations;
+  std::optional<uint32_t> region_named_by;
   void call(uint32_t rank, const std::string& name, uint64_t enter, uint64_t leave,
             const std::function<void(OTF2_EvtWriter*)>& inside = {}) {
     OTF2_EvtWriter_Enter(at(rank), nullptr, enter, region(name));
@@ -85,6 +91,10 @@ class Archive {
                                        OTF2_PARADIGM_MPI, OTF2_REGION_FLAG_NONE, 0, 0, 0);
       ++s;
     }
+    if (region_named_by) {
+      OTF2_GlobalDefWriter_WriteRegion(d, static_cast<uint32_t>(kRegions.size()), *region_named_by, 0, 0,
+                                       OTF2_REGION_ROLE_FUNCTION, OTF2_PARADIGM_MPI, OTF2_REGION_FLAG_NONE, 0, 0, 0);
+    }
     OTF2_GlobalDefWriter_WriteSystemTreeNode(d, 0, 0, 0, OTF2_UNDEFINED_SYSTEM_TREE_NODE);
     std::vector<uint64_t> locations;
     std::vector<uint64_t> world;
@@ -95,9 +105,10 @@ class Archive {
       locations.push_back(r);
       world.push_back(r);
     }
+    if (world_locations) locations = *world_locations;
     if (world_group) {
       OTF2_GlobalDefWriter_WriteGroup(d, 0, 0, OTF2_GROUP_TYPE_COMM_LOCATIONS, OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE,
-                                      ranks_, locations.data());
+                                      static_cast<uint32_t>(locations.size()), locations.data());
     }
     OTF2_GlobalDefWriter_WriteGroup(d, 1, 0, OTF2_GROUP_TYPE_COMM_GROUP, OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE,
                                     ranks_, world.data());
@@ -141,6 +152,16 @@ std::string refused_field(const std::string& anchor) {
     imported(anchor);
   } catch (const TraceError& e) {
     return e.field();
+  }
+  return "";
+}
+
+// The message of a refused import; "" if it was imported.
+std::string refusal(const std::string& anchor) {
+  try {
+    imported(anchor);
+  } catch (const TraceError& e) {
+    return e.what();
   }
   return "";
 }
@@ -392,6 +413,40 @@ TEST(Otf2ImportHostile, UndefinedRegion) {
   Archive a(1, "region");
   OTF2_EvtWriter_Enter(a.at(0), nullptr, 20, 999);
   EXPECT_EQ(refused_field(a.finish()), "region");
+}
+
+// A region defined with a name string the archive never defines: refused
+// before any event is read, naming the region and the string.
+TEST(Otf2ImportHostile, RegionNamedByAnUndefinedString) {
+  Archive a(1, "regionname");
+  a.region_named_by = 4242;
+  a.call(0, "MPI_Comm_rank", 20, 30);
+  const std::string anchor = a.finish();
+  EXPECT_EQ(refused_field(anchor), "region");
+  EXPECT_NE(refusal(anchor).find("region " + std::to_string(kRegions.size()) + " names string 4242"), std::string::npos)
+      << refusal(anchor);
+}
+
+// Definitions of another run: its MPI_COMM_WORLD has three ranks, but the
+// archive defines only two locations. Refused naming the rank without one.
+TEST(Otf2ImportHostile, WorldLargerThanTheDefinedLocations) {
+  Archive a(2, "otherrun");
+  a.world_locations = std::vector<uint64_t>{0, 1, 2};
+  a.call(0, "MPI_Comm_rank", 20, 30);
+  const std::string anchor = a.finish();
+  EXPECT_EQ(refused_field(anchor), "location");
+  EXPECT_NE(refusal(anchor).find("rank 2 is location 2, which is not defined"), std::string::npos) << refusal(anchor);
+}
+
+// One location listed as two ranks of MPI_COMM_WORLD: which rank its events
+// are is unknowable, so refused naming the location.
+TEST(Otf2ImportHostile, OneLocationClaimedByTwoRanks) {
+  Archive a(2, "tworanks");
+  a.world_locations = std::vector<uint64_t>{1, 1};
+  a.call(0, "MPI_Comm_rank", 20, 30);
+  const std::string anchor = a.finish();
+  EXPECT_EQ(refused_field(anchor), "location");
+  EXPECT_NE(refusal(anchor).find("location 1 is more than one rank"), std::string::npos) << refusal(anchor);
 }
 
 TEST(Otf2ImportHostile, LeaveWithoutEnter) {
