@@ -407,6 +407,16 @@ void describe_provenance(State& s) {
   h.notes.push_back("import: clock " + std::to_string(s.timer_resolution) + " ticks/s, times from the global offset " +
                     std::to_string(s.global_offset));
   h.notes.push_back("import: no CPU times (the archive records none that the ibsec format takes)");
+  uint64_t other_locations = 0, other_events = 0;
+  for (const auto& [location, events] : s.location_events) {
+    if (events == 0 || s.rank_of.contains(location)) continue;
+    ++other_locations;
+    other_events += events;
+  }
+  if (other_locations > 0) {
+    h.notes.push_back("import: not read: " + std::to_string(other_events) + " events of " +
+                      std::to_string(other_locations) + " locations that are no MPI rank (threads, devices)");
+  }
   if (s.same_id_groups > 0) {
     h.notes.push_back("import: repaired " + std::to_string(s.same_id_groups) +
                       ": an MPI COMM_LOCATIONS and a COMM_GROUP group share an id (kept apart by their type)");

@@ -103,18 +103,18 @@ class Archive {
                                               OTF2_UNDEFINED_LOCATION_GROUP);
       OTF2_GlobalDefWriter_WriteLocation(d, r, 0, OTF2_LOCATION_TYPE_CPU_THREAD, events[r], r);
       locations.push_back(r);
-      world.push_back(r);
     }
     if (world_locations) locations = *world_locations;
+    for (uint64_t r = 0; r < locations.size(); ++r) world.push_back(r);  // the COMM_GROUP of the world: ranks
     if (world_group) {
       OTF2_GlobalDefWriter_WriteGroup(d, 0, 0, OTF2_GROUP_TYPE_COMM_LOCATIONS, OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE,
                                       static_cast<uint32_t>(locations.size()), locations.data());
     }
     OTF2_GlobalDefWriter_WriteGroup(d, 1, 0, OTF2_GROUP_TYPE_COMM_GROUP, OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE,
-                                    ranks_, world.data());
+                                    static_cast<uint32_t>(world.size()), world.data());
     const uint64_t split[] = {1, 2};
     OTF2_GlobalDefWriter_WriteGroup(d, 2, 0, OTF2_GROUP_TYPE_COMM_GROUP, OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE,
-                                    ranks_ >= 3 ? 2 : 0, split);
+                                    world.size() >= 3 ? 2 : 0, split);
     OTF2_GlobalDefWriter_WriteComm(d, 0, 0, 1, OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE);
     OTF2_GlobalDefWriter_WriteComm(d, 1, 0, 2, 0, OTF2_COMM_FLAG_NONE);
     OTF2_GlobalDefWriter_WriteComm(d, 2, 0, 1, 0, OTF2_COMM_FLAG_NONE);
@@ -447,6 +447,24 @@ TEST(Otf2ImportHostile, OneLocationClaimedByTwoRanks) {
   const std::string anchor = a.finish();
   EXPECT_EQ(refused_field(anchor), "location");
   EXPECT_NE(refusal(anchor).find("location 1 is more than one rank"), std::string::npos) << refusal(anchor);
+}
+
+// A location outside MPI_COMM_WORLD (a thread, a device) is not read, but
+// its events are not dropped silently: a note counts them.
+TEST(Otf2Import, EventsOfALocationThatIsNoRankNoted) {
+  Archive a(3, "norank");
+  a.world_locations = std::vector<uint64_t>{0, 1};
+  a.call(0, "MPI_Comm_rank", 20, 30);
+  a.call(2, "MPI_Send", 20, 30, [](auto* w) { OTF2_EvtWriter_MpiSend(w, nullptr, 21, 1, 0, 5, 4); });
+  ImportSummary summary;
+  const std::string out = imported(a.finish(), &summary);
+  EXPECT_EQ(summary.processes, 2u);
+  EXPECT_EQ(summary.tally.messages, 0u);
+  TraceReader reader(out);
+  const auto& notes = reader.header().notes;
+  EXPECT_NE(std::find(notes.begin(), notes.end(),
+                      "import: not read: 3 events of 1 locations that are no MPI rank (threads, devices)"),
+            notes.end());
 }
 
 TEST(Otf2ImportHostile, LeaveWithoutEnter) {
