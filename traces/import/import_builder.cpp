@@ -141,6 +141,14 @@ void ImportBuilder::count_call_without_events(const RankState& rank) {
   if (!moves_no_data(rank.call)) ++tally_.not_imported[rank.call];
 }
 
+// The fields every point-to-point event carries: the other end, the size, the tag and the communicator.
+void ImportBuilder::set_message(TraceEvent& event, WorldRank peer, uint64_t bytes, uint32_t tag, TraceComm comm) const {
+  event.peer = peer.value();
+  event.bytes = fits_u32(bytes, "bytes");
+  event.tag = tag;
+  event.comm = comm.value();
+}
+
 ImportBuilder::PendingPtr ImportBuilder::new_event(RankState&, TraceOp op) {
   auto pending = std::make_shared<Pending>();
   pending->event.op = op;
@@ -270,10 +278,7 @@ void ImportBuilder::send(WorldRank rank, WorldRank peer, uint64_t bytes, uint32_
   check_member(comm, rank, "communicator");
   check_member(comm, peer, "receiver");
   PendingPtr event = new_event(r, TraceOp::kSend);
-  event->event.peer = peer.value();
-  event->event.bytes = fits_u32(bytes, "bytes");
-  event->event.tag = tag;
-  event->event.comm = comm.value();
+  set_message(event->event, peer, bytes, tag, comm);
   r.actions.push_back({Action::Kind::kBlocks, event});
   note_send(rank, peer, bytes, tag, comm);
 }
@@ -286,10 +291,7 @@ void ImportBuilder::isend(WorldRank rank, WorldRank peer, uint64_t bytes, uint32
   if (r.requests.contains(request.value()))
     fail("request", "request " + std::to_string(request.value()) + " is already open");
   PendingPtr event = new_event(r, TraceOp::kIsend);
-  event->event.peer = peer.value();
-  event->event.bytes = fits_u32(bytes, "bytes");
-  event->event.tag = tag;
-  event->event.comm = comm.value();
+  set_message(event->event, peer, bytes, tag, comm);
   event->event.request = name_request(r);
   r.requests[request.value()] = {event->event.request, event, false, true, where_record_};
   r.actions.push_back({Action::Kind::kOpens, event});
@@ -360,10 +362,7 @@ void ImportBuilder::recv(WorldRank rank, WorldRank peer, uint64_t bytes, uint32_
   check_member(comm, rank, "communicator");
   check_member(comm, peer, "sender");
   PendingPtr event = new_event(r, TraceOp::kRecv);
-  event->event.peer = peer.value();
-  event->event.bytes = fits_u32(bytes, "bytes");
-  event->event.tag = tag;
-  event->event.comm = comm.value();
+  set_message(event->event, peer, bytes, tag, comm);
   match_receive(r, event->event);
   r.actions.push_back({Action::Kind::kBlocks, event});
 }
@@ -389,10 +388,7 @@ void ImportBuilder::irecv_completed(WorldRank rank, WorldRank peer, uint64_t byt
     fail("request", "receive request " + std::to_string(request.value()) + " completes but was never posted");
   }
   TraceEvent& irecv = found->second.event->event;
-  irecv.peer = peer.value();
-  irecv.bytes = fits_u32(bytes, "bytes");
-  irecv.tag = tag;
-  irecv.comm = comm.value();
+  set_message(irecv, peer, bytes, tag, comm);
   match_receive(r, irecv);
   found->second.event->ready = true;
   complete_request(r, request, "request");

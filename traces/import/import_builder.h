@@ -165,6 +165,7 @@ class ImportBuilder {
   RankState& state(WorldRank rank);
   RankState& in_call(WorldRank rank, const char* what);
   PendingPtr new_event(RankState& rank, TraceOp op);
+  void set_message(TraceEvent& event, WorldRank peer, uint64_t bytes, uint32_t tag, TraceComm comm) const;
   uint32_t name_request(RankState& rank);
   void check_member(TraceComm comm, WorldRank rank, const char* field) const;
   uint32_t fits_u32(uint64_t value, const char* field) const;
