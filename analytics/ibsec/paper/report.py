@@ -21,6 +21,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from ..input_files import InputError
 from ..models import markov
 from ..output.files import write_text_output
 from ..version import __version__
@@ -440,10 +441,30 @@ def _judged(makers, tables: Tables) -> list[Comparison]:
     rows = []
     for make in makers:
         tables.read = set()
-        made = make(tables)
+        try:
+            made = make(tables)
+        except (KeyError, IndexError, AttributeError, TypeError, ValueError) as error:
+            raise _unreadable(tables, error) from None
         read = tuple(sorted(tables.read))
         rows += [replace(row, tables=read, foreign=tables.foreign(read)) for row in made]
     return rows
+
+
+def _unreadable(tables: Tables, error: Exception) -> InputError:
+    """A table that lacks the columns or rows a comparison reads (edited by hand, cut short, an older layout):
+    named, with what was missing, rather than a traceback."""
+    names = sorted(tables.read)
+    if isinstance(error, KeyError):
+        what = f"the column or row {error}"
+    elif isinstance(error, AttributeError) and getattr(error, "name", None):
+        what = f"the column '{error.name}'"  # pandas reads df.column as an attribute
+    else:
+        what = f"{type(error).__name__}: {error}"
+    problem = (f"lacks what REPORT.md compares ({what}); run `ibsec reproduce` again without --skip for the step "
+               f"that writes it")
+    if len(names) == 1:
+        return InputError(tables.path(names[0]), problem)
+    return InputError(tables.out, f"one of {', '.join(f'{name}.csv' for name in names) or 'its tables'} {problem}")
 
 
 def comparisons(out: Path, running_engine: str = "", since: str | None = None) -> list[Comparison]:

@@ -7,12 +7,14 @@ reads it is marked, and the list of tables says whose it is.
 
 from __future__ import annotations
 
+import io
 import json
 from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
 
+from ..input_files import InputError, read_input_text
 from ..output.provenance import ENGINE, WRITTEN
 
 # What a table's origin is, against the engine that runs now.
@@ -77,7 +79,7 @@ class Tables:
     def get(self, name: str) -> pd.DataFrame | None:
         if name not in self._cache:
             path = self.out / f"{name}.csv"
-            self._cache[name] = pd.read_csv(path) if path.is_file() else None
+            self._cache[name] = read_table(path) if path.exists() else None
             if self._cache[name] is not None:
                 meta = read_meta(self.out / f"{name}.meta.json")
                 self.origins[name] = origin(name, meta, self.running_engine, self.since)
@@ -85,6 +87,19 @@ class Tables:
             self.read.add(name)
         return self._cache[name]
 
+    def path(self, name: str) -> Path:
+        return self.out / f"{name}.csv"
+
     def foreign(self, names: tuple[str, ...]) -> bool:
         """Whether any of these tables (as read) was not made by the running engine."""
         return any(self.origins[name].foreign for name in names if name in self.origins)
+
+
+def read_table(path: Path) -> pd.DataFrame:
+    """One table of the output folder, read through the bounded reader (a device or FIFO in its place is refused,
+    not read); InputError naming the file when it is no CSV table."""
+    text = read_input_text(path, "a table of the report", found_by_scan=True)
+    try:
+        return pd.read_csv(io.StringIO(text))
+    except (pd.errors.ParserError, pd.errors.EmptyDataError) as error:
+        raise InputError(path, f"not a CSV table: {str(error).strip()}") from None
