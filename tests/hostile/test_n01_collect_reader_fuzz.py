@@ -135,6 +135,12 @@ def collect_and_write(data: bytes) -> None:
 @example(json.dumps({"statistics": {"x": 2**63, "y": [1, 2.5, 2**70]}}).encode())
 @example(b'{"statistics": {"x": ' + b"9" * 5000 + b"}}")
 @example(json.dumps({"statistics": {f"k{i}": i for i in range(20_000)}}).encode())
+# Found by a long run after results gained topology_meta: that section null, one of its entries null.
+@example(json.dumps({**RESULT, "topology": {**RESULT["topology"], "topology_meta": None}}).encode())
+@example(json.dumps({**RESULT, "topology": {**RESULT["topology"],
+                                            "topology_meta": {**RESULT["topology"]["topology_meta"], "links": None}}}
+                    ).encode())
+@example(json.dumps({**RESULT, "topology": {**RESULT["topology"], "topology_meta": {"links": {"unit": 5}}}}).encode())
 def test_n01_collect_gives_a_table_or_an_ibsec_error(data):
     collect_and_write(data)
 

@@ -159,6 +159,15 @@ def _check_unicode(path: Path, text: str, field: str) -> None:
                          field=field.encode("utf-8", "backslashreplace").decode("utf-8")) from None
 
 
+def _check_units(path: Path, field: str, meta) -> None:
+    """A units section (statistics_meta, topology_meta): an object of objects whose unit and description are
+    strings."""
+    for name, entry in _require(path, field, meta, "an object").items():
+        for key, text in _require(path, f"{field}.{name}", entry, "an object").items():
+            if key in ("unit", "description"):
+                _require(path, f"{field}.{name}.{key}", text, "a string")
+
+
 def check_result(path: Path, document: dict) -> dict:
     """`document` if it has the shape collect reads: NotAResult naming the file and the first field that does not
     (docs/running.md, "The result file")."""
@@ -167,15 +176,12 @@ def check_result(path: Path, document: dict) -> dict:
     for name, kind in (("drained", "true or false"), ("packets_measured", "a number")):
         if name in statistics:
             _require(path, f"statistics.{name}", statistics[name], kind)
-    meta = _require(path, "statistics.statistics_meta", statistics.get("statistics_meta", {}), "an object")
-    for name, entry in meta.items():
-        field = f"statistics.statistics_meta.{name}"
-        for key, text in _require(path, field, entry, "an object").items():
-            if key in ("unit", "description"):
-                _require(path, f"{field}.{key}", text, "a string")
+    _check_units(path, "statistics.statistics_meta", statistics.get("statistics_meta", {}))
     for section in ("config", *ROW_SECTIONS):
         if section in document:
             _require(path, section, document[section], "an object")
+    topology = document.get("topology", {})
+    _check_units(path, f"topology.{TOPOLOGY_META_KEY}", topology.get(TOPOLOGY_META_KEY, {}))
     attack = _require(path, "attack", document.get("attack"), "an object", nullable=True) or {}
     for kind, counts in _require(path, "attack.kinds", attack.get("kinds", {}), "an object").items():
         _require(path, f"attack.kinds.{kind}", counts, "an object")
