@@ -23,5 +23,7 @@ void add_params_command(CLI::App& app);
 void add_registries_command(CLI::App& app);
 // Adds `trace info|validate|convert`.
 void add_trace_command(CLI::App& app);
+// Adds `topology`: a configuration's fabric as JSON, without running it.
+void add_topology_command(CLI::App& app);
 
 }  // namespace ibsec::apps

@@ -42,6 +42,7 @@ int sc_main(int argc, char** argv) {
   ibsec::apps::add_params_command(app);
   ibsec::apps::add_registries_command(app);
   ibsec::apps::add_trace_command(app);
+  ibsec::apps::add_topology_command(app);
   // A closed pipe is reported by the write that fails (EPIPE), not by a signal that ends the program
   // mid-run: standard output's reader going away ends it quietly (kExitOutputClosed), standard error's
   // costs only the progress lines, and every other output is a file.

@@ -7,6 +7,7 @@
 #include "core/piped_output.h"
 #include "hosts/trace_replay.h"
 #include "network/link_rate.h"
+#include "sim/fabric_description.h"
 #include "sim/memory_estimate.h"
 #include "traces/trace_checker.h"
 
@@ -43,12 +44,6 @@ uint64_t largest_size(const std::vector<uint32_t>& sizes) {
 std::shared_ptr<const network::Topology> topology_of(const SimConfig& config) {
   return config.topology ? config.topology
                          : std::make_shared<const network::Topology>(network::build_topology(config.network.topology));
-}
-
-// An end of a link as docs/topology.md names it: "node 3", "switch 0 port 3".
-std::string endpoint_name(const network::Endpoint& end) {
-  if (end.kind == network::Endpoint::Kind::kNode) return "node " + std::to_string(end.index);
-  return "switch " + std::to_string(end.index) + " port " + std::to_string(end.port.value());
 }
 
 // The same as one word, for a VCD signal name: "node3", "switch0_port3".
@@ -180,30 +175,27 @@ void Cluster::wire() {
   const network::LinkParams params = config_.network.link();
   std::vector<network::CreditLink*> card_out(cards_.size());
   std::vector<network::CreditLink*> card_in(cards_.size());
-  for (uint32_t n = 0; n < cards_.size(); ++n) {
-    const network::Endpoint& at = topology_->node_link[n];
-    network::CreditLink& link =
-        add_link_via(attacked(Site::kNodeOut, n), params, *cards_[n], PortId(0), *switches_[at.index], at.port);
-    link_ends_.push_back({{network::Endpoint::Kind::kNode, n, PortId(0)}, at});
-    switches_[at.index]->attach_input(at.port, &link);
-    card_out[n] = &link;
-  }
-  for (uint32_t s = 0; s < switches_.size(); ++s) {
-    const auto& spec = topology_->switches[s];
-    for (uint16_t p = 0; p < spec.ports; ++p) {
-      const network::Endpoint& peer = spec.peer[p];
-      if (peer.kind == network::Endpoint::Kind::kNone) continue;
-      const bool tapped = attacked(Site::kSwitchPort, s, p) ||
-                          (peer.kind == network::Endpoint::Kind::kNode && attacked(Site::kNodeIn, peer.index));
-      network::CreditLink& link = add_link_via(tapped, params, *switches_[s], PortId(p), receiver_at(peer), peer.port);
-      link_ends_.push_back({{network::Endpoint::Kind::kSwitch, s, PortId(p)}, peer});
-      switches_[s]->attach_output(PortId(p), &link);
-      if (peer.kind == network::Endpoint::Kind::kNode) {
-        card_in[peer.index] = &link;
+  for (const LinkEnds& ends : network::links_of(*topology_)) {
+    const network::Endpoint& from = ends.from;
+    const network::Endpoint& to = ends.to;
+    if (from.kind == network::Endpoint::Kind::kNode) {
+      network::CreditLink& link = add_link_via(attacked(Site::kNodeOut, from.index), params, *cards_[from.index],
+                                               PortId(0), *switches_[to.index], to.port);
+      switches_[to.index]->attach_input(to.port, &link);
+      card_out[from.index] = &link;
+    } else {
+      const bool tapped = attacked(Site::kSwitchPort, from.index, from.port.value()) ||
+                          (to.kind == network::Endpoint::Kind::kNode && attacked(Site::kNodeIn, to.index));
+      network::CreditLink& link =
+          add_link_via(tapped, params, *switches_[from.index], from.port, receiver_at(to), to.port);
+      switches_[from.index]->attach_output(from.port, &link);
+      if (to.kind == network::Endpoint::Kind::kNode) {
+        card_in[to.index] = &link;
       } else {
-        switches_[peer.index]->attach_input(peer.port, &link);
+        switches_[to.index]->attach_input(to.port, &link);
       }
     }
+    link_ends_.push_back(ends);
   }
   for (uint32_t n = 0; n < cards_.size(); ++n) cards_[n]->attach(card_out[n], card_in[n], host_.get());
   if (attacker_ && !attacker_tapped_) {
@@ -240,9 +232,7 @@ void Cluster::trace_links(sc_core::sc_trace_file* file) const {
   }
 }
 
-std::string Cluster::link_name(size_t link) const {
-  return endpoint_name(link_ends_[link].from) + " -> " + endpoint_name(link_ends_[link].to);
-}
+std::string Cluster::link_name(size_t link) const { return sim::link_name(link_ends_[link]); }
 
 RunOutcome Cluster::run(void (*progress)(const Cluster&, Tick now)) {
   using WallClock = std::chrono::steady_clock;

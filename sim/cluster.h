@@ -19,6 +19,7 @@
 #include "hosts/scripted_traffic.h"
 #include "hosts/synthetic_traffic.h"
 #include "network/credit_link.h"
+#include "network/links.h"
 #include "network/packet_payloads.h"
 #include "network/switch.h"
 #include "network/topology.h"
@@ -28,11 +29,7 @@
 
 namespace ibsec::sim {
 
-// The two ends of a link: what sends into it and what it delivers to.
-struct LinkEnds {
-  network::Endpoint from;
-  network::Endpoint to;
-};
+using network::LinkEnds;
 
 struct RunOutcome {
   bool drained = true;         // everything handed over was delivered

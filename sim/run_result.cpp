@@ -12,6 +12,7 @@
 #include "network/link_rate.h"
 #include "nic/card_crypto_stats.h"
 #include "sim/cluster.h"
+#include "sim/fabric_description.h"
 #include "sim/run_warnings.h"
 
 namespace ibsec::sim {
@@ -31,45 +32,6 @@ auto groups_of(const Items& items, Get get) {
     if (const Group* g = get(item)) groups.push_back(g);
   }
   return groups;
-}
-
-const char* endpoint_kind(const network::Endpoint& end) {
-  return end.kind == network::Endpoint::Kind::kNode ? "node" : "switch";
-}
-
-// The columns that say which link a row is about.
-std::vector<Statistic> link_identity(size_t index, const std::string& name, const LinkEnds& ends) {
-  return {
-      {"link", "", "the link's index in the run (card outputs by node, then switch outputs by switch and port)", index},
-      {"name", "", "the link by its ends, as docs/topology.md names them", name},
-      {"from_kind", "", "what sends into the link: node (its card) or switch", endpoint_kind(ends.from)},
-      {"from_id", "", "node id or switch index of the sending end", ends.from.index},
-      {"from_port", "", "port at the sending end (0 at a card)", ends.from.port.value()},
-      {"to_kind", "", "what the link delivers to: node (its card) or switch", endpoint_kind(ends.to)},
-      {"to_id", "", "node id or switch index of the receiving end", ends.to.index},
-      {"to_port", "", "port at the receiving end (0 at a card)", ends.to.port.value()},
-  };
-}
-
-// The fabric's counts, every topology's and then what its builder reports
-// about its shape (a fat tree's leaves, spines and cores), with their units
-// and descriptions under topology_meta as the statistics have theirs.
-nlohmann::ordered_json topology_section(const network::Topology& topology, size_t links) {
-  std::vector<Statistic> counts{
-      {"nodes", "nodes", "nodes in the fabric, one card each", topology.nodes},
-      {"switches", "switches", "switches in the fabric", topology.switches.size()},
-      {"links", "links", "one-way links: every card's output and every cabled switch output port", links},
-  };
-  for (const network::ShapeCount& count : topology.shape)
-    counts.push_back({count.name, count.unit, count.description, count.value});
-  nlohmann::ordered_json section = {{"name", topology.name}};
-  nlohmann::ordered_json meta = nlohmann::ordered_json::object();
-  for (const Statistic& count : counts) {
-    section[count.name] = count.value;
-    meta[count.name] = {{"unit", count.unit}, {"description", count.description}};
-  }
-  section["topology_meta"] = meta;
-  return section;
 }
 
 double share_of_run(uint64_t ticks, Tick elapsed) {
@@ -100,7 +62,7 @@ DetailTable Cluster::link_table(Tick elapsed) const {
   for (size_t i = 0; i < links_.size(); ++i) {
     const LinkEnds& ends = link_ends_[i];
     const network::LinkStats& stats = links_[i].stats();
-    std::vector<Statistic> row = link_identity(i, link_name(i), ends);
+    std::vector<Statistic> row = link_identity(i, ends);
     append_group<network::LinkStats>(row, {&stats}, elapsed, "", false);
     const bool into_switch = ends.to.kind == network::Endpoint::Kind::kSwitch;
     row.push_back(
@@ -130,11 +92,7 @@ DetailTable Cluster::switch_table(Tick elapsed) const {
     uint32_t high_water = 0;
     for (uint16_t p = 0; p < spec.ports; ++p)
       high_water = std::max(high_water, switches_[s]->input_high_water(PortId(p)));
-    std::vector<Statistic> row{
-        {"switch", "", "the switch's index (docs/topology.md)", s},
-        {"level", "", "its level in the tree, 0 at the leaves (attached to nodes)", spec.level},
-        {"ports_connected", "ports", "ports with a cable", outputs[s].size()},
-    };
+    std::vector<Statistic> row = switch_identity(*topology_, static_cast<uint32_t>(s));
     append_group<network::SwitchStats>(row, {&switches_[s]->stats()}, elapsed);
     // The switch's output links: what it sent, and how busy they were (mean and busiest).
     append_group<network::LinkStats>(row, outputs[s], elapsed, "output_");

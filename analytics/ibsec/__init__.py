@@ -8,6 +8,7 @@ The Python API (docs/python-api.md)::
     table = ibsec.collect(["a.json", "runs/"])                     # result files -> one row each
     ibsec.analytic.capacity(size="16KB", preset="BT")              # the Markov model
     ibsec.trace.info("cg.trace.gz")                                # a trace's summary
+    ibsec.topology.draw("fabric.svg", "fat-tree-built-432-2to1")   # a fabric, without running it
 
 They run through the same EnginePoint and resumable store as the `ibsec` command. `import ibsec` stays cheap:
 the API's modules (and pandas) are imported on first use.
@@ -15,7 +16,7 @@ the API's modules (and pandas) are imported on first use.
 
 from .version import __version__
 
-__all__ = ["Result", "__version__", "analytic", "collect", "run", "sweep", "trace"]
+__all__ = ["Result", "__version__", "analytic", "collect", "run", "sweep", "topology", "trace"]
 
 
 def __getattr__(name: str):
@@ -36,4 +37,8 @@ def __getattr__(name: str):
         from .api import trace
 
         return trace
+    if name == "topology":
+        from .api import topology
+
+        return topology
     raise AttributeError(f"module 'ibsec' has no attribute {name!r}")

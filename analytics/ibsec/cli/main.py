@@ -23,11 +23,12 @@ from . import (
     run,
     study,
     sweep,
+    topology,
     trace,
 )
 
 # In the order `ibsec --help` lists them.
-COMMANDS = (analytic, cachesim, run, params, presets, figures, study, reproduce, trace, compare_schedulers,
+COMMANDS = (analytic, cachesim, run, params, presets, figures, study, reproduce, trace, topology, compare_schedulers,
             prefetch_sweep, hwcost, sweep, collect)
 
 

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "core/errors.h"
+#include "network/links.h"
 #include "network/topology.h"
 
 namespace ibsec::network {
@@ -202,6 +203,23 @@ TEST_P(TopologyFatTree, CablesArePairedAndComplete) {
         EXPECT_EQ(peer[p].port.value() >= k_, !up) << "up meets down: switch " << s << " port " << p;
       }
     }
+  }
+}
+
+// One one-way link per card output and per cabled switch port, in the
+// order a run numbers them: cards by node id, then switches by index and port.
+TEST_P(TopologyFatTree, LinksAreCardOutputsThenSwitchPortsInOrder) {
+  const std::vector<LinkEnds> links = links_of(topology_);
+  const uint32_t top_ports = per_level_ * k_;  // the top level's unused up ports
+  ASSERT_EQ(links.size(), nodes_ + n_ * per_level_ * 2 * k_ - top_ports);
+  for (uint32_t n = 0; n < nodes_; ++n) {
+    EXPECT_EQ(links[n].from, (Endpoint{Kind::kNode, n, PortId(0)}));
+    EXPECT_EQ(links[n].to, topology_.node_link[n]);
+  }
+  for (size_t i = nodes_ + 1; i < links.size(); ++i) {
+    const auto key = [](const LinkEnds& l) { return std::pair(l.from.index, l.from.port.value()); };
+    EXPECT_LT(key(links[i - 1]), key(links[i])) << "link " << i;
+    EXPECT_EQ(links[i].to, topology_.switches[links[i].from.index].peer[links[i].from.port.value()]);
   }
 }
 

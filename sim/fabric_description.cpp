@@ -1,0 +1,96 @@
+#include "sim/fabric_description.h"
+
+#include "network/routing.h"
+
+namespace ibsec::sim {
+namespace {
+
+const char* endpoint_kind(const network::Endpoint& end) {
+  return end.kind == network::Endpoint::Kind::kNode ? "node" : "switch";
+}
+
+// Rows as JSON objects, and each column's unit and description once.
+nlohmann::ordered_json rows_of(const std::vector<std::vector<Statistic>>& rows, nlohmann::ordered_json& meta) {
+  nlohmann::ordered_json list = nlohmann::ordered_json::array();
+  for (const auto& row : rows) {
+    nlohmann::ordered_json object = nlohmann::ordered_json::object();
+    for (const Statistic& cell : row) {
+      object[cell.name] = cell.value;
+      meta[cell.name] = {{"unit", cell.unit}, {"description", cell.description}};
+    }
+    list.push_back(std::move(object));
+  }
+  return list;
+}
+
+}  // namespace
+
+std::vector<Statistic> switch_identity(const network::Topology& topology, uint32_t s) {
+  const network::SwitchSpec& spec = topology.switches[s];
+  uint32_t cabled = 0;
+  for (const network::Endpoint& peer : spec.peer) cabled += peer.kind != network::Endpoint::Kind::kNone ? 1 : 0;
+  return {
+      {"switch", "", "the switch's index (docs/topology.md)", s},
+      {"name", "", "the switch as errors and docs/topology.md name it (with its LID on a real fabric)",
+       network::switch_name(topology, s)},
+      {"level", "", "its level in the tree, 0 at the leaves (attached to nodes)", spec.level},
+      {"ports", "ports", "the switch's radix", spec.ports},
+      {"ports_connected", "ports", "ports with a cable", cabled},
+  };
+}
+
+std::string endpoint_name(const network::Endpoint& end) {
+  if (end.kind == network::Endpoint::Kind::kNode) return "node " + std::to_string(end.index);
+  return "switch " + std::to_string(end.index) + " port " + std::to_string(end.port.value());
+}
+
+std::string link_name(const network::LinkEnds& ends) {
+  return endpoint_name(ends.from) + " -> " + endpoint_name(ends.to);
+}
+
+std::vector<Statistic> link_identity(size_t index, const network::LinkEnds& ends) {
+  return {
+      {"link", "", "the link's index in the run (card outputs by node, then switch outputs by switch and port)", index},
+      {"name", "", "the link by its ends, as docs/topology.md names them", link_name(ends)},
+      {"from_kind", "", "what sends into the link: node (its card) or switch", endpoint_kind(ends.from)},
+      {"from_id", "", "node id or switch index of the sending end", ends.from.index},
+      {"from_port", "", "port at the sending end (0 at a card)", ends.from.port.value()},
+      {"to_kind", "", "what the link delivers to: node (its card) or switch", endpoint_kind(ends.to)},
+      {"to_id", "", "node id or switch index of the receiving end", ends.to.index},
+      {"to_port", "", "port at the receiving end (0 at a card)", ends.to.port.value()},
+  };
+}
+
+nlohmann::ordered_json topology_section(const network::Topology& topology, size_t links) {
+  std::vector<Statistic> counts{
+      {"nodes", "nodes", "nodes in the fabric, one card each", topology.nodes},
+      {"switches", "switches", "switches in the fabric", topology.switches.size()},
+      {"links", "links", "one-way links: every card's output and every cabled switch output port", links},
+  };
+  for (const network::ShapeCount& count : topology.shape)
+    counts.push_back({count.name, count.unit, count.description, count.value});
+  nlohmann::ordered_json section = {{"name", topology.name}};
+  nlohmann::ordered_json meta = nlohmann::ordered_json::object();
+  for (const Statistic& count : counts) {
+    section[count.name] = count.value;
+    meta[count.name] = {{"unit", count.unit}, {"description", count.description}};
+  }
+  section["topology_meta"] = meta;
+  return section;
+}
+
+nlohmann::ordered_json fabric_description(const network::Topology& topology) {
+  const std::vector<network::LinkEnds> links = network::links_of(topology);
+  std::vector<std::vector<Statistic>> switch_rows;
+  for (uint32_t s = 0; s < topology.switches.size(); ++s) switch_rows.push_back(switch_identity(topology, s));
+  std::vector<std::vector<Statistic>> link_rows;
+  for (size_t i = 0; i < links.size(); ++i) link_rows.push_back(link_identity(i, links[i]));
+  nlohmann::ordered_json meta = nlohmann::ordered_json::object();
+  nlohmann::ordered_json doc = {{"topology", topology_section(topology, links.size())}};
+  doc["switches"] = rows_of(switch_rows, meta);
+  doc["links"] = rows_of(link_rows, meta);
+  doc["columns_meta"] = meta;
+  return doc;
+}
+
+}  // namespace ibsec::sim

@@ -1,0 +1,40 @@
+// How a run names and describes its fabric, shared by the run's result (its
+// "topology" section and links table) and `ibsec-engine topology`, which
+// describes a configuration's fabric without running it (for drawings and
+// scripts that join a run's links table on the link index).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/statistics.h"
+#include "network/links.h"
+#include "network/topology.h"
+
+namespace ibsec::sim {
+
+// An end of a link as docs/topology.md names it: "node 3", "switch 0 port 3".
+std::string endpoint_name(const network::Endpoint& end);
+// "node 3 -> switch 0 port 3".
+std::string link_name(const network::LinkEnds& ends);
+
+// The columns that say which link a row of the links table is about.
+std::vector<Statistic> link_identity(size_t index, const network::LinkEnds& ends);
+
+// The columns that say which switch a row of the switches table is about.
+std::vector<Statistic> switch_identity(const network::Topology& topology, uint32_t switch_index);
+
+// The fabric's counts, every topology's and then what its builder reports
+// about its shape (a fat tree's leaves, spines and cores), with their units
+// and descriptions under topology_meta as the statistics have theirs.
+nlohmann::ordered_json topology_section(const network::Topology& topology, size_t links);
+
+// The whole fabric: the topology section, every switch (index, level, ports
+// cabled, name) and every one-way link in the order of network::links_of,
+// with the links table's identity columns; units and descriptions of both
+// lists under "columns_meta".
+nlohmann::ordered_json fabric_description(const network::Topology& topology);
+
+}  // namespace ibsec::sim
