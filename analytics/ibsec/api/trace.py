@@ -16,3 +16,24 @@ def info(path: str | Path) -> dict:
     if not Path(path).is_file():
         raise ConfigError("trace", f"{str(path)!r} does not exist or is not a file")
     return engine_json(["trace", "info", str(path), "--json"])
+
+
+def import_trace(source: str | Path, out: str | Path) -> dict:
+    """Writes another tool's trace (`source`: an OTF2 archive's anchor file, docs/importing.md) as the ibsec trace
+    `out` (.ibtb binary, else text; .gz/.zst compress), as `ibsec trace import` does, and returns `info(out)`:
+    its header's notes say what was not imported or was repaired. EngineError with the engine's message (the
+    file, rank, event and field at fault) when the source cannot be imported."""
+    import subprocess
+
+    from ..engine.binary import EngineError, engine_message, engine_path, exit_code_of
+    from ..output.files import check_output_file
+
+    if not Path(source).exists():
+        raise ConfigError("source", f"{str(source)!r} does not exist")
+    check_output_file(out, "out")
+    Path(out).parent.mkdir(parents=True, exist_ok=True)
+    done = subprocess.run([engine_path(), "trace", "import", str(source), "--out", str(out)], capture_output=True,
+                          text=True, check=False)
+    if done.returncode != 0:
+        raise EngineError(engine_message(done.stderr, done.returncode), exit_code_of(done.returncode))
+    return info(out)
