@@ -20,6 +20,7 @@ using namespace wiring;
 constexpr const char* kRadixKey = "network.fat_tree_built.radix";
 constexpr const char* kLevelsKey = "network.fat_tree_built.levels";
 constexpr const char* kTaperKey = "network.fat_tree_built.taper";
+constexpr const char* kSpinesKey = "network.fat_tree_built.spines";
 constexpr uint32_t kMinRadix = 4;  // two ports down and two up: the smallest tree that branches at every level
 
 // Leaf ports split by the taper: `down` to nodes, `up` to spines.
@@ -152,6 +153,30 @@ void check_table_size(const BuiltShape& shape) {
   }
 }
 
+// network.fat_tree_built.spines when given (a cluster built with more
+// spines than it needs, each leaf's up-links spread over all of them), else
+// the fewest that take every leaf's up-links.
+uint32_t spines_per_pod(const TopologyParams& params, const BuiltShape& shape) {
+  const uint64_t given = params.own.count(kSpinesKey);
+  if (given == 0) return fewest_upper_switches(shape.leaf.up, shape.leaves_per_pod, shape.spine_down);
+  std::string valid;
+  for (uint32_t s = 1; s <= shape.leaf.up; ++s) {
+    if (shape.leaf.up % s == 0 && uint64_t{shape.leaves_per_pod} * (shape.leaf.up / s) <= shape.spine_down)
+      valid += (valid.empty() ? "" : ", ") + std::to_string(s);
+  }
+  const bool divides = given <= shape.leaf.up && shape.leaf.up % given == 0;
+  if (!divides || uint64_t{shape.leaves_per_pod} * (shape.leaf.up / given) > shape.spine_down) {
+    throw ConfigError(kSpinesKey, std::string(divides ? "leaves more cables on a spine than its " +
+                                                            std::to_string(shape.spine_down) + " down ports"
+                                                      : "must divide each leaf's " + std::to_string(shape.leaf.up) +
+                                                            " up-links (the same number of cables to every spine)") +
+                                      ", got " + std::to_string(given) + "; " + (shape.levels == 3 ? "per pod " : "") +
+                                      "for " + std::to_string(shape.nodes) + " nodes on " +
+                                      tree_name(shape.radix, shape.levels, shape.leaf) + ": " + valid);
+  }
+  return static_cast<uint32_t>(given);
+}
+
 BuiltShape size_tree(const TopologyParams& params) {
   BuiltShape shape;
   shape.radix = read_radix(params);
@@ -163,7 +188,7 @@ BuiltShape size_tree(const TopologyParams& params) {
   shape.spine_down = shape.levels == 2 ? shape.radix : shape.radix / 2;
   shape.leaves_per_pod = shape.levels == 2 ? shape.leaves : shape.spine_down;
   shape.pods = ceil_div(shape.leaves, shape.leaves_per_pod);
-  shape.spines_per_pod = fewest_upper_switches(shape.leaf.up, shape.leaves_per_pod, shape.spine_down);
+  shape.spines_per_pod = spines_per_pod(params, shape);
   shape.leaf_cables = shape.leaf.up / shape.spines_per_pod;
   if (shape.levels == 3) {
     shape.cores_per_group = fewest_upper_switches(shape.spine_up(), shape.pods, shape.radix);
@@ -323,6 +348,8 @@ IBSEC_REGISTER_TOPOLOGY(
         {kRadixKey, 36, "ports", "ports of every switch (even, >= 4; e.g. 36 SB7800, 40 QM8700, 64 QM9700)"},
         {kLevelsKey, 2, "levels", "switch levels: 2 (leaves, spines) or 3 (leaves, spines, cores)"},
         {kTaperKey, "1:1", "down:up", "ratio of a leaf's ports to nodes and to spines, e.g. 2:1 (24/12 of 36)"},
+        {kSpinesKey, 0, "switches",
+         "spines (per pod with 3 levels), each leaf's up-links spread evenly over them; 0 = the fewest that take them"},
     }),
     build_fat_tree_built)
 

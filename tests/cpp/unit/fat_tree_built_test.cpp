@@ -7,7 +7,9 @@
 
 #include <map>
 #include <ostream>
+#include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "core/errors.h"
@@ -276,6 +278,89 @@ void expect_refused(const Tree& tree, const std::string& field, const std::strin
     EXPECT_EQ(e.field(), field) << e.what();
     EXPECT_NE(std::string(e.what()).find(says), std::string::npos) << e.what();
   }
+}
+
+// The tree with network.fat_tree_built.spines given.
+Topology build_with_spines(const Tree& tree, uint32_t spines) {
+  TopologyParams params = params_of(tree);
+  params.own = ParameterValues({{"network.fat_tree_built.radix", tree.radix},
+                                {"network.fat_tree_built.levels", tree.levels},
+                                {"network.fat_tree_built.taper", tree.taper},
+                                {"network.fat_tree_built.spines", spines}});
+  return build_topology(params);
+}
+
+// How many cables join each (lower switch, upper switch) pair.
+std::map<std::pair<uint32_t, uint32_t>, uint32_t> cables_up(const Topology& topology) {
+  std::map<std::pair<uint32_t, uint32_t>, uint32_t> cables;
+  for (uint32_t s = 0; s < topology.switches.size(); ++s) {
+    for (const Endpoint& peer : topology.switches[s].peer) {
+      if (peer.kind == Kind::kSwitch && topology.switches[peer.index].level > topology.switches[s].level)
+        ++cables[{s, peer.index}];
+    }
+  }
+  return cables;
+}
+
+TEST(FatTreeBuilt, GivenSpinesTakeEachLeafsUpLinksEvenly) {
+  // The shape of tests/fabrics/tapered-2to1: 4 leaves of 24 nodes, 12 up-links each, 2 to each of 6 spines
+  // (the fewest spines would be 2, with 6 cables to each).
+  const Topology topology = build_with_spines({36, 2, "2:1", 96}, 6);
+  expect_cables_agree(topology);
+  EXPECT_EQ(shape_count(topology, "spines"), 6U);
+  ASSERT_EQ(switches_at(topology, 1), 6U);
+  const auto cables = cables_up(topology);
+  EXPECT_EQ(cables.size(), 4U * 6U);
+  for (const auto& [pair, count] : cables) EXPECT_EQ(count, 2U) << "leaf " << pair.first << " spine " << pair.second;
+  check_routes(topology, "network.routing");
+  // The same port use as the fixture OpenSM routed: leaves 24 nodes + 12 up, spines 8 down of 36.
+  const Topology fixture = build_topology(TopologyParams::of(
+      "ibnetdiscover", 0, {{"network.ibnetdiscover.file", std::string(IBSEC_FABRICS_DIR) + "/tapered-2to1.ibnd"}}));
+  std::multiset<std::tuple<uint32_t, uint32_t, uint32_t>> ours, theirs;
+  for (const SwitchSpec& spec : topology.switches) {
+    const PortUse use = port_use(topology, spec);
+    ours.insert({use.nodes, use.down_switches, use.up_switches});
+  }
+  for (const SwitchSpec& spec : fixture.switches) {
+    uint32_t nodes = 0, switches = 0;
+    for (const Endpoint& peer : spec.peer) (peer.kind == Kind::kNode ? nodes : switches) += peer.kind != Kind::kNone;
+    // The fixture's switches carry no levels: a spine's switch cables are its down-links.
+    theirs.insert(nodes > 0 ? std::tuple(nodes, 0U, switches) : std::tuple(0U, switches, 0U));
+  }
+  EXPECT_EQ(ours, theirs);
+}
+
+TEST(FatTreeBuilt, AThreeLevelPodTakesOneSpinePerLeafUpLink) {
+  // A pod's spines have r/2 ports down to its r/2 leaves: one cable from each leaf, so U spines per pod and no
+  // other count. 8 ports, 1:1: 4 up-links per leaf; 40 nodes fill 10 leaves in 3 pods.
+  const Topology given = build_with_spines({8, 3, "1:1", 40}, 4);
+  EXPECT_EQ(shape_count(given, "spines"), 4U * 3U);
+  EXPECT_EQ(given.switches.size(), build({8, 3, "1:1", 40}).switches.size());
+  try {
+    (void)build_with_spines({8, 3, "1:1", 40}, 2);
+    ADD_FAILURE() << "2 spines per pod built";
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(e.field(), "network.fat_tree_built.spines");
+    EXPECT_NE(std::string(e.what()).find("per pod for 40 nodes on a 3-level tree"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("4 down / 4 up ports per leaf: 4"), std::string::npos) << e.what();
+  }
+}
+
+void expect_spines_refused(uint32_t spines, const std::string& says) {
+  try {
+    (void)build_with_spines({36, 2, "2:1", 96}, spines);
+    ADD_FAILURE() << spines << " spines built";
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(e.field(), "network.fat_tree_built.spines") << e.what();
+    EXPECT_NE(std::string(e.what()).find(says), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find(": 2, 3, 4, 6, 12"), std::string::npos) << e.what();
+  }
+}
+
+TEST(FatTreeBuilt, RefusesSpinesThatCannotTakeTheUpLinksEvenly) {
+  expect_spines_refused(5, "must divide each leaf's 12 up-links");
+  expect_spines_refused(13, "must divide each leaf's 12 up-links");
+  expect_spines_refused(1, "leaves more cables on a spine than its 36 down ports");  // 4 x 12 = 48
 }
 
 TEST(FatTreeBuilt, RefusesNodesThatDoNotFit) {
