@@ -134,7 +134,7 @@ TEST_F(CardReceive, DropsAlteredCiphertextTagOrHeader) {
       {"message", [](network::Packet& p) { p.message += 1; }},
       {"last of message", [](network::Packet& p) { p.last_of_message = !p.last_of_message; }},
       {"source node", [](network::Packet& p) { p.source = NodeId(2); }},
-      {"lane", [](network::Packet& p) { p.lane = VirtualLane(1); }},
+      {"service level", [](network::Packet& p) { p.service_level = VirtualLane(1); }},
       {"direction", [](network::Packet& p) { std::swap(p.source_process, p.destination_process); }},
   };
   uint32_t sequence = 0;
@@ -158,6 +158,14 @@ TEST_F(CardReceive, DropsAlteredCiphertextTagOrHeader) {
   // Nothing forged moved the window: the genuine packets still go through.
   const network::Packet genuine = sealed(1);
   EXPECT_EQ(receiver_.receive(genuine, handle_), ReceiveVerdict::kDeliver);
+}
+
+TEST_F(CardReceive, TheLaneOfTheLastHopIsNotAuthenticated) {
+  // Switches may move a packet to another lane on every hop (a torus's
+  // datelines); only the lane its card chose, the service level, is in the nonce.
+  network::Packet p = sealed(0);
+  p.lane = VirtualLane(1);
+  EXPECT_EQ(receiver_.receive(p, handle_), ReceiveVerdict::kDeliver);
 }
 
 TEST_F(CardReceive, DropsReplayedPacketsAndForgeriesDoNotMoveTheWindow) {
