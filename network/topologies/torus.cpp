@@ -63,7 +63,10 @@ struct TorusShape {
 };
 
 void read_dims(const TopologyParams& params, TorusShape& shape) {
-  const std::string text = params.own.text(kDimsKey);
+  // A 1-D torus may be given as a number ("network.torus.dims": 8, or --set network.torus.dims=8).
+  const nlohmann::json& value = params.own.at(kDimsKey);
+  const bool number = value.is_number_integer() && value.get<int64_t>() >= 0;
+  const std::string text = number ? std::to_string(value.get<int64_t>()) : params.own.text(kDimsKey);
   static const std::regex form(R"(^\s*(\d{1,7})(?:\s*x\s*(\d{1,7}))?(?:\s*x\s*(\d{1,7}))?\s*$)");
   std::smatch match;
   if (!std::regex_match(text, match, form)) {

@@ -321,6 +321,12 @@ void expect_refused(const Torus& torus, const std::string& field, const std::str
   }
 }
 
+TEST(Torus, ARingMayBeGivenAsANumber) {
+  const Topology ring = build_topology(TopologyParams::of("torus", 0, {{"network.torus.dims", 12}}));
+  EXPECT_EQ(ring.switches.size(), 12U);
+  EXPECT_EQ(ring.lanes_needed, 2U);
+}
+
 TEST(Torus, RefusesMalformedDimensions) {
   expect_refused({"4x0x4", 1, 0}, "network.torus.dims", "y has 0");
   expect_refused({"a", 1, 0}, "network.torus.dims", "1 to 3 ring sizes");
