@@ -328,7 +328,7 @@ IBSEC_REGISTER_TOPOLOGY(
     "ring, a dateline virtual lane per ring of 5 or more (2 lanes)",
     (std::vector<ParameterInfo>{
         {kDimsKey, "4x4x4", "switches",
-         "switches per ring in each dimension, x[xy[xz]], e.g. \"8\", \"4x4\", \"4x4x4\""},
+         "switches per ring in each dimension, 1 to 3 sizes joined by x: \"8\", \"4x4\", \"4x4x4\""},
         {kNodesPerSwitchKey, 1, "nodes", "nodes cabled to each switch; nodes fill switches in order"},
         {kHalfWayKey, kAlternate, "",
          "the way half round an even ring: \"alternate\" (+ from an even coordinate, - from an odd one: every "
