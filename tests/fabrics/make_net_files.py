@@ -124,7 +124,7 @@ def torus_conf(sizes: list[int]) -> str:
     neighbour too (torus-2QoS.conf(5): a radix-4 ring needs both)."""
     lines = ["torus " + " ".join(str(k) for k in sizes + [1] * (3 - len(sizes)))]
     stride = 1
-    for axis, k in zip("xyz", sizes):
+    for axis, k in zip("xyz"[: len(sizes)], sizes, strict=True):
         lines.append(f"{axis}p_link 0x200000 {0x200000 + stride:#x}")
         if k == 4:
             lines.append(f"{axis}m_link 0x200000 {0x200000 + (k - 1) * stride:#x}")

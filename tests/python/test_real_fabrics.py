@@ -1,6 +1,6 @@
 """Real fabrics (docs/topology.md, "ibnetdiscover"): the committed reference fabrics regenerate identically
-under ibsim + OpenSM (minhop and updn, or torus-2QoS on the tori) when those are installed, and a run on the 2:1 tapered fat tree delivers
-every message under our minhop and updn and under OpenSM's own loaded tables."""
+under ibsim + OpenSM (minhop and updn, or torus-2QoS on the tori) when those are installed, and a run on the 2:1
+tapered fat tree delivers every message under our minhop and updn and under OpenSM's own loaded tables."""
 
 import json
 import os
