@@ -54,13 +54,14 @@ ParameterSet<NetworkParams> declare() {
              "a topology of `ibsec-engine registries`: single-switch, fat-tree, fat-tree-built, torus or ibnetdiscover",
              read_topology)
       .custom("network.routing", kTopologyOwnRouting, "",
-              "\"topology\" (the topology's own tables: D-mod-K on a fat tree, minhop on an ibnetdiscover fabric) or a "
-              "routing of `ibsec-engine registries`: minhop, updn, or lft to load a subnet manager's tables "
-              "(docs/topology.md)",
+              "\"topology\" (the topology's own tables: D-mod-K on a fat tree, dimension order on a torus, minhop on "
+              "an ibnetdiscover fabric) or a routing of `ibsec-engine registries`: minhop, updn, or lft to load a "
+              "subnet manager's tables (docs/topology.md)",
               read_routing)
       .count(
           "network.nodes", [](NetworkParams & n) -> auto& { return n.topology.nodes; }, "nodes",
-          "cluster size; 0 = the topology's own: 16 (the paper's) for single-switch, k^n for fat-tree")
+          "cluster size; 0 = the topology's own: 16 (the paper's) for single-switch, k^n for fat-tree, every "
+          "switch full for fat-tree-built and torus")
       .count(
           "network.switch_ports", [](NetworkParams & n) -> auto& { return n.topology.switch_ports; }, "ports",
           "switch radix; 0 = smallest that fits the topology", 0, UINT16_MAX)

@@ -58,7 +58,7 @@ struct TorusShape {
       if (d > 0) text += 'x';
       text += std::to_string(size[d]);
     }
-    return "a " + text + " torus";
+    return "the " + text + " torus";
   }
 };
 

@@ -346,7 +346,7 @@ TEST(Torus, RefusesAnUnknownHalfWayRule) {
 }
 
 TEST(Torus, RefusesNodesThatDoNotFit) {
-  expect_refused({"4x4x4", 1, 65}, "network.nodes", "at most 64 nodes fit a 4x4x4 torus");
+  expect_refused({"4x4x4", 1, 65}, "network.nodes", "at most 64 nodes fit the 4x4x4 torus");
   expect_refused({"4x4", 0, 0}, "network.torus.nodes_per_switch", "must be from 1");
   expect_refused({"4x4x4", 1, 0}, "network.switch_ports", "at least the 7 ports", 6);
   EXPECT_EQ(build_topology([] {
