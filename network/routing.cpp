@@ -117,14 +117,17 @@ std::vector<std::vector<uint32_t>> dependency_graph(const Topology& topology, co
 }
 
 // With lane maps the graph's vertices are (channel, lane) pairs, numbered
-// channel * kLaneMapLanes + lane. A packet's state on arriving at a switch
-// is (switch, input port, lane); given the destination, the state fixes the
-// output channel and lane, so each state is followed once per destination.
+// channel * kLaneMapLanes + lane. Given the destination, a vertex fixes the
+// next one: the packet arrives at the channel's far switch on that lane,
+// which gives its output port and lane. So each vertex is followed once per
+// destination, and a route that reaches one already followed adds its edge
+// into it and stops; a card's 16 lanes at its switch collapse at once onto
+// the few output lanes they map to.
 constexpr uint32_t kNoChannel = UINT32_MAX;
 
 std::vector<std::vector<uint32_t>> lane_dependency_graph(const Topology& topology, const ChannelNumbers& numbers) {
   std::vector<std::vector<uint32_t>> next(static_cast<size_t>(numbers.size()) * kLaneMapLanes);
-  std::vector<uint32_t> followed_for(next.size(), UINT32_MAX);  // by state: the destination it was last followed to
+  std::vector<uint32_t> followed_for(next.size(), UINT32_MAX);  // by vertex: the destination it was last followed to
   for (uint32_t dst = 0; dst < topology.nodes; ++dst) {
     RoutesToOneNode(topology, dst).follow_all();  // every route reaches dst without a loop, else it throws
     for (uint32_t src = 0; src < topology.nodes; ++src) {
@@ -141,12 +144,11 @@ std::vector<std::vector<uint32_t>> lane_dependency_graph(const Topology& topolog
                        switch_name(topology, at.index) + " maps to lane " + std::to_string(out_lane) +
                            ", which does not exist");
           }
-          const uint32_t channel = numbers.of(at.index, out) * kLaneMapLanes + out_lane;
-          if (held != kNoChannel) next[held].push_back(channel);
-          const uint32_t state = numbers.of(at.index, at.port) * kLaneMapLanes + lane;
-          if (followed_for[state] == dst) break;
-          followed_for[state] = dst;
-          held = channel;
+          const uint32_t vertex = numbers.of(at.index, out) * kLaneMapLanes + out_lane;
+          if (held != kNoChannel) next[held].push_back(vertex);
+          if (followed_for[vertex] == dst) break;
+          followed_for[vertex] = dst;
+          held = vertex;
           lane = out_lane;
           at = spec.peer[out.value()];
         }
