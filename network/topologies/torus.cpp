@@ -53,6 +53,7 @@ struct TorusShape {
     return s - c * stride + to * stride;
   }
   [[nodiscard]] std::string name() const {
+    if (dims == 1) return "the ring of " + std::to_string(size[0]) + (size[0] == 1 ? " switch" : " switches");
     std::string text;
     for (uint32_t d = 0; d < dims; ++d) {
       if (d > 0) text += 'x';
