@@ -51,15 +51,17 @@ ParameterSet<NetworkParams> declare() {
   const NetworkParams d;
   ParameterSet<NetworkParams> set(d);
   set.custom("network.topology", d.topology.name, "",
-             "a topology of `ibsec-engine registries`: single-switch, fat-tree or ibnetdiscover", read_topology)
+             "a topology of `ibsec-engine registries`: single-switch, fat-tree, fat-tree-built, torus or ibnetdiscover",
+             read_topology)
       .custom("network.routing", kTopologyOwnRouting, "",
-              "\"topology\" (the topology's own tables: D-mod-K on a fat tree, minhop on an ibnetdiscover fabric) or a "
-              "routing of `ibsec-engine registries`: minhop, updn, or lft to load a subnet manager's tables "
-              "(docs/topology.md)",
+              "\"topology\" (the topology's own tables: D-mod-K on a fat tree, dimension order on a torus, minhop on "
+              "an ibnetdiscover fabric) or a routing of `ibsec-engine registries`: minhop, updn, or lft to load a "
+              "subnet manager's tables (docs/topology.md)",
               read_routing)
       .count(
           "network.nodes", [](NetworkParams & n) -> auto& { return n.topology.nodes; }, "nodes",
-          "cluster size; 0 = the topology's own: 16 (the paper's) for single-switch, k^n for fat-tree")
+          "cluster size; 0 = the topology's own: 16 (the paper's) for single-switch, k^n for fat-tree, every "
+          "switch full for fat-tree-built and torus")
       .count(
           "network.switch_ports", [](NetworkParams & n) -> auto& { return n.topology.switch_ports; }, "ports",
           "switch radix; 0 = smallest that fits the topology", 0, UINT16_MAX)
@@ -86,7 +88,8 @@ ParameterSet<NetworkParams> declare() {
                 n.fec_latency_given = duration_or_generation(v, key);
               })
       .count("network.virtual_lanes", &NetworkParams::virtual_lanes, "lanes",
-             "data virtual lanes per port (1..15); a session uses lane key mod lanes")
+             "data virtual lanes per port (1..15); a session uses lane key mod lanes; a torus with a ring of 5 or more "
+             "needs 2 (its dateline lanes)")
       .count("network.vl_buffer_bytes", &NetworkParams::vl_buffer_bytes, "bytes",
              "input buffer per port and virtual lane (64-byte credits)")
       .check(check_lanes);

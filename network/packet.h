@@ -38,10 +38,11 @@ struct Packet {
   uint32_t source_process = 0;  // cluster-wide process ids
   uint32_t destination_process = 0;
   uint32_t payload_bytes = 0;
-  uint32_t wire_bytes = 0;  // payload + headers (+ security fields)
-  uint32_t message = 0;     // host's message id, for reassembly
-  VirtualLane lane{0};
-  bool measured = false;  // handed over inside the measurement window
+  uint32_t wire_bytes = 0;       // payload + headers (+ security fields)
+  uint32_t message = 0;          // host's message id, for reassembly
+  VirtualLane lane{0};           // on the link it is on now; a switch's lane map may change it per hop
+  VirtualLane service_level{0};  // the lane its card chose, kept end to end as InfiniBand's SL is
+  bool measured = false;         // handed over inside the measurement window
   bool last_of_message = true;
   AttackKind attack = AttackKind::kNone;
 };

@@ -116,6 +116,52 @@ std::vector<std::vector<uint32_t>> dependency_graph(const Topology& topology, co
   return next;
 }
 
+// With lane maps the graph's vertices are (channel, lane) pairs, numbered
+// channel * kLaneMapLanes + lane. Given the destination, a vertex fixes the
+// next one: the packet arrives at the channel's far switch on that lane,
+// which gives its output port and lane. So each vertex is followed once per
+// destination, and a route that reaches one already followed adds its edge
+// into it and stops; a card's 16 lanes at its switch collapse at once onto
+// the few output lanes they map to.
+constexpr uint32_t kNoChannel = UINT32_MAX;
+
+std::vector<std::vector<uint32_t>> lane_dependency_graph(const Topology& topology, const ChannelNumbers& numbers) {
+  std::vector<std::vector<uint32_t>> next(static_cast<size_t>(numbers.size()) * kLaneMapLanes);
+  std::vector<uint32_t> followed_for(next.size(), UINT32_MAX);  // by vertex: the destination it was last followed to
+  for (uint32_t dst = 0; dst < topology.nodes; ++dst) {
+    RoutesToOneNode(topology, dst).follow_all();  // every route reaches dst without a loop, else it throws
+    for (uint32_t src = 0; src < topology.nodes; ++src) {
+      for (uint32_t start = 0; start < kLaneMapLanes; ++start) {
+        Endpoint at = topology.node_link[src];
+        auto lane = static_cast<uint8_t>(start);
+        uint32_t held = kNoChannel;  // the (channel, lane) the packet holds while it requests the next
+        while (at.kind == Kind::kSwitch) {
+          const SwitchSpec& spec = topology.switches[at.index];
+          const PortId out = spec.forwarding[dst];
+          const uint8_t out_lane = spec.out_lane(at.port.value(), out.value(), lane);
+          if (out_lane >= kLaneMapLanes) {
+            unroutable(topology, src, dst,
+                       switch_name(topology, at.index) + " maps to lane " + std::to_string(out_lane) +
+                           ", which does not exist");
+          }
+          const uint32_t vertex = numbers.of(at.index, out) * kLaneMapLanes + out_lane;
+          if (held != kNoChannel) next[held].push_back(vertex);
+          if (followed_for[vertex] == dst) break;
+          followed_for[vertex] = dst;
+          held = vertex;
+          lane = out_lane;
+          at = spec.peer[out.value()];
+        }
+      }
+    }
+  }
+  for (auto& targets : next) {
+    std::ranges::sort(targets);
+    targets.erase(std::ranges::unique(targets).begin(), targets.end());
+  }
+  return next;
+}
+
 // Iterative depth-first search (a deep recursion could overflow the stack on
 // a large fabric); returns the channels of the first cycle found, in order.
 std::vector<uint32_t> first_cycle(const std::vector<std::vector<uint32_t>>& next) {
@@ -153,9 +199,13 @@ std::vector<uint32_t> first_cycle(const std::vector<std::vector<uint32_t>>& next
 }
 
 std::string cycle_text(const Topology& topology, const std::vector<Channel>& cycle) {
+  const bool lanes = topology.maps_lanes();
   std::string text;
-  for (const Channel& c : cycle)
-    text += switch_name(topology, c.switch_index) + " port " + std::to_string(c.port.value()) + " -> ";
+  for (const Channel& c : cycle) {
+    text += switch_name(topology, c.switch_index) + " port " + std::to_string(c.port.value());
+    if (lanes) text += " lane " + std::to_string(c.lane);
+    text += " -> ";
+  }
   return text + "back to the first";
 }
 
@@ -183,8 +233,16 @@ std::string switch_name(const Topology& topology, uint32_t switch_index) {
 std::vector<Channel> dependency_cycle(const Topology& topology) {
   const ChannelNumbers numbers(topology);
   std::vector<Channel> cycle;
-  for (const uint32_t number : first_cycle(dependency_graph(topology, numbers))) {
-    cycle.push_back(numbers.channel(number));
+  if (!topology.maps_lanes()) {
+    for (const uint32_t number : first_cycle(dependency_graph(topology, numbers))) {
+      cycle.push_back(numbers.channel(number));
+    }
+    return cycle;
+  }
+  for (const uint32_t number : first_cycle(lane_dependency_graph(topology, numbers))) {
+    Channel channel = numbers.channel(number / kLaneMapLanes);
+    channel.lane = static_cast<uint8_t>(number % kLaneMapLanes);
+    cycle.push_back(channel);
   }
   return cycle;
 }
@@ -197,11 +255,39 @@ void check_routes(const Topology& topology, const std::string& field) {
     throw ConfigError(field, std::string("the forwarding tables do not route every pair: ") + broken.what());
   }
   if (!cycle.empty()) {
-    throw ConfigError(field, "the forwarding tables can deadlock: their channel-dependency graph has the cycle " +
-                                 cycle_text(topology, cycle) +
-                                 " (every session may use any virtual lane, so the tables must be deadlock-free "
-                                 "on one; docs/topology.md)");
+    throw ConfigError(field,
+                      "the forwarding tables can deadlock: their channel-dependency graph has the cycle " +
+                          cycle_text(topology, cycle) +
+                          (topology.maps_lanes() ? " (docs/topology.md)"
+                                                 : " (every session may use any virtual lane, so the tables must be "
+                                                   "deadlock-free on one; docs/topology.md)"));
   }
+}
+
+Topology on_lanes(Topology topology, uint32_t lanes) {
+  const auto highest = static_cast<uint8_t>(std::clamp<uint32_t>(lanes, 1, kLaneMapLanes) - 1);
+  for (SwitchSpec& spec : topology.switches) {
+    for (size_t pair = 0; pair < spec.lane_map.size(); pair += kLaneMapLanes) {
+      for (uint32_t lane = 0; lane < kLaneMapLanes; ++lane) {
+        uint8_t& entry = spec.lane_map[pair + lane];
+        // A packet arrives on no lane above the highest: take that one's entry.
+        entry = lane > highest ? spec.lane_map[pair + highest] : std::min(entry, highest);
+      }
+    }
+  }
+  return topology;
+}
+
+void check_virtual_lanes(const Topology& topology, uint32_t lanes) {
+  if (lanes >= topology.lanes_needed) return;
+  std::string text = (topology.lanes_needed_by.empty() ? std::string("the routing") : topology.lanes_needed_by) +
+                     " needs " + std::to_string(topology.lanes_needed) + " virtual lanes, got " + std::to_string(lanes);
+  const std::vector<Channel> cycle = dependency_cycle(on_lanes(topology, lanes));
+  if (!cycle.empty()) {
+    text += "; on " + std::to_string(lanes) + (lanes == 1 ? " lane" : " lanes") +
+            " its channel-dependency graph has the cycle " + cycle_text(topology, cycle);
+  }
+  throw ConfigError("network.virtual_lanes", text + " (docs/topology.md)");
 }
 
 }  // namespace ibsec::network

@@ -41,10 +41,12 @@ std::vector<ParameterInfo> routing_parameters();
 // network.routing's names: the registered routings and kTopologyOwnRouting.
 bool is_routing_name(const std::string& name);
 
-// One output port of one switch: a channel of the dependency graph.
+// One output port of one switch, on one virtual lane: a channel of the
+// dependency graph. The lane is 0 unless the topology maps lanes per hop.
 struct Channel {
   uint32_t switch_index = 0;
   PortId port{0};
+  uint8_t lane = 0;
   bool operator==(const Channel&) const = default;
 };
 
@@ -52,6 +54,9 @@ struct Channel {
 // between every pair of nodes (Dally and Seitz): each channel is held while
 // the next is requested, so the last one waits on the first. Empty if the
 // graph is acyclic. Throws std::logic_error as Topology::route does.
+// Without lane maps every lane carries the same routes independently, so
+// the graph is taken on one; with them its channels are (port, lane) pairs,
+// and a route starts from its card on each of the 16 lanes in turn.
 std::vector<Channel> dependency_cycle(const Topology& topology);
 
 // "switch 3 (LID 7) port 2": how messages name a switch of the topology.
@@ -60,6 +65,15 @@ std::string switch_name(const Topology& topology, uint32_t switch_index);
 // Every pair routed and the dependency graph acyclic; else ConfigError
 // naming `field` and the first unreachable pair or a cycle.
 void check_routes(const Topology& topology, const std::string& field);
+
+// The topology's lane maps with every lane above `lanes` - 1 folded onto the
+// highest that exists: what its routes become on that many lanes.
+Topology on_lanes(Topology topology, uint32_t lanes);
+
+// ConfigError naming network.virtual_lanes when `lanes` is fewer than the
+// topology's routing needs, with what needs them and, if there is one, the
+// cycle its channel dependencies close on that many lanes.
+void check_virtual_lanes(const Topology& topology, uint32_t lanes);
 
 #define IBSEC_REGISTER_ROUTING(NAME, DESCRIPTION, PARAMETERS, ROUTER_FN)                  \
   namespace {                                                                             \

@@ -14,10 +14,11 @@ constexpr uint32_t encode(uint32_t kind, uint32_t port) { return kind | (port <<
 }  // namespace
 
 Switch::Switch(const sc_core::sc_module_name& name, KernelCounters& counters, PacketPool& pool, uint16_t ports,
-               std::vector<PortId> forwarding, const SwitchParams& params)
+               std::vector<PortId> forwarding, const SwitchParams& params, std::vector<uint8_t> lane_map)
     : EventDrivenModule(name, counters),
       pool_(pool),
       forwarding_(std::move(forwarding)),
+      lane_map_(std::move(lane_map)),
       params_(params),
       slots_(static_cast<size_t>(ports) * params.lanes * params.credits_per_lane),
       rings_(static_cast<size_t>(ports) * params.lanes),
@@ -26,6 +27,8 @@ Switch::Switch(const sc_core::sc_module_name& name, KernelCounters& counters, Pa
       upstream_(ports, nullptr),
       outputs_(ports) {
   for (auto& out : outputs_) out.requests.reserve(static_cast<size_t>(ports) * params_.lanes);
+  assert((lane_map_.empty() || lane_map_.size() == static_cast<size_t>(ports) * ports * kLaneMapLanes) &&
+         "a lane map has an entry per input, output and lane");
 }
 
 void Switch::on_packet_head(PortId port, PacketHandle packet, Tick head_at) {
@@ -121,7 +124,9 @@ void Switch::arbitrate(uint16_t output, Tick now) {
     const uint32_t slot = queue_index(request.input, request.lane);
     const uint32_t distance = (slot + slots - out.next_grant) % slots;
     if (distance >= best_distance) continue;
-    if (!out.link->can_send(VirtualLane(request.lane), front(slot).wire_bytes, now)) continue;
+    const VirtualLane lane(out_lane(request.input, output, request.lane));
+    assert(lane.value() < params_.lanes && "a lane map gives a lane the fabric does not have");
+    if (!out.link->can_send(lane, front(slot).wire_bytes, now)) continue;
     best = r;
     best_distance = distance;
   }
@@ -145,13 +150,14 @@ void Switch::grant(uint16_t output, size_t request_index, Tick now) {
   pop(queue);
   if (rings_[queue].size > 0) request_for_head(request.input, request.lane);
 
-  const Packet& packet = pool_[handle];
-  const VirtualLane lane = packet.lane;
+  Packet& packet = pool_[handle];
   const uint32_t wire_bytes = packet.wire_bytes;
+  // It leaves on its output lane; the buffer it frees is its arrival lane's.
+  packet.lane = VirtualLane(out_lane(request.input, output, request.lane));
   // `packet` is not read after send: an attacker on the link may grow the pool.
   const Tick tail_out = out.link->send(handle, packet, now);
   input_busy_until_[request.input] = tail_out;
-  upstream_[request.input]->return_credits(lane, wire_bytes, tail_out);
+  upstream_[request.input]->return_credits(VirtualLane(request.lane), wire_bytes, tail_out);
   ++stats_.packets_forwarded;
 }
 

@@ -2,6 +2,10 @@
 // virtual cut-through (a packet moves on as soon as its header has been
 // routed, if the output is free and the next buffer has room for all of it),
 // and a crossbar whose outputs are granted round-robin over (input, lane).
+// A packet waits in the buffer of the lane it arrived on and leaves on the
+// lane the switch's lane map gives (SwitchSpec::lane_map; without one, the
+// same lane): the credits it takes downstream are that lane's, the credits
+// it hands back upstream the arrival lane's.
 //
 // Timing: a packet whose head arrives at t can start on its output port at
 // t + traversal latency at the earliest. An input port feeds one output at a
@@ -18,6 +22,7 @@
 #include "core/event_module.h"
 #include "network/credit_link.h"
 #include "network/packet.h"
+#include "network/topology.h"
 
 namespace ibsec::network {
 
@@ -35,8 +40,9 @@ struct SwitchStats : StatGroupOf<SwitchStats> {
 
 class Switch final : public EventDrivenModule, public PacketReceiver, public LinkSender {
  public:
+  // `lane_map` as SwitchSpec::lane_map: empty, or an output lane by (input, output, arrival lane).
   Switch(const sc_core::sc_module_name& name, KernelCounters& counters, PacketPool& pool, uint16_t ports,
-         std::vector<PortId> forwarding, const SwitchParams& params);
+         std::vector<PortId> forwarding, const SwitchParams& params, std::vector<uint8_t> lane_map = {});
 
   // Wiring, done once while the cluster is assembled.
   void attach_output(PortId port, CreditLink* link) { outputs_[port.value()].link = link; }
@@ -88,9 +94,15 @@ class Switch final : public EventDrivenModule, public PacketReceiver, public Lin
   void retry_at(uint16_t output, Tick at, Tick now);
   void arbitrate(uint16_t output, Tick now);
   void grant(uint16_t output, size_t request_index, Tick now);
+  [[nodiscard]] uint8_t out_lane(uint32_t input, uint32_t output, uint8_t lane) const {
+    return lane_map_.empty()
+               ? lane
+               : lane_map_[(static_cast<size_t>(input) * outputs_.size() + output) * kLaneMapLanes + lane];
+  }
 
   PacketPool& pool_;
   std::vector<PortId> forwarding_;
+  std::vector<uint8_t> lane_map_;
   SwitchParams params_;
   // Input buffers: one ring of credits_per_lane slots per (input, lane), all
   // in one block so that a switch's state stays in few cache lines.

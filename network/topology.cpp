@@ -1,5 +1,6 @@
 #include "network/topology.h"
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 
@@ -55,12 +56,14 @@ void check_node(const Topology& topology, NodeId id, const char* role) {
   throw std::logic_error("route " + std::to_string(src.value()) + " -> " + std::to_string(dst.value()) + ": " + what);
 }
 
-// Follows the tables from src's card, calling on_hop(switch, out port) per
-// switch. Any route longer than the switch count must revisit one: a loop.
+// Follows the tables from src's card, calling on_hop(switch, out port, out
+// lane) per switch, the packet leaving the card on `lane`. Any route longer
+// than the switch count must revisit one: a loop.
 template <typename OnHop>
-void walk(const Topology& topology, NodeId src, NodeId dst, OnHop on_hop) {
+void walk(const Topology& topology, NodeId src, NodeId dst, uint8_t lane, OnHop on_hop) {
   check_node(topology, src, "source");
   check_node(topology, dst, "destination");
+  if (lane >= kLaneMapLanes) throw std::out_of_range("lane " + std::to_string(lane) + " is no virtual lane");
   Endpoint at = topology.node_link[src.value()];
   for (size_t hops = 0; hops <= topology.switches.size(); ++hops) {
     if (at.kind != Kind::kSwitch || at.index >= topology.switches.size()) broken("left the fabric", src, dst);
@@ -69,7 +72,8 @@ void walk(const Topology& topology, NodeId src, NodeId dst, OnHop on_hop) {
     if (out.value() >= spec.peer.size()) {
       broken("switch " + std::to_string(at.index) + " has no port " + std::to_string(out.value()), src, dst);
     }
-    on_hop(at.index, out);
+    lane = spec.out_lane(at.port.value(), out.value(), lane);
+    on_hop(at.index, out, lane);
     const Endpoint& next = spec.peer[out.value()];
     if (next.kind == Kind::kNode) {
       if (next.index != dst.value()) broken("delivered to node " + std::to_string(next.index), src, dst);
@@ -82,15 +86,25 @@ void walk(const Topology& topology, NodeId src, NodeId dst, OnHop on_hop) {
 
 }  // namespace
 
+bool Topology::maps_lanes() const {
+  return std::ranges::any_of(switches, [](const SwitchSpec& spec) { return !spec.lane_map.empty(); });
+}
+
 uint32_t Topology::switch_hops(NodeId src, NodeId dst) const {
   uint32_t hops = 0;
-  walk(*this, src, dst, [&](uint32_t, PortId) { ++hops; });
+  walk(*this, src, dst, 0, [&](uint32_t, PortId, uint8_t) { ++hops; });
   return hops;
 }
 
 std::vector<std::pair<uint32_t, PortId>> Topology::route(NodeId src, NodeId dst) const {
   std::vector<std::pair<uint32_t, PortId>> hops;
-  walk(*this, src, dst, [&](uint32_t index, PortId out) { hops.emplace_back(index, out); });
+  walk(*this, src, dst, 0, [&](uint32_t index, PortId out, uint8_t) { hops.emplace_back(index, out); });
+  return hops;
+}
+
+std::vector<Hop> Topology::hops(NodeId src, NodeId dst, uint8_t lane) const {
+  std::vector<Hop> hops;
+  walk(*this, src, dst, lane, [&](uint32_t index, PortId out, uint8_t on) { hops.push_back({index, out, on}); });
   return hops;
 }
 
@@ -128,6 +142,11 @@ std::string routing_field(const TopologyParams& params) {
 Topology build_topology(const TopologyParams& params) {
   Topology topology = TopologyRegistry::get(params.name).build(params);
   if (params.routing != kTopologyOwnRouting) {
+    // The builder's lanes belong to its own tables (a torus's datelines to
+    // dimension-order routes); another routing's tables keep every lane.
+    for (SwitchSpec& spec : topology.switches) spec.lane_map.clear();
+    topology.lanes_needed = 1;
+    topology.lanes_needed_by.clear();
     const RoutingEntry& routing = RoutingRegistry::get(params.routing);
     routing.route(topology, params.routing_own.subset(routing.parameters));
   }

@@ -31,11 +31,25 @@ struct Endpoint {
   bool operator==(const Endpoint&) const = default;
 };
 
+// Lanes a lane map covers for each (input, output) pair: a packet may
+// arrive on any of InfiniBand's 16 VLs (15 data lanes and VL15), as an
+// SL-to-VL mapping table has one entry per SL for every port pair.
+inline constexpr uint32_t kLaneMapLanes = 16;
+
 struct SwitchSpec {
   uint16_t ports = 0;              // radix
   uint8_t level = 0;               // 0 = leaf (attached to nodes)
   std::vector<Endpoint> peer;      // size ports; kNone for unused ports
   std::vector<PortId> forwarding;  // linear forwarding table: output port by destination node id (size nodes)
+  // Per-hop virtual lanes (InfiniBand's SL-to-VL mapping, IBA vol. 1,
+  // 7.6.6): the lane a packet leaves on, by (input port, output port, lane
+  // it arrived on), at (in * ports + out) * kLaneMapLanes + lane. Empty: a
+  // packet keeps its lane, as on every fabric without one.
+  std::vector<uint8_t> lane_map;
+
+  [[nodiscard]] uint8_t out_lane(uint32_t in, uint32_t out, uint8_t lane) const {
+    return lane_map.empty() ? lane : lane_map[(static_cast<size_t>(in) * ports + out) * kLaneMapLanes + lane];
+  }
 };
 
 // The routing that keeps the tables the topology builder made (D-mod-K for a
@@ -77,6 +91,14 @@ struct ShapeCount {
   uint64_t value = 0;
 };
 
+// One switch a route crosses: where the packet leaves it and on which lane.
+struct Hop {
+  uint32_t switch_index = 0;
+  PortId port{0};
+  uint8_t lane = 0;
+  bool operator==(const Hop&) const = default;
+};
+
 struct Topology {
   std::string name;
   uint32_t nodes = 0;
@@ -84,6 +106,14 @@ struct Topology {
   std::vector<Endpoint> node_link;        // node i's card port 0 connects to this switch port
   std::optional<SubnetAddresses> subnet;  // only for a fabric read from a subnet
   std::vector<ShapeCount> shape;          // what the builder reports about its shape; may be empty
+  // Virtual lanes the routing needs to be deadlock-free (network.virtual_lanes
+  // must be at least this; check_virtual_lanes in network/routing.h), and
+  // what needs them, for the message that refuses fewer.
+  uint32_t lanes_needed = 1;
+  std::string lanes_needed_by;
+
+  // True if any switch changes a packet's lane (SwitchSpec::lane_map).
+  [[nodiscard]] bool maps_lanes() const;
 
   // Switches a packet traverses from src to dst, following the forwarding
   // tables (for closed-form latency checks). src == dst counts the leaf
@@ -93,6 +123,9 @@ struct Topology {
   [[nodiscard]] uint32_t switch_hops(NodeId src, NodeId dst) const;
   // The (switch index, output port) sequence from src to dst; same checks.
   [[nodiscard]] std::vector<std::pair<uint32_t, PortId>> route(NodeId src, NodeId dst) const;
+  // The same route with the lane of every hop's output link, for a packet
+  // its card sent on `lane`.
+  [[nodiscard]] std::vector<Hop> hops(NodeId src, NodeId dst, uint8_t lane = 0) const;
 };
 
 // Looks params.name up in TopologyRegistry, then applies params.routing

@@ -141,6 +141,7 @@ void Cic::submit(const MessageRequest& message, Tick now) {
     p.wire_bytes = p.payload_bytes + overhead;
     p.message = message.message;
     p.lane = VirtualLane(static_cast<uint8_t>(key.value() % params_.lanes));
+    p.service_level = p.lane;
     p.measured = message.measured;
     p.last_of_message = i + 1 == packets;
     if (crypto_) crypto_->write_payload(p, handle);

@@ -10,7 +10,9 @@
 //
 // The nonce (nonce.h) is (session, direction, lane, sequence): the direction
 // comes from which process of the pair sends, so a packet whose source and
-// destination are swapped is opened under another nonce and fails.
+// destination are swapped is opened under another nonce and fails. The lane
+// is the one the sending card chose (Packet::service_level), which both ends
+// know, not the one the packet arrives on, which switches may change.
 #pragma once
 
 #include <array>
@@ -44,7 +46,7 @@ inline PacketAad packet_aad(const network::Packet& p) {
 inline crypto::GcmNonce packet_nonce(const network::Packet& p) {
   const auto direction = p.source_process < p.destination_process ? crypto::NonceDirection::lower_to_higher
                                                                   : crypto::NonceDirection::higher_to_lower;
-  return crypto::make_nonce(p.key, direction, p.lane, p.sequence);
+  return crypto::make_nonce(p.key, direction, p.service_level, p.sequence);
 }
 
 }  // namespace ibsec::nic

@@ -113,8 +113,8 @@ void Cluster::build_switches() {
   for (size_t s = 0; s < topology_->switches.size(); ++s) {
     const auto& spec = topology_->switches[s];
     const std::string name = "switch_" + std::to_string(s);
-    switches_.push_back(
-        std::make_unique<network::Switch>(name.c_str(), kernel_, pool_, spec.ports, spec.forwarding, params));
+    switches_.push_back(std::make_unique<network::Switch>(name.c_str(), kernel_, pool_, spec.ports, spec.forwarding,
+                                                          params, spec.lane_map));
   }
 }
 

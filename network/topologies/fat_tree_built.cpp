@@ -330,7 +330,9 @@ Topology build_fat_tree_built(const TopologyParams& params) {
                     .switches = {},
                     .node_link = {},
                     .subnet = {},
-                    .shape = shape_counts(shape)};
+                    .shape = shape_counts(shape),
+                    .lanes_needed = 1,
+                    .lanes_needed_by = {}};
   topology.node_link.resize(shape.nodes);
   add_switches(topology, shape);
   wire_leaves(topology, shape);

@@ -95,6 +95,44 @@ def ring(switches: int, nodes_per_switch: int, chords: list[tuple[int, int]]) ->
     return net.text()
 
 
+def torus(sizes: list[int], nodes_per_switch: int) -> str:
+    """Switch s = x + kx (y + ky z), its nodes on ports 1..c, then per dimension of a ring of 3 or more its + port
+    cabled to the next switch's - port (ports c+1, c+2 for x, then y, z): network.topology=torus's layout with
+    InfiniBand's port numbers, one higher (docs/topology.md, "torus")."""
+    net = NetFile()
+    count = 1
+    for k in sizes:
+        count *= k
+    for s in range(count):
+        add_nodes(net, f"sw{s}", nodes_per_switch)
+    stride = 1
+    port = nodes_per_switch + 1
+    for k in sizes:
+        assert k >= 3, "a ring of 2 has one cable, of 1 none: not laid out here"
+        for s in range(count):
+            here = s // stride % k
+            after = s - here * stride + (here + 1) % k * stride
+            net.cable(f"sw{s}", port, f"sw{after}", port + 1)
+        stride *= k
+        port += 2
+    return net.text()
+
+
+def torus_conf(sizes: list[int]) -> str:
+    """OpenSM's torus-2QoS.conf for torus(sizes): the shape, and a seed at sw0 (GUID 0x200000, ibsim numbers
+    switches in order of first mention) naming its + neighbour in every dimension and, for a ring of 4, its -
+    neighbour too (torus-2QoS.conf(5): a radix-4 ring needs both)."""
+    lines = ["torus " + " ".join(str(k) for k in sizes + [1] * (3 - len(sizes)))]
+    stride = 1
+    for axis, k in zip("xyz"[: len(sizes)], sizes, strict=True):
+        lines.append(f"{axis}p_link 0x200000 {0x200000 + stride:#x}")
+        if k == 4:
+            lines.append(f"{axis}m_link 0x200000 {0x200000 + (k - 1) * stride:#x}")
+        stride *= k
+    return "# torus-2QoS seed for the fabric of the same name; written by tests/fabrics/make_net_files.py.\n" + \
+        "\n".join(lines) + "\n"
+
+
 FABRICS = {
     # 2:1 taper at the leaves: 24 nodes down, 12 cables up (2 to each of 6 spines).
     "tapered-2to1": ("2-level fat tree of 36-port switches, 4 leaves x 24 nodes, 12 up-links each (2 to each of 6 "
@@ -110,13 +148,21 @@ FABRICS = {
     # Minhop's shortest paths run both ways round the ring, so its channel dependencies close a cycle; updn from
     # the root sw0 (ring.roots) does not. Nothing here looks like a spine, so the root is given.
     "ring": ("8 switches in a ring, 2 nodes each, and a cross link sw0-sw4", ring(8, 2, [(0, 4)])),
+    # Tori for OpenSM's torus-2QoS (regenerate.sh routes a fabric with a NAME.torus-2QoS.conf with it): rings of
+    # 4 have half-way ties and need datelines, rings of 3 neither.
+    "torus-4x4": ("4x4 torus of 36-port switches, 1 node each", torus([4, 4], 1)),
+    "torus-3x3x3": ("3x3x3 torus of 36-port switches, 1 node each", torus([3, 3, 3], 1)),
 }
+
+TORI = {"torus-4x4": [4, 4], "torus-3x3x3": [3, 3, 3]}
 
 
 def main() -> None:
     for name, (what, body) in FABRICS.items():
         header = f"# {what}.\n# Written by tests/fabrics/make_net_files.py (ibsim net format, ibsim-utils 0.10).\n\n"
         (HERE / f"{name}.net").write_text(header + body)
+    for name, sizes in TORI.items():
+        (HERE / f"{name}.torus-2QoS.conf").write_text(torus_conf(sizes))
 
 
 if __name__ == "__main__":

@@ -4,7 +4,9 @@
 # it once with each engine; what ibnetdiscover prints is kept as NAME.ibnd,
 # what dump_fts prints as NAME.lft (minhop) and NAME.updn.lft (updn, from
 # the root switches listed in NAME.roots if that file exists, else from
-# those OpenSM detects). Needs root-free Debian packages ibsim-utils,
+# those OpenSM detects); a torus, one with a NAME.torus-2QoS.conf, is
+# routed by torus-2QoS (QoS on, as it requires) into NAME.torus-2QoS.lft
+# instead of by updn. Needs root-free Debian packages ibsim-utils,
 # opensm and infiniband-diags.
 #
 #   tests/fabrics/regenerate.sh [OUT_DIR]   (default: this folder)
@@ -80,7 +82,9 @@ route() {
 for net in "$here"/*.net; do
 	name=$(basename "$net" .net)
 	route "$name" minhop "$name.lft"
-	if [ -f "$here/$name.roots" ]; then
+	if [ -f "$here/$name.torus-2QoS.conf" ]; then
+		route "$name" torus-2QoS "$name.torus-2QoS.lft" -Q --torus_config "$name.torus-2QoS.conf"
+	elif [ -f "$here/$name.roots" ]; then
 		route "$name" updn "$name.updn.lft" -a "$name.roots"
 	else
 		route "$name" updn "$name.updn.lft"

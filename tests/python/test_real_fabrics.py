@@ -1,6 +1,6 @@
 """Real fabrics (docs/topology.md, "ibnetdiscover"): the committed reference fabrics regenerate identically
-under ibsim + OpenSM (minhop and updn) when those are installed, and a run on the 2:1 tapered fat tree delivers
-every message under our minhop and updn and under OpenSM's own loaded tables."""
+under ibsim + OpenSM (minhop and updn, or torus-2QoS on the tori) when those are installed, and a run on the 2:1
+tapered fat tree delivers every message under our minhop and updn and under OpenSM's own loaded tables."""
 
 import json
 import os
@@ -20,7 +20,10 @@ TOOLS = ("ibsim", "ibsim-run", "opensm", "ibnetdiscover", "dump_fts")
 SEARCH_PATH = os.environ.get("PATH", "") + ":/usr/sbin:/sbin"
 
 
-DUMPS = (".ibnd", ".lft", ".updn.lft")  # the fabric, OpenSM's minhop tables, its updn tables
+def dumps(name: str) -> tuple[str, ...]:
+    """The fabric, OpenSM's minhop tables, and its updn tables or, on a torus, its torus-2QoS tables."""
+    routed = ".torus-2QoS.lft" if (FABRICS / f"{name}.torus-2QoS.conf").is_file() else ".updn.lft"
+    return (".ibnd", ".lft", routed)
 
 
 def missing_tools() -> list[str]:
@@ -33,9 +36,9 @@ def without_provenance(path: Path) -> list[str]:
 
 
 def test_every_net_file_has_its_dumps():
-    assert NAMES == ["missing-link", "ring", "tapered-2to1", "three-level"]
+    assert NAMES == ["missing-link", "ring", "tapered-2to1", "three-level", "torus-3x3x3", "torus-4x4"]
     for name in NAMES:
-        for extension in DUMPS:
+        for extension in dumps(name):
             assert (FABRICS / f"{name}{extension}").is_file(), f"{name}{extension}"
 
 
@@ -46,7 +49,7 @@ def test_ibsim_and_opensm_regenerate_the_committed_dumps(tmp_path):
                           env={**os.environ, "PATH": SEARCH_PATH}, timeout=300, check=False)
     assert done.returncode == 0, done.stderr
     for name in NAMES:
-        for extension in DUMPS:
+        for extension in dumps(name):
             fresh, committed = tmp_path / f"{name}{extension}", FABRICS / f"{name}{extension}"
             assert without_provenance(fresh) == without_provenance(committed), f"{name}{extension}"
 

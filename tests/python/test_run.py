@@ -100,7 +100,7 @@ def malformed_config(tmp_path) -> Path:
     "args,needle",
     [
         (["--set", "network.nonsense=1"], "invalid 'network.nonsense'"),
-        (["--set", "network.topology=torus"], "invalid 'network.topology'"),
+        (["--set", "network.topology=hypercube"], "invalid 'network.topology'"),
         (["--set", "network.topology=fat-tree", "--set", "network.switch_ports=6"], "invalid 'network.switch_ports'"),
         (["--set", "nic.clock_mhz=0"], "invalid 'nic.clock_mhz'"),
         (["--set", "network.link_delay_ns=-1"], "invalid 'network.link_delay_ns'"),
@@ -216,7 +216,7 @@ def test_every_shipped_config_runs(tmp_path, engine):
     expected = {"paper-16.json": (16, "SKC-6"), "nosecurity-16.json": (16, "NoSecurity"),
                 "paper-card-16.json": (16, "SKC-6"),
                 "fat-tree-1024-4ary5.json": (1024, "SKC-6"), "fat-tree-1024-32ary2.json": (1024, "SKC-6"),
-                "fat-tree-built-432-2to1.json": (432, "SKC-6")}
+                "fat-tree-built-432-2to1.json": (432, "SKC-6"), "torus-64.json": (64, "SKC-6")}
     assert sorted(p.name for p in CONFIGS.glob("*.json")) == sorted(expected)
     for name, (nodes, security) in expected.items():
         out = tmp_path / name

@@ -18,7 +18,7 @@ pytestmark = pytest.mark.unit
 def test_the_package_configs_are_the_repository_configs():
     assert SHIPPED.resolve() == (REPO / "configs").resolve()
     assert shipped_names("config") == ["fat-tree-1024-32ary2", "fat-tree-1024-4ary5", "fat-tree-built-432-2to1",
-                                       "nosecurity-16", "paper-16", "paper-card-16"]
+                                       "nosecurity-16", "paper-16", "paper-card-16", "torus-64"]
     assert "all-kinds" in shipped_names("attack") and "skc-ways" in shipped_names("spec")
 
 

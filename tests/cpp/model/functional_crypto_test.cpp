@@ -134,7 +134,7 @@ TEST_F(CardReceive, DropsAlteredCiphertextTagOrHeader) {
       {"message", [](network::Packet& p) { p.message += 1; }},
       {"last of message", [](network::Packet& p) { p.last_of_message = !p.last_of_message; }},
       {"source node", [](network::Packet& p) { p.source = NodeId(2); }},
-      {"lane", [](network::Packet& p) { p.lane = VirtualLane(1); }},
+      {"service level", [](network::Packet& p) { p.service_level = VirtualLane(1); }},
       {"direction", [](network::Packet& p) { std::swap(p.source_process, p.destination_process); }},
   };
   uint32_t sequence = 0;
@@ -158,6 +158,14 @@ TEST_F(CardReceive, DropsAlteredCiphertextTagOrHeader) {
   // Nothing forged moved the window: the genuine packets still go through.
   const network::Packet genuine = sealed(1);
   EXPECT_EQ(receiver_.receive(genuine, handle_), ReceiveVerdict::kDeliver);
+}
+
+TEST_F(CardReceive, TheLaneOfTheLastHopIsNotAuthenticated) {
+  // Switches may move a packet to another lane on every hop (a torus's
+  // datelines); only the lane its card chose, the service level, is in the nonce.
+  network::Packet p = sealed(0);
+  p.lane = VirtualLane(1);
+  EXPECT_EQ(receiver_.receive(p, handle_), ReceiveVerdict::kDeliver);
 }
 
 TEST_F(CardReceive, DropsReplayedPacketsAndForgeriesDoNotMoveTheWindow) {
@@ -292,6 +300,19 @@ TEST(FunctionalCryptoRun, Skc6SyntheticTrafficDeliversEveryPayloadIntact) {
   expect_every_payload_delivered_intact(result["statistics"]);
   EXPECT_GT(result["statistics"]["key_misses"].get<uint64_t>(), 100U) << "SKC misses must exercise the unwrap";
   EXPECT_EQ(result["config"]["nic"]["crypto"]["mode"], "functional");
+}
+
+// On a torus with dateline lanes most packets arrive on a lane other than
+// the one their card chose (3 lanes: sessions on lane 2 end on 0 or 1); the
+// nonce is the service level's, so every payload still opens.
+TEST(FunctionalCryptoRun, PacketsThatChangeLanesOnATorusOpen) {
+  sim::RunOutcome outcome;
+  const auto result = run_here(with(kSynthetic, {"nic.crypto.mode=functional", "network.topology=torus",
+                                                 "network.torus.dims=5x3", "network.virtual_lanes=3"}),
+                               &outcome);
+  EXPECT_TRUE(outcome.drained);
+  expect_every_payload_delivered_intact(result["statistics"]);
+  EXPECT_EQ(result["topology"]["lanes_needed"], 2);
 }
 
 TEST(FunctionalCryptoRun, PrefetchAndAes256DeliverEveryPayloadIntact) {

@@ -74,7 +74,7 @@ TEST(SimConfig, FileThenOverridesWin) {
 
 TEST(SimConfig, BadValuesNameTheirKey) {
   EXPECT_EQ(failing_key({"nic.securty=SKC-6"}), "nic.securty");
-  EXPECT_EQ(failing_key({"network.topology=torus"}), "network.topology");
+  EXPECT_EQ(failing_key({"network.topology=hypercube"}), "network.topology");
   EXPECT_EQ(failing_key({"network.link_rate=GDR"}), "network.link_rate");
   EXPECT_EQ(failing_key({"network.link_width=3x"}), "network.link_width");
   EXPECT_EQ(failing_key({"network.switch_latency_ns=fast"}), "network.switch_latency_ns");

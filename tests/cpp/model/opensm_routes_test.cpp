@@ -143,5 +143,113 @@ TEST(RingFabric, AnUnknownRootGuidNamesTheParameter) {
   }
 }
 
+// Tori routed by OpenSM's torus-2QoS under ibsim (tests/fabrics/torus-*,
+// docs/topology.md "torus"). The fabric as ibnetdiscover printed it, with
+// the tables OpenSM programmed loaded as they are: not through
+// build_topology, whose one-lane check refuses torus-2QoS's tables on the
+// 4x4 (they rely on OpenSM's lanes per path).
+Topology unchecked(const std::string& name, const std::string& engine) {
+  const network::TopologyParams params = fabric_params(name, "lft", engine);
+  Topology topology = network::TopologyRegistry::get(params.name).build(params);
+  const network::RoutingEntry& lft = network::RoutingRegistry::get("lft");
+  lft.route(topology, params.routing_own.subset(lft.parameters));
+  return topology;
+}
+
+struct TorusFabric {
+  const char* name;
+  const char* dims;
+  size_t half_way_entries;  // where the two half-way rules differ: sources at coordinates 1 and 2 of a ring of 4
+};
+
+void PrintTo(const TorusFabric& f, std::ostream* os) { *os << f.name; }
+
+Topology our_torus(const TorusFabric& fabric, const char* half_way) {
+  return network::build_topology(network::TopologyParams::of(
+      "torus", 0, {{"network.torus.dims", fabric.dims}, {"network.torus.half_way", half_way}}));
+}
+
+// Every (switch, node) entry where ours, whose ports are InfiniBand's minus
+// one (port 0 of a real switch is its own), differs from OpenSM's.
+size_t torus_differences(const Topology& ours, const Topology& opensm, std::string* first = nullptr) {
+  size_t count = 0;
+  for (size_t s = 0; s < ours.switches.size(); ++s) {
+    for (uint32_t node = 0; node < ours.nodes; ++node) {
+      const uint32_t mine = ours.switches[s].forwarding[node].value() + 1U;
+      const uint32_t theirs = opensm.switches[s].forwarding[node].value();
+      if (mine == theirs) continue;
+      if (count++ == 0 && first != nullptr) {
+        *first = "switch " + std::to_string(s) + ", node " + std::to_string(node) + ": port " + std::to_string(mine) +
+                 ", OpenSM's " + std::to_string(theirs);
+      }
+    }
+  }
+  return count;
+}
+
+class OpenSmTorus : public ::testing::TestWithParam<TorusFabric> {};
+
+TEST_P(OpenSmTorus, TheFabricIsOurTorusCabledTheSameWay) {
+  const Topology opensm = unchecked(GetParam().name, "torus-2QoS");
+  const Topology ours = our_torus(GetParam(), "no-wrap");
+  ASSERT_EQ(opensm.nodes, ours.nodes);
+  ASSERT_EQ(opensm.switches.size(), ours.switches.size());
+  // Nodes and switches in LID order are our node and switch numbers.
+  for (uint32_t n = 0; n < ours.nodes; ++n) {
+    EXPECT_EQ(opensm.node_link[n].index, ours.node_link[n].index) << "node " << n;
+    EXPECT_EQ(opensm.node_link[n].port.value(), ours.node_link[n].port.value() + 1U) << "node " << n;
+  }
+  for (size_t s = 0; s < ours.switches.size(); ++s) {
+    for (uint16_t p = 0; p < ours.switches[s].ports; ++p) {
+      const network::Endpoint& mine = ours.switches[s].peer[p];
+      const network::Endpoint& theirs = opensm.switches[s].peer[p + 1];
+      EXPECT_EQ(theirs.kind, mine.kind);
+      EXPECT_EQ(theirs.index, mine.index) << "switch " << s << " port " << p;
+    }
+  }
+}
+
+TEST_P(OpenSmTorus, NoWrapHalfWayEqualsTorus2QosEntryForEntry) {
+  std::string first;
+  EXPECT_EQ(torus_differences(our_torus(GetParam(), "no-wrap"), unchecked(GetParam().name, "torus-2QoS"), &first), 0U)
+      << first;
+}
+
+TEST_P(OpenSmTorus, AlternateHalfWayDiffersOnlyThereAndEveryRouteIsAsLong) {
+  const Topology ours = our_torus(GetParam(), "alternate");
+  const Topology opensm = unchecked(GetParam().name, "torus-2QoS");
+  EXPECT_EQ(torus_differences(ours, opensm), GetParam().half_way_entries);
+  for (uint32_t src = 0; src < ours.nodes; ++src) {
+    for (uint32_t dst = 0; dst < ours.nodes; ++dst) {
+      ASSERT_EQ(ours.switch_hops(NodeId(src), NodeId(dst)), opensm.switch_hops(NodeId(src), NodeId(dst)))
+          << src << " -> " << dst;
+    }
+  }
+}
+
+// OpenSM's minhop on the same tori equals ours entry for entry. Its tables
+// turn between dimensions in any order, so on both tori they close a
+// channel-dependency cycle on one lane, where dimension order has none
+// (neither torus has a ring of 5).
+TEST_P(OpenSmTorus, MinhopEqualsOpenSmsMinhop) {
+  Topology ours = unchecked(GetParam().name, "minhop");
+  const Topology opensm = ours;
+  network::route_minhop(ours);
+  EXPECT_EQ(table_differences(ours, opensm), "");
+  EXPECT_FALSE(network::dependency_cycle(ours).empty());
+  EXPECT_TRUE(network::dependency_cycle(our_torus(GetParam(), "alternate")).empty());
+}
+
+// 4x4: the rules differ half way round from coordinate 1 (to 3) and 2 (to
+// 0). In x, the 8 switches at x = 1 or 2 for the 4 nodes (x + 2, any y); in
+// y, the 8 at y = 1 or 2 for the 1 node (same x, y + 2): 40 entries.
+INSTANTIATE_TEST_SUITE_P(Fabrics, OpenSmTorus,
+                         ::testing::Values(TorusFabric{"torus-4x4", "4x4", 40}, TorusFabric{"torus-3x3x3", "3x3x3", 0}),
+                         [](const auto& info) {
+                           std::string name = info.param.name;
+                           std::erase(name, '-');
+                           return name;
+                         });
+
 }  // namespace
 }  // namespace ibsec

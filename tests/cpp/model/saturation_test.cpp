@@ -5,6 +5,10 @@
 // (Karol, Hluchyj & Morgan 1987) and about 0.6 at 16 ports.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <string>
+#include <vector>
+
 #include "support/saturation.h"
 
 namespace ibsec {
@@ -94,6 +98,66 @@ TEST(Saturation, TwoToOneTreeOnOneLaneIsHeadOfLineLimitedBelowTheTaperBound) {
   const double bound = taper_bound(96, 24, 12);  // 0.660
   EXPECT_GT(accepted / bound, 0.55) << "accepted " << accepted << " of a bound of " << bound;
   EXPECT_LT(accepted / bound, 0.75) << "accepted " << accepted << " of a bound of " << bound;
+}
+
+// docs/network.md, "Tori": under uniform traffic with dimension-order
+// routing and the half-way tie-break that alternates with the coordinate,
+// every channel of a dimension with rings of k carries c * lambda * N/(N-1)
+// * k/8 (k even) for c nodes per switch and N nodes, so lambda <= 8/(c k) *
+// (N-1)/N of the link rate, the bisection bound; the injection link's 1
+// bounds it too.
+double torus_bound(double nodes, double per_switch, double k) {
+  return std::min(1.0, 8.0 / (per_switch * k) * (nodes - 1) / nodes);
+}
+
+TEST(Saturation, EightByEightTorusUniformDoesNotDeadlockOnItsDatelineLanes) {
+  // Rings of 8 close channel-dependency cycles on one lane; the datelines' second lane breaks them.
+  const Saturated s = saturate(
+      {"network.topology=torus", "network.torus.dims=8x8", "network.virtual_lanes=2", "traffic.messages=100000"});
+  testing::expect_soak_survived(s);
+  const double accepted = s.statistics["accepted_throughput"].get<double>() / payload_share(256, 26);
+  const double bound = torus_bound(64, 1, 8);  // 8/8 x 63/64 = 0.98
+  EXPECT_LE(accepted, bound);
+  EXPECT_GT(accepted / bound, 0.4) << "accepted " << accepted << " of a bound of " << bound;
+}
+
+TEST(Saturation, TorusUniformStaysUnderTheBisectionBound) {
+  // 4 nodes on each switch of a 4x4: 8/(4 x 4) x 63/64 = 0.49 of the link rate per node.
+  const Saturated s = saturate({"network.topology=torus", "network.torus.dims=4x4", "network.torus.nodes_per_switch=4",
+                                "network.virtual_lanes=2", "traffic.messages=100000"});
+  testing::expect_soak_survived(s);
+  const double accepted = s.statistics["accepted_throughput"].get<double>() / payload_share(256, 26);
+  const double bound = torus_bound(64, 4, 4);
+  EXPECT_LE(accepted, bound);
+  EXPECT_GT(accepted / bound, 0.5) << "accepted " << accepted << " of a bound of " << bound;
+}
+
+// The half-way rule sets the channel bound on a ring of 4 (docs/network.md,
+// "Tori"): no-wrap, OpenSM's rule, puts 3/4 of a packet per node on the
+// channel in the middle of the ring where alternate puts 1/2 on every
+// channel, so its bound is 2/3 of the bisection's. With 15 lanes the
+// switches' FIFOs block little, and each rule's bound is what limits it.
+const std::vector<std::string> kFourByFourOfFour{"network.topology=torus", "network.torus.dims=4x4",
+                                                 "network.torus.nodes_per_switch=4", "network.virtual_lanes=15",
+                                                 "traffic.messages=100000"};
+
+TEST(Saturation, TorusNoWrapHalfWayReachesItsMiddleChannelBound) {
+  std::vector<std::string> overrides = kFourByFourOfFour;
+  overrides.emplace_back("network.torus.half_way=no-wrap");
+  const Saturated s = saturate(overrides);
+  testing::expect_soak_survived(s);
+  const double accepted = s.statistics["accepted_throughput"].get<double>() / payload_share(256, 26);
+  const double bound = 2.0 / 3.0 * torus_bound(64, 4, 4);  // 0.328
+  EXPECT_LE(accepted, bound);
+  EXPECT_NEAR(accepted / bound, 1.0, 0.05) << "accepted " << accepted << " of a bound of " << bound;
+}
+
+TEST(Saturation, TorusAlternateHalfWayGoesBeyondTheNoWrapBound) {
+  const Saturated s = saturate(kFourByFourOfFour);
+  testing::expect_soak_survived(s);
+  const double accepted = s.statistics["accepted_throughput"].get<double>() / payload_share(256, 26);
+  EXPECT_LE(accepted, torus_bound(64, 4, 4));
+  EXPECT_GT(accepted, 1.2 * 2.0 / 3.0 * torus_bound(64, 4, 4)) << "accepted " << accepted;
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 // queues and the model must match to the picosecond.
 #include <gtest/gtest.h>
 
+#include "core/errors.h"
 #include "network/topology.h"
 #include "nic/gcm_unit.h"
 #include "support/closed_form.h"
@@ -299,6 +300,61 @@ INSTANTIATE_TEST_SUITE_P(ZeroLoadLatency, BuiltFatTree,
                                            BuiltRoute{"AcrossCores", kThreeLevel8Port, 19, 5, "SDR"},
                                            BuiltRoute{"AcrossCoresHdr", kThreeLevel8Port, 17, 5, "HDR"}),
                          [](const auto& info) { return std::string(info.param.name); });
+
+// Tori (network.topology=torus, 2 lanes for the datelines of rings of 5 or more): a packet
+// crosses 1 + sum over dimensions of min(|d|, k - |d|) switches
+// (docs/topology.md), on whatever lanes the datelines put it, and its time is
+// the closed form's for that many switches.
+struct TorusRoute {
+  const char* name;
+  const char* dims;
+  uint32_t dst;       // from node 0, one node per switch: node = x + kx (y + ky z)
+  uint32_t switches;  // 1 + the ring distances
+  const char* link_rate;
+};
+
+void PrintTo(const TorusRoute& r, std::ostream* os) { *os << r.name; }
+
+class TorusLatency : public ::testing::TestWithParam<TorusRoute> {};
+
+TEST_P(TorusLatency, OnePacketMatchesTheClosedForm) {
+  const TorusRoute route = GetParam();
+  const std::vector<std::string> overrides{"nic.security=SKC-6", "network.topology=torus",
+                                           std::string("network.torus.dims=") + route.dims, "network.virtual_lanes=2",
+                                           std::string("network.link_rate=") + route.link_rate};
+  const sim::SimConfig config = config_with(overrides);
+  ASSERT_NE(config.topology, nullptr);
+  ASSERT_EQ(config.topology->switch_hops(NodeId(0), NodeId(route.dst)), route.switches);
+  const auto [first, second] = two_packets(overrides, 0, route.dst);
+  const Generation& generation = std::string(route.link_rate) == "HDR" ? kGenerations[5] : kGenerations[0];
+  const Fabric fabric = fabric_of(generation, 4);
+  EXPECT_EQ(first, closed_form(Lookup::kSkcMiss, route.switches, 0, 256, fabric));
+  EXPECT_EQ(second, closed_form(Lookup::kSkcHit, route.switches, 10'000 * kPeriod, 256, fabric));
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    ZeroLoadLatency, TorusLatency,
+    ::testing::Values(TorusRoute{"Neighbour", "4x4x4", 1, 2, "SDR"},
+                      // (2,2,2): half-way round every ring, the diameter.
+                      TorusRoute{"Diameter", "4x4x4", 42, 7, "SDR"}, TorusRoute{"DiameterHdr", "4x4x4", 42, 7, "HDR"},
+                      // (5,5,5) of a 6x6x6: one hop - in each dimension, across all three datelines.
+                      TorusRoute{"AcrossThreeDatelines", "6x6x6", 215, 4, "SDR"},
+                      // (4,4,4): two hops - in each, across the datelines, on lane 1 from the first.
+                      TorusRoute{"TwoHopsOnLaneOneInEachDimension", "6x6x6", 172, 7, "SDR"},
+                      // (4,2) of an 8x5: 4 + 2 hops.
+                      TorusRoute{"EightByFive", "8x5", 20, 7, "SDR"}, TorusRoute{"RingOfTwelve", "12", 7, 6, "SDR"}),
+    [](const auto& info) { return std::string(info.param.name); });
+
+TEST(ZeroLoadLatency, TorusOnOneLaneIsRefusedNamingTheCycle) {
+  try {
+    (void)config_with({"network.topology=torus", "network.torus.dims=8x8"});
+    ADD_FAILURE() << "an 8x8 torus on one lane was accepted";
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(e.field(), "network.virtual_lanes");
+    EXPECT_NE(std::string(e.what()).find("needs 2 virtual lanes, got 1"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("the cycle"), std::string::npos) << e.what();
+  }
+}
 
 }  // namespace
 }  // namespace ibsec

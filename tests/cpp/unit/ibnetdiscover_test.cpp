@@ -263,7 +263,14 @@ TEST(LoadedTables, RefuseAnUncabledPort) {
 // cabled to switch i+1 port 1; every packet goes clockwise. No route loops,
 // but the clockwise channels wait on each other in a circle.
 Topology clockwise_ring() {
-  Topology ring{.name = "ring", .nodes = 4, .switches = {}, .node_link = {}, .subnet = {}, .shape = {}};
+  Topology ring{.name = "ring",
+                .nodes = 4,
+                .switches = {},
+                .node_link = {},
+                .subnet = {},
+                .shape = {},
+                .lanes_needed = 1,
+                .lanes_needed_by = {}};
   ring.node_link.resize(4);
   for (uint32_t s = 0; s < 4; ++s) ring.switches.push_back(wiring::make_switch(3, 0, 4));
   for (uint32_t s = 0; s < 4; ++s) {
