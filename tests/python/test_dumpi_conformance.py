@@ -1,0 +1,172 @@
+"""Conformance of `ibsec trace import` (DUMPI) with ibsec's own capture library, on real programs: NPB 3.4 CG, MG,
+FT, IS, LU, BT and SP, class S, 4 processes (built once from ../shared/npb into build/npb, as test_npb.py does).
+
+sst-dumpi, the tracer, is built once from its unmodified source (../shared/sst-dumpi/src, or $IBSEC_DUMPI_SRC) into
+a cache outside the checkout ($XDG_CACHE_HOME/ibsec, else ~/.cache/ibsec), against the installed Open MPI, with its
+Fortran bindings (Open MPI's Fortran calls do not pass through the C MPI_* functions). ibsec itself never uses it:
+the importer is ibsec's own reader; the tracer only writes the traces to import, and its dumpi2ascii is an
+independent count of their records.
+
+For each benchmark:
+1. run it under libdumpi (LD_PRELOAD) and under libibsec_capture; NPB must verify both runs;
+2. `ibsec trace import` the DUMPI .meta file, `ibsec trace validate` both traces;
+3. compare them (trace_conformance.py): per pair the point-to-point messages and bytes, sent and received; per
+   communicator and member the sequence of collectives with roots and sizes -- exactly, alltoallv included (DUMPI
+   records each destination's count);
+4. the import notes no call left out and the records it read, which dumpi2ascii counts the same.
+
+Skipped, with the reason, without NPB, Open MPI, the sst-dumpi source or the tools that build it (autoconf,
+automake, libtool).
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import os
+import re
+import shutil
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+from test_npb import CACHE, CLASS, npb_build, npb_tarball  # noqa: F401  (the session's fixtures, shared)
+from trace_conformance import compare_collectives, compare_point_to_point, read_calls
+
+from conftest import REPO, run_ibsec
+from ibsec.capture import npb
+
+NPROCS = 4
+BENCHMARKS = ("cg", "mg", "ft", "is", "lu", "bt", "sp")
+EXTRA = ("bt", "sp")  # beyond what test_npb.py builds
+DUMPI_SRC_ENV = "IBSEC_DUMPI_SRC"
+BUILD_TOOLS = ("autoconf", "automake", "libtoolize", "make", "mpicc", "mpif77", "mpif90")
+
+pytestmark = [pytest.mark.npb, pytest.mark.model]
+
+
+def dumpi_source() -> Path:
+    explicit = os.environ.get(DUMPI_SRC_ENV)
+    return Path(explicit) if explicit else REPO.parent / "shared" / "sst-dumpi" / "src"
+
+
+def cache_root() -> Path:
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "ibsec"
+
+
+def tree_digest(root: Path) -> str:
+    """SHA-256 over the source tree's file names and bytes: a changed source is built afresh."""
+    digest = hashlib.sha256()
+    for path in sorted(p for p in root.rglob("*") if p.is_file()):
+        digest.update(str(path.relative_to(root)).encode() + b"\0")
+        digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+def build_dumpi(source: Path, home: Path) -> None:
+    """bootstrap, configure (libdumpi with its Fortran bindings, libundumpi for dumpi2ascii), make, install."""
+    work = home / "src"
+    shutil.rmtree(home, ignore_errors=True)
+    shutil.copytree(source, work)
+    env = dict(os.environ, CC="mpicc", CXX="mpicxx", F77="mpif77", FC="mpif90", MPIF77="mpif77", MPIF90="mpif90",
+               CPPFLAGS="-DOMPI_OMIT_MPI1_COMPAT_DECLS=0")
+    steps = [["./bootstrap.sh"],
+             ["./configure", f"--prefix={home / 'install'}", "--enable-libdumpi", "--enable-libundumpi",
+              "--enable-f77", "--enable-f90"],
+             ["make", f"-j{os.cpu_count() or 1}"], ["make", "install"]]
+    for step in steps:
+        done = subprocess.run(step, cwd=work, env=env, capture_output=True, text=True, check=False)
+        if done.returncode != 0:
+            raise RuntimeError(f"sst-dumpi: {' '.join(step)} exited {done.returncode}:\n{done.stdout[-3000:]}\n"
+                               f"{done.stderr[-3000:]}")
+    (home / "built").write_text("ok\n")
+
+
+@pytest.fixture(scope="session")
+def dumpi(stage_times):
+    """The installed sst-dumpi (its lib and bin folders), built once per source into the cache."""
+    source = dumpi_source()
+    if not (source / "bootstrap.sh").is_file():
+        pytest.skip(f"the sst-dumpi source is absent (looked in {source}; ${DUMPI_SRC_ENV} points elsewhere)")
+    missing = [tool for tool in BUILD_TOOLS if shutil.which(tool) is None]
+    if missing:
+        pytest.skip(f"building sst-dumpi needs {', '.join(missing)} (Debian: apt-get install autoconf automake "
+                    "libtool libopenmpi-dev gfortran)")
+    home = cache_root() / f"sst-dumpi-{tree_digest(source)[:16]}"
+    home.parent.mkdir(parents=True, exist_ok=True)
+    started = time.monotonic()
+    with open(home.parent / f"{home.name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (home / "built").is_file():
+            build_dumpi(source, home)
+    stage_times.append(("sst-dumpi", f"build (cache {home})", time.monotonic() - started))
+    return home / "install"
+
+
+@pytest.fixture(scope="session")
+def npb_all(npb_build, npb_tarball):  # noqa: F811
+    """test_npb.py's build with BT and SP added (same cache)."""
+    return npb.build([(bench, CLASS) for bench in BENCHMARKS], CACHE, npb_tarball)
+
+
+def run_under_dumpi(build, bench, workdir, install):
+    """BENCH under libdumpi; the .meta file of its trace."""
+    lib = install / "lib"
+    preload = f"{lib / 'libdumpif77.so'}:{lib / 'libdumpi.so'}"
+    run = npb.run(build, bench, CLASS, NPROCS, workdir, env={"LD_PRELOAD": preload}, timeout=300)
+    assert run.verification, f"NPB {bench}.{CLASS} under DUMPI did not verify:\n{run.stdout[-2000:]}"
+    metas = sorted(workdir.glob("*.meta"))
+    assert len(metas) == 1, f"{bench}: DUMPI wrote {[m.name for m in metas]}"
+    return metas[0]
+
+
+def ibsec_ok(*args):
+    completed = run_ibsec(*args)
+    assert completed.returncode == 0, f"ibsec {' '.join(args)} exited {completed.returncode}:\n{completed.stderr}"
+    return completed
+
+
+def notes(trace: Path) -> list[str]:
+    with open(trace) as lines:
+        return [line.removeprefix("note ").strip() for line in lines if line.startswith("note import:")]
+
+
+def dumpi2ascii_records(install: Path, meta: Path) -> int:
+    """Every record of the run as dumpi2ascii, sst-dumpi's own reader, prints it: one "entering" line each."""
+    records = 0
+    for binary in sorted(meta.parent.glob(f"{meta.stem}-*.bin")):
+        printed = subprocess.run([str(install / "bin" / "dumpi2ascii"), str(binary)], capture_output=True,
+                                 text=True, check=True)
+        records += sum(1 for line in printed.stdout.splitlines() if re.search(r"\bentering\b", line))
+    return records
+
+
+@pytest.mark.parametrize("bench", BENCHMARKS, ids=[f"{b}.{CLASS}.{NPROCS}" for b in BENCHMARKS])
+def test_dumpi_import_agrees_with_the_capture_library(bench, npb_all, dumpi, engine, capture_lib,  # noqa: F811
+                                                      tmp_path, stage_times):
+    started = time.monotonic()
+    meta = run_under_dumpi(npb_all, bench, tmp_path / "dumpi", dumpi)
+    captured = tmp_path / "captured.trace"
+    run = npb.run(npb_all, bench, CLASS, NPROCS, tmp_path / "captured",
+                  env={"LD_PRELOAD": capture_lib, "IBSEC_TRACE": str(captured)}, timeout=300)
+    assert run.verification, f"NPB {bench}.{CLASS} under the capture library did not verify:\n{run.stdout[-2000:]}"
+    imported = tmp_path / "imported.trace"
+    ibsec_ok("trace", "import", str(meta), "--out", str(imported))
+    for trace in (captured, imported):
+        ibsec_ok("trace", "validate", str(trace))
+    said = notes(imported)
+    assert not [n for n in said if n.startswith("import: not imported")], said
+    assert "import: every MPI call that moves data was imported" in said, said
+
+    mine, theirs = read_calls(captured), read_calls(imported)
+    compare_point_to_point(mine, theirs)
+    compare_collectives(mine, theirs)
+
+    read = next(int(m.group(1)) for n in said if (m := re.match(r"import: (\d+) DUMPI records in", n)))
+    assert read == dumpi2ascii_records(dumpi, meta)
+    messages, sent = sum(theirs.sent.values()), sum(theirs.sent_bytes.values())
+    collectives = sum(len(calls) for calls in theirs.collectives.values())
+    stage_times.append((f"{bench}.{CLASS}.{NPROCS}",
+                        f"DUMPI conformance: {read} records, {messages} messages, {sent} bytes, "
+                        f"{collectives} collective calls agree", time.monotonic() - started))
