@@ -152,9 +152,10 @@ class Bytes {
   }
   void field(std::string_view name) { field_ = name; }
 
-  [[noreturn]] void fail(const std::string& problem) const {
+  [[noreturn]] void fail(const std::string& problem) const { fail_at(offset(), problem); }
+  [[noreturn]] void fail_at(uint64_t where, const std::string& problem) const {
     throw TraceError(path_, TraceLocation::file(), std::string(field_),
-                     "at byte offset " + std::to_string(offset()) + " (" + std::string(section_) + "): " + problem);
+                     "at byte offset " + std::to_string(where) + " (" + std::string(section_) + "): " + problem);
   }
 
   void need(uint64_t bytes) {
@@ -315,10 +316,11 @@ class RankFile {
     }
     const Call* call = id < kEndOfStream ? calls_by_id()[id] : nullptr;
     if (!call) {
-      in_.fail("function id " + std::to_string(id) + " (" + unknown_id_name(id) +
-               ") has no known record layout (traces/import/dumpi_calls.def), so the stream cannot be read past "
-               "it; record " +
-               std::to_string(records_) + " of rank " + std::to_string(rank_));
+      in_.fail_at(r.offset,
+                  "function id " + std::to_string(id) + " (" + unknown_id_name(id) +
+                      ") has no known record layout (traces/import/dumpi_calls.def), so the stream cannot be read past "
+                      "it; record " +
+                      std::to_string(records_) + " of rank " + std::to_string(rank_));
     }
     r.call = call;
     r.index = records_++;
@@ -334,8 +336,9 @@ class RankFile {
     }
     if (!(mask & kWallMask)) {
       in_.field("mask");
-      in_.fail(mpi_name(*call) + " record without wall-clock times (timestamps turned off in dumpi.conf): the "
-                                 "import needs them");
+      in_.fail(mpi_name(*call) +
+               " record without wall-clock times (timestamps turned off in dumpi.conf): the "
+               "import needs them");
     }
     in_.field("wall time");
     r.wall_start = time(wall_bias_, wall_epoch_, last_wall_sec_);
@@ -715,9 +718,9 @@ bool creates_comm(Id id) {
 // Calls that make a communicator the importer does not follow: naming one
 // in a call that moves data is refused, naming its maker.
 bool makes_unfollowed_comm(Id id) {
-  return id == Id::kCart_sub || id == Id::kGraph_create || id == Id::kIntercomm_create ||
-         id == Id::kIntercomm_merge || id == Id::kComm_spawn || id == Id::kComm_spawn_multiple ||
-         id == Id::kComm_accept || id == Id::kComm_connect || id == Id::kComm_join || id == Id::kComm_get_parent;
+  return id == Id::kCart_sub || id == Id::kGraph_create || id == Id::kIntercomm_create || id == Id::kIntercomm_merge ||
+         id == Id::kComm_spawn || id == Id::kComm_spawn_multiple || id == Id::kComm_accept || id == Id::kComm_connect ||
+         id == Id::kComm_join || id == Id::kComm_get_parent;
 }
 
 bool is_group_op(Id id) {
@@ -801,7 +804,7 @@ constexpr int64_t kNoComm = -1;      // COMM_NULL: the rank is in none (split wi
 constexpr int64_t kUnfollowed = -2;  // made by a call the importer does not follow
 
 struct LocalComms {
-  std::unordered_map<uint16_t, int64_t> comm;  // handle -> ibsec comm, or kNoComm/kUnfollowed
+  std::unordered_map<uint16_t, int64_t> comm;       // handle -> ibsec comm, or kNoComm/kUnfollowed
   std::unordered_map<uint16_t, std::string> maker;  // handle -> the call that made it, for errors
 };
 
@@ -947,8 +950,8 @@ void State::scan_ranks() {
     RankFile file(run.rank_files[rank].string(), rank);
     type_sizes.push_back(file.type_sizes());
     const FileHeader& h = file.header();
-    const std::string v = std::to_string(h.version[0]) + "." + std::to_string(h.version[1]) + "." +
-                          std::to_string(h.version[2]);
+    const std::string v =
+        std::to_string(h.version[0]) + "." + std::to_string(h.version[1]) + "." + std::to_string(h.version[2]);
     if (rank == 0) {
       version = v;
       header.notes.push_back("import: DUMPI " + v + ", host " + h.hostname + ", user " + h.username);
@@ -985,8 +988,8 @@ void State::scan_ranks() {
                              " MPI calls (turned off in its dumpi.conf, or made inside another MPI call)");
     }
   }
-  header.notes.push_back("import: " + std::to_string(records) + " DUMPI records in " +
-                         std::to_string(run.processes) + " rank files");
+  header.notes.push_back("import: " + std::to_string(records) + " DUMPI records in " + std::to_string(run.processes) +
+                         " rank files");
   // MPI_COMM_SELF: a communicator of one, made only for ranks that move data on it.
   for (uint32_t rank = 0; rank < run.processes; ++rank) {
     if (uses_self[rank]) self_comm[rank] = comm_id({rank});
@@ -1031,7 +1034,8 @@ void State::resolve_comms() {
     if (handle == kGroupEmpty) return {};
     const auto found = ranks[r].groups.find(handle);
     if (found == ranks[r].groups.end()) {
-      fail_at(r, op, std::string(field), "group " + std::to_string(handle) + " was not made by a call the importer follows");
+      fail_at(r, op, std::string(field),
+              "group " + std::to_string(handle) + " was not made by a call the importer follows");
     }
     return found->second;
   };
@@ -1169,8 +1173,8 @@ void State::resolve_comms() {
         } else {
           // Group_incl, _excl, _range_incl, _range_excl, _union, _intersection, _difference.
           const auto newgroup = static_cast<uint16_t>(op.scalars.at("newgroup"));
-          const bool two = op.id == Id::kGroup_union || op.id == Id::kGroup_intersection ||
-                           op.id == Id::kGroup_difference;
+          const bool two =
+              op.id == Id::kGroup_union || op.id == Id::kGroup_intersection || op.id == Id::kGroup_difference;
           const auto known = [&](std::string_view field) {
             const auto handle = static_cast<uint16_t>(op.scalars.at(field));
             return handle == kGroupEmpty || me.groups.contains(handle);
@@ -1231,7 +1235,9 @@ void State::resolve_comms() {
     const Instance& inst = instances.at(ranks[r].instance);
     std::string missing;
     for (uint32_t member : members[ranks[r].instance.first]) {
-      if (!inst.parts.contains(member)) missing += (missing.empty() ? "" : ",") + std::to_string(member);
+      if (inst.parts.contains(member)) continue;
+      if (!missing.empty()) missing += ',';
+      missing += std::to_string(member);
     }
     fail_at(r, comm_ops[r][ranks[r].cursor], "oldcomm",
             "this communicator-making call on communicator " + std::to_string(ranks[r].instance.first) +
@@ -1354,7 +1360,8 @@ class RankReader {
       fail(std::string(field), "communicator " + std::to_string(handle) + " was made by " + comms_.maker.at(handle) +
                                    ", which the importer does not follow (docs/importing.md)");
     }
-    if (found->second < 0) fail(std::string(field), "communicator " + std::to_string(handle) + " is MPI_COMM_NULL here");
+    if (found->second < 0)
+      fail(std::string(field), "communicator " + std::to_string(handle) + " is MPI_COMM_NULL here");
     return static_cast<uint32_t>(found->second);
   }
   // The world rank of communicator rank RANK (from FIELD).
@@ -1393,8 +1400,8 @@ class RankReader {
   std::unordered_map<int64_t, Request> requests_;
 };
 
-void RankReader::send(std::string_view count, std::string_view type, std::string_view dest,
-                      std::string_view tag_field, std::optional<int64_t> request) {
+void RankReader::send(std::string_view count, std::string_view type, std::string_view dest, std::string_view tag_field,
+                      std::optional<int64_t> request) {
   const int64_t peer = record_.get(dest);
   if (proc_null(peer)) {
     ++s_.proc_null[mpi_name(*record_.call)];
@@ -1425,8 +1432,14 @@ void RankReader::recv_posted(std::string_view count, std::string_view type, std:
     return;
   }
   const uint32_t c = comm();
-  Request posted{Request::Kind::kRecv, false, true, c, peer == kAnySource ? kAnySource : world(c, peer, source),
-                 record_.get(tag_field), bytes(count, type), ""};
+  Request posted{Request::Kind::kRecv,
+                 false,
+                 true,
+                 c,
+                 peer == kAnySource ? kAnySource : world(c, peer, source),
+                 record_.get(tag_field),
+                 bytes(count, type),
+                 ""};
   if (request) {
     b_.irecv_posted(me(), SourceRequest(static_cast<uint64_t>(*request)));
     requests_[*request] = posted;
@@ -1435,7 +1448,8 @@ void RankReader::recv_posted(std::string_view count, std::string_view type, std:
   const auto [from, size, t] = [&]() -> std::tuple<int64_t, uint64_t, int64_t> {
     if (status) return {world(c, status->source, "status"), static_cast<uint64_t>(status->bytes), status->tag};
     if (posted.peer == kAnySource || posted.tag == kAnyTag) {
-      fail("status", "a receive posted with MPI_ANY_SOURCE or MPI_ANY_TAG and no status recorded: its sender is unknown");
+      fail("status",
+           "a receive posted with MPI_ANY_SOURCE or MPI_ANY_TAG and no status recorded: its sender is unknown");
     }
     ++s_.statusless_receives;
     return {posted.peer, posted.bytes, posted.tag};
@@ -1520,7 +1534,9 @@ void RankReader::collective() {
     case Id::kScan:
     case Id::kExscan: {
       const uint64_t n = bytes("count", "datatype");
-      const TraceOp op = id == Id::kAllreduce ? TraceOp::kAllreduce : id == Id::kScan ? TraceOp::kScan : TraceOp::kExscan;
+      const TraceOp op = id == Id::kAllreduce ? TraceOp::kAllreduce
+                         : id == Id::kScan    ? TraceOp::kScan
+                                              : TraceOp::kExscan;
       b_.collective(me(), op, TraceComm(c), std::nullopt, n, n);
       break;
     }
@@ -1536,8 +1552,8 @@ void RankReader::collective() {
       break;
     case Id::kAllgather:
     case Id::kAllgatherv:
-      b_.collective(me(), id == Id::kAllgather ? TraceOp::kAllgather : TraceOp::kAllgatherv, TraceComm(c),
-                    std::nullopt, bytes("sendcount", "sendtype"), 0);
+      b_.collective(me(), id == Id::kAllgather ? TraceOp::kAllgather : TraceOp::kAllgatherv, TraceComm(c), std::nullopt,
+                    bytes("sendcount", "sendtype"), 0);
       break;
     case Id::kAlltoall:
       b_.collective(me(), TraceOp::kAlltoall, TraceComm(c), std::nullopt, bytes("sendcount", "sendtype"), 0);
@@ -1685,7 +1701,8 @@ void RankReader::import_record() {
       const int64_t index = r.get("index");
       const auto requests = r.array("requests");
       if ((id == Id::kWaitany || r.get("flag") != 0) && index >= 0) {
-        if (static_cast<uint64_t>(index) >= requests.size()) fail("index", std::to_string(index) + " is beyond the requests");
+        if (static_cast<uint64_t>(index) >= requests.size())
+          fail("index", std::to_string(index) + " is beyond the requests");
         complete(requests[static_cast<size_t>(index)], status);
       }
       break;
