@@ -32,7 +32,7 @@ from pathlib import Path
 
 import pytest
 from test_npb import CACHE, CLASS, npb_build, npb_tarball  # noqa: F401  (the session's fixtures, shared)
-from trace_conformance import compare_collectives, compare_point_to_point, read_calls
+from trace_conformance import EXACT, compare_collectives, compare_point_to_point, read_calls
 
 from conftest import REPO, run_ibsec
 from ibsec.capture import npb
@@ -65,15 +65,18 @@ def tree_digest(root: Path) -> str:
 
 
 def build_dumpi(source: Path, home: Path) -> None:
-    """bootstrap, configure (libdumpi with its Fortran bindings, libundumpi for dumpi2ascii), make, install."""
+    """bootstrap, configure (libdumpi with its Fortran bindings, libundumpi for dumpi2ascii), make, install: the
+    sst-dumpi README's way, with the Open MPI 4.1 setting it names."""
     work = home / "src"
     shutil.rmtree(home, ignore_errors=True)
     shutil.copytree(source, work)
     env = dict(os.environ, CC="mpicc", CXX="mpicxx", F77="mpif77", FC="mpif90", MPIF77="mpif77", MPIF90="mpif90",
                CPPFLAGS="-DOMPI_OMIT_MPI1_COMPAT_DECLS=0")
+    # Fortran through --enable-f77 alone: its mpi_send_ etc. serve `use mpi` too, and the --enable-f90 library
+    # fails to link with Debian 12's gfortran (libtool passes it "-l-L...").
     steps = [["./bootstrap.sh"],
              ["./configure", f"--prefix={home / 'install'}", "--enable-libdumpi", "--enable-libundumpi",
-              "--enable-f77", "--enable-f90"],
+              "--enable-f77"],
              ["make", f"-j{os.cpu_count() or 1}"], ["make", "install"]]
     for step in steps:
         done = subprocess.run(step, cwd=work, env=env, capture_output=True, text=True, check=False)
@@ -161,7 +164,7 @@ def test_dumpi_import_agrees_with_the_capture_library(bench, npb_all, dumpi, eng
 
     mine, theirs = read_calls(captured), read_calls(imported)
     compare_point_to_point(mine, theirs)
-    compare_collectives(mine, theirs)
+    compare_collectives(mine, theirs, approximated=EXACT)
 
     read = next(int(m.group(1)) for n in said if (m := re.match(r"import: (\d+) DUMPI records in", n)))
     assert read == dumpi2ascii_records(dumpi, meta)
