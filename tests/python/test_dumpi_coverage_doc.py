@@ -4,7 +4,11 @@
 import subprocess
 import sys
 
+import pytest
+
 from conftest import REPO
+
+pytestmark = pytest.mark.unit
 
 
 def test_the_documented_dumpi_calls_are_the_layout_table():
