@@ -1096,8 +1096,11 @@ void State::resolve_comms() {
       }
       case Id::kCart_create: {
         uint64_t size = 1;
-        for (int64_t d : first.list) size *= static_cast<uint64_t>(std::max<int64_t>(d, 0));
-        if (size > old.size()) fail_at(inst.parts.begin()->first, first, "dims", "a grid larger than its communicator");
+        for (int64_t d : first.list) {
+          size *= static_cast<uint64_t>(std::max<int64_t>(d, 0));
+          if (size > old.size())
+            fail_at(inst.parts.begin()->first, first, "dims", "a grid larger than its communicator");
+        }
         if (first.scalars.at("reorder") != 0) ++reordered_carts;
         const std::vector<uint32_t> grid(old.begin(), old.begin() + static_cast<ptrdiff_t>(size));
         const int64_t id = grid.empty() ? kNoComm : comm_id(grid);
@@ -1198,7 +1201,9 @@ void State::resolve_comms() {
             for (size_t i = 0; i < op.list.size(); i += 3) {
               const int64_t first = op.list[i], last = op.list[i + 1], stride = op.list[i + 2];
               if (stride == 0) fail_at(r, op, "ranges", "a stride of 0");
-              for (int64_t p = first; stride > 0 ? p <= last : p >= last; p += stride) positions.push_back(p);
+              for (int64_t p = first; stride > 0 ? p <= last : p >= last; p += stride) {
+                positions.push_back(static_cast<int64_t>(in_range(p)));  // a range beyond the group stops here
+              }
             }
           } else {
             positions = op.list;

@@ -33,10 +33,14 @@ enum : uint16_t {
   kIsend = 8,
   kIrecv = 12,
   kWaitall = 18,
+  kBarrier = 52,
   kBcast = 53,
   kAlltoallv = 61,
   kAllreduce = 65,
+  kCommGroup = 72,
+  kGroupIncl = 76,
   kCommRank = 82,
+  kCommCreate = 85,
   kCommSplit = 86,
   kInit = 124,
   kFinalize = 125,
@@ -339,6 +343,36 @@ TEST(DumpiImport, CommSplitRanksMappedToTheWorld) {
   EXPECT_EQ(events.at(2)[1], "2 15 35 recv 0 4 3 1 exact");
   EXPECT_EQ(events.at(1)[1], "1 40 50 bcast 2 3 8");
   EXPECT_EQ(events.at(3)[1], "3 40 50 bcast 2 3 8");
+}
+
+// MPI_Comm_create from a group made by MPI_Group_incl: the group's order, and
+// MPI_COMM_NULL on the rank left out.
+TEST(DumpiImport, CommCreateFromAGroup) {
+  DumpiRun run(3, "create");
+  for (uint32_t r = 0; r < 3; ++r) {
+    run.init(r);
+    run.call(r, kCommGroup, 11, 12, [](Bytes& b) {
+      b.u16(kWorld);
+      b.u16(5);
+    });
+    run.call(r, kGroupIncl, 13, 14, [](Bytes& b) {
+      b.u16(5);
+      b.i32(2);
+      b.ints({2, 0});
+      b.u16(6);
+    });
+    run.call(r, kCommCreate, 15, 16, [r](Bytes& b) {
+      b.u16(kWorld);
+      b.u16(6);
+      b.u16(r == 1 ? 1 : 7);  // MPI_COMM_NULL where the rank is not in the group
+    });
+    if (r != 1) run.call(r, kBarrier, 20, 30, [](Bytes& b) { b.u16(7); });
+    run.finalize(r);
+  }
+  const std::string out = imported(run.finish());
+  TraceReader reader(out);
+  EXPECT_EQ(reader.header().comms, (std::map<uint32_t, std::vector<uint32_t>>{{1, {2, 0}}}));
+  EXPECT_EQ(events_by_rank(out).at(2)[1], "2 20 30 barrier 1");
 }
 
 // Collectives with their sizes from the datatype table; alltoallv exactly.
