@@ -845,6 +845,8 @@ struct DumpiSource::State {
   std::vector<int64_t> self_comm;             // by rank: MPI_COMM_SELF's ibsec comm, or kNoComm
   uint64_t merged_comms = 0;
   uint64_t reordered_carts = 0;
+  std::string version;          // of DUMPI, as rank 0's file says
+  std::set<std::string> hosts;  // as the rank files name them
 
   // Notes gathered while reading.
   uint64_t annotation_records = 0;
@@ -944,7 +946,6 @@ void State::scan_ranks() {
   comm_ops.resize(run.processes);
   self_comm.assign(run.processes, kNoComm);
   std::vector<bool> uses_self(run.processes, false);
-  std::string version;
   uint64_t records = 0;
   for (uint32_t rank = 0; rank < run.processes; ++rank) {
     RankFile file(run.rank_files[rank].string(), rank);
@@ -954,8 +955,9 @@ void State::scan_ranks() {
         std::to_string(h.version[0]) + "." + std::to_string(h.version[1]) + "." + std::to_string(h.version[2]);
     if (rank == 0) {
       version = v;
-      header.notes.push_back("import: DUMPI " + v + ", host " + h.hostname + ", user " + h.username);
+      header.notes.push_back("import: DUMPI " + v + ", user " + h.username);
     }
+    hosts.insert(h.hostname);
     file.start_stream();
     Record r;
     std::vector<uint64_t> counted(kAllFunctions + 1, 0);
@@ -1255,10 +1257,15 @@ void State::describe() {
   h.processes = run.processes;
   for (size_t id = 1; id < members.size(); ++id) h.comms[static_cast<uint32_t>(id)] = members[id];
   h.origin = TraceOrigin::kCaptured;
-  h.origin_text = "imported from DUMPI: " + run.meta.filename().string();
+  h.origin_text = "imported from DUMPI " + version + ": " + run.meta.filename().string();
   if (all_cpu) h.cpu_clock = CpuClock::kProcess;
   std::vector<std::string> notes{"import: source " + run.meta.string() + " (DUMPI .meta and " +
                                  std::to_string(run.processes) + " rank files) sha256 " + run_digest(run)};
+  std::string names;
+  for (const std::string& host : hosts) names += (names.empty() ? "" : ", ") + host;
+  notes.push_back(
+      "import: host" + std::string(hosts.size() > 1 ? "s " : " ") + names +
+      (hosts.size() > 1 ? " (wall clocks of different hosts: shifted where a receive precedes its send)" : ""));
   notes.push_back(all_cpu ? "import: CPU times from DUMPI's process CPU clock (CLOCK_PROCESS_CPUTIME_ID)"
                           : "import: no CPU times (some records carry none)");
   if (merged_comms > 0) {
