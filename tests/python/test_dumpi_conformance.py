@@ -13,7 +13,10 @@ For each benchmark:
 3. compare them (trace_conformance.py): per pair the point-to-point messages and bytes, sent and received; per
    communicator and member the sequence of collectives with roots and sizes -- exactly, alltoallv included (DUMPI
    records each destination's count);
-4. the import notes no call left out and the records it read, which dumpi2ascii counts the same.
+4. the import notes no call left out and the records it read, which dumpi2ascii counts the same;
+5. replay both with `ibsec run paper-16 --trace ... --quiet --out ...` and compare packets (exact), SKC hit rate and
+   mean latency (trace_conformance.compare_replays). Both traces carry CPU times (DUMPI's process clock, the capture
+   library's), which the replays take for compute.
 
 And tests/capture/ring_halo.c the same way: what NPB does not do at 4 ranks -- receives from MPI_ANY_SOURCE and
 MPI_ANY_TAG, statuses ignored, MPI_Waitany, MPI_Testall, MPI_Sendrecv, MPI_Comm_split into two communicators of two.
@@ -26,6 +29,7 @@ from __future__ import annotations
 
 import fcntl
 import hashlib
+import json
 import os
 import re
 import shutil
@@ -35,7 +39,14 @@ from pathlib import Path
 
 import pytest
 from test_npb import CACHE, CLASS, npb_build, npb_tarball  # noqa: F401  (the session's fixtures, shared)
-from trace_conformance import EXACT, compare_collectives, compare_point_to_point, read_calls
+from trace_conformance import (
+    EXACT,
+    compare_collectives,
+    compare_point_to_point,
+    compare_replays,
+    read_calls,
+    replay_figures,
+)
 
 from conftest import REPO, run_ibsec
 from ibsec.capture import npb
@@ -134,6 +145,13 @@ def ibsec_ok(*args):
     return completed
 
 
+def replay(trace: Path, out: Path) -> dict:
+    ibsec_ok("run", "paper-16", "--trace", str(trace), "--quiet", "--out", str(out))
+    result = json.loads(out.read_text())
+    assert result["replay"]["completed"] is True, result["replay"]
+    return result
+
+
 def notes(trace: Path) -> list[str]:
     with open(trace) as lines:
         return [line.removeprefix("note ").strip() for line in lines if line.startswith("note import:")]
@@ -172,11 +190,16 @@ def test_dumpi_import_agrees_with_the_capture_library(bench, npb_all, dumpi, eng
 
     read = next(int(m.group(1)) for n in said if (m := re.match(r"import: (\d+) DUMPI records in", n)))
     assert read == dumpi2ascii_records(dumpi, meta)
+    replays = replay(captured, tmp_path / "captured.json"), replay(imported, tmp_path / "imported.json")
+    compare_replays(*replays)
+    figures = [replay_figures(r) for r in replays]
     messages, sent = sum(theirs.sent.values()), sum(theirs.sent_bytes.values())
     collectives = sum(len(calls) for calls in theirs.collectives.values())
     stage_times.append((f"{bench}.{CLASS}.{NPROCS}",
                         f"DUMPI conformance: {read} records, {messages} messages, {sent} bytes, "
-                        f"{collectives} collective calls agree", time.monotonic() - started))
+                        f"{collectives} collective calls agree; replays: {figures[0]['packets']} packets, hit rate "
+                        f"{figures[0]['hit rate']:.5f}/{figures[1]['hit rate']:.5f}, mean latency "
+                        f"{figures[0]['latency']:.0f}/{figures[1]['latency']:.0f} ns", time.monotonic() - started))
 
 
 def test_dumpi_import_of_ring_halo_agrees_with_the_capture_library(dumpi, engine, capture_lib, tmp_path):
