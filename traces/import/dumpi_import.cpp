@@ -56,7 +56,8 @@ enum class Id : uint16_t {
 #undef DUMPI_CALL
 };
 
-constexpr uint16_t kAllFunctions = 290;  // DUMPI's sentinel after the last MPI function: footer counts 0..290
+constexpr uint16_t kAllFunctions = 290;   // DUMPI's sentinel after the last MPI function: footer counts 0..290
+constexpr uint16_t kFunctionEnter = 291;  // then Function_exit: DUMPI's own records, no MPI calls
 constexpr uint16_t kEndOfStream = 293;
 constexpr size_t kMaxFields = 16;
 
@@ -297,6 +298,7 @@ class RankFile {
     records_ = 0;
     wall_epoch_ = cpu_epoch_ = 0;
     last_wall_sec_ = last_cpu_sec_ = 0;
+    last_stop_ns_ = 0;
     ended_ = false;
   }
 
@@ -328,22 +330,16 @@ class RankFile {
     const uint8_t mask = in_.u8();
     in_.field("thread");
     r.thread = (mask & kThreadMask) ? in_.u16() : 0;
-    r.has_cpu = (mask & kCpuMask) != 0;
-    if (r.has_cpu) {
-      in_.field("cpu time");
-      r.cpu_start = time(cpu_bias_, cpu_epoch_, last_cpu_sec_);
-      r.cpu_stop = time(cpu_bias_, cpu_epoch_, last_cpu_sec_);
+    if (id >= kFunctionEnter) {
+      // DUMPI's function-entry and annotation records (MPI_Pcontrol) leave
+      // their start times unset: not read, and never imported.
+      in_.field("time");
+      in_.skip(((mask & kCpuMask) ? 12 : 0) + ((mask & kWallMask) ? 12 : 0));
+      r.has_cpu = false;
+      r.wall_start = r.wall_stop = 0;
+    } else {
+      read_times(r, mask);
     }
-    if (!(mask & kWallMask)) {
-      in_.field("mask");
-      in_.fail(mpi_name(*call) +
-               " record without wall-clock times (timestamps turned off in dumpi.conf): the "
-               "import needs them");
-    }
-    in_.field("wall time");
-    r.wall_start = time(wall_bias_, wall_epoch_, last_wall_sec_);
-    r.wall_stop = time(wall_bias_, wall_epoch_, last_wall_sec_);
-    if (r.wall_stop < r.wall_start) in_.fail("the call ends before it begins");
     if (mask & kPerfMask) {
       in_.field("perfinfo");
       const uint8_t counters = in_.u8();
@@ -360,6 +356,32 @@ class RankFile {
   }
 
  private:
+  void read_times(Record& r, uint8_t mask) {
+    const Call& call = *r.call;
+    r.has_cpu = (mask & kCpuMask) != 0;
+    if (r.has_cpu) {
+      in_.field("cpu time");
+      r.cpu_start = time(cpu_bias_, cpu_epoch_, last_cpu_sec_);
+      r.cpu_stop = time(cpu_bias_, cpu_epoch_, last_cpu_sec_);
+    }
+    if (!(mask & kWallMask)) {
+      in_.field("mask");
+      in_.fail(mpi_name(call) +
+               " record without wall-clock times (timestamps turned off in dumpi.conf): the "
+               "import needs them");
+    }
+    in_.field("wall time");
+    r.wall_start = time(wall_bias_, wall_epoch_, last_wall_sec_);
+    r.wall_stop = time(wall_bias_, wall_epoch_, last_wall_sec_);
+    if (r.wall_stop < r.wall_start) in_.fail_at(r.offset, mpi_name(call) + " ends before it begins");
+    if (r.wall_start < last_stop_ns_) {
+      in_.fail_at(r.offset, mpi_name(call) + " begins " + std::to_string(last_stop_ns_ - r.wall_start) +
+                                " ns before the rank's previous call ended: calls of several threads overlap, "
+                                "which the ibsec format cannot express, or the times are damaged");
+    }
+    last_stop_ns_ = r.wall_stop;
+  }
+
   // Seconds are stored as 16 bits above the stream's bias: a trace longer
   // than 18 hours wraps, which a backwards jump of more than half the range
   // undoes.
@@ -582,6 +604,7 @@ class RankFile {
   uint32_t cpu_bias_ = 0, wall_bias_ = 0;
   uint64_t wall_epoch_ = 0, cpu_epoch_ = 0, last_wall_sec_ = 0, last_cpu_sec_ = 0;
   uint64_t records_ = 0;
+  uint64_t last_stop_ns_ = 0;  // when the rank's previous call ended
   bool ended_ = false;
 };
 

@@ -114,6 +114,16 @@ class DumpiRun {
     if (arguments) arguments(b);
     if (id < 291) ++counts_[rank][id];
   }
+  // A record as MPI_Pcontrol leaves it: DUMPI's function-entry or -exit
+  // record (id 291, 292) with times never set.
+  void annotation(uint32_t rank, uint16_t id) {
+    Bytes& b = streams_[rank];
+    b.u16(id);
+    b.u8(0x4 | 0x8 | 0x40);
+    b.u16(0);
+    for (int i = 0; i < 24; ++i) b.u8(0xff);
+    b.u64(4096);
+  }
   void init(uint32_t rank) {
     call(rank, kInit, 0, 10, [](Bytes& b) { b.u32(0); });
   }
@@ -408,6 +418,16 @@ TEST(DumpiImport, CollectivesSizedFromTheDatatypeTable) {
   EXPECT_EQ(summary.tally.repairs.size(), 0u);
 }
 
+TEST(DumpiImport, AnnotationRecordsSkippedAndNoted) {
+  DumpiRun run(1, "annotation");
+  run.init(0);
+  run.annotation(0, 291);
+  run.annotation(0, 292);
+  run.finalize(0);
+  const std::string out = imported(run.finish());
+  EXPECT_TRUE(has_note(out, "skipped 2 DUMPI function-entry/exit and annotation records"));
+}
+
 TEST(DumpiImport, FolderHoldingTheRun) {
   DumpiRun run(1, "folder");
   run.init(0);
@@ -563,6 +583,22 @@ TEST(DumpiImportHostile, RecordCutShortByTheHeader) {
   run.init(0);
   run.call(0, kSend, 20, 30, [](Bytes& b) { b.i32(1); });  // the rest of its arguments missing
   EXPECT_EQ(refusal(run.finish()).field, "dest");  // its datatype read from the end label, its dest from the header
+}
+
+TEST(DumpiImportHostile, CallsThatOverlap) {
+  DumpiRun run(1, "overlap");
+  run.init(0);
+  run.call(0, kCommRank, 20, 30, [](Bytes& b) {
+    b.u16(kWorld);
+    b.i32(0);
+  });
+  run.call(0, kCommRank, 25, 26, [](Bytes& b) {
+    b.u16(kWorld);
+    b.i32(0);
+  });
+  const Refusal r = refusal(run.finish());
+  EXPECT_EQ(r.field, "wall time");
+  EXPECT_NE(r.message.find("begins 5 ns before the rank's previous call ended"), std::string::npos) << r.message;
 }
 
 TEST(DumpiImportHostile, MetaNamingAMissingRankFile) {
