@@ -104,7 +104,18 @@ ImportSummary import_from(const Open& open, const std::string& source_path, cons
   for (std::string& note : tally_notes(summary.tally)) header.notes.push_back(std::move(note));
   TraceReader reader(scratch.path());
   TraceWriter writer(out, header, "out");
-  check_whole_trace(reader, [&](const TraceEvent& e) { writer.write(e); });
+  try {
+    check_whole_trace(reader, [&](const TraceEvent& e) { writer.write(e); });
+  } catch (const TraceError& e) {
+    // Found by the checks every trace passes (a send and its receive of
+    // different sizes, ...): said of the source, not of the scratch file.
+    std::string problem = e.what();
+    if (problem.starts_with(scratch.path())) problem.erase(0, scratch.path().size() + 2);
+    const std::string field = "field '" + e.field() + "': ";
+    if (const size_t at = problem.find(field); at != std::string::npos) problem.erase(at, field.size());
+    throw TraceError(source_path, TraceLocation::file(), e.field(),
+                     "the imported events do not hold together (in the output's " + problem + ")");
+  }
   writer.finish();
   summary.events = reader.events_read();
   return summary;

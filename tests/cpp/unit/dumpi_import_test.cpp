@@ -601,6 +601,19 @@ TEST(DumpiImportHostile, CallsThatOverlap) {
   EXPECT_NE(r.message.find("begins 5 ns before the rank's previous call ended"), std::string::npos) << r.message;
 }
 
+// Found only by the checks every trace passes: said of the source.
+TEST(DumpiImportHostile, SendAndReceiveOfDifferentSizes) {
+  DumpiRun run(2, "sizes");
+  run.init(0);
+  run.init(1);
+  run.call(0, kSend, 20, 30, p2p(25, 1, 5));
+  run.call(1, kRecv, 15, 35, recv(100, 0, 5, {60, 0, 5}));
+  const Refusal r = refusal(run.finish());
+  EXPECT_EQ(r.field, "bytes");
+  EXPECT_NE(r.message.find("dumpi-run.meta"), std::string::npos) << r.message;
+  EXPECT_NE(r.message.find("do not hold together"), std::string::npos) << r.message;
+}
+
 TEST(DumpiImportHostile, MetaNamingAMissingRankFile) {
   DumpiRun run(2, "missing");
   run.init(0);
