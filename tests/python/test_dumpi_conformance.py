@@ -222,7 +222,7 @@ def test_dumpi_import_of_ring_halo_agrees_with_the_capture_library(dumpi, engine
     compare_collectives(mine, theirs, approximated=EXACT)
     said = notes(imported)
     assert "import: every MPI call that moves data was imported" in said, said
-    # ring_halo's MPI_STATUS_IGNORE receives from a known source: repaired from what they posted, and said so.
+    # ring_halo's MPI_STATUS_IGNORE receives from a known source: their sender as posted, their send's size; said so.
     assert any(n.startswith("import: repaired") and "without a recorded status" in n for n in said), said
     # Receives posted with MPI_ANY_SOURCE are `any` in both traces.
     assert posted_any(imported) == posted_any(tmp_path / "captured.trace") > 0

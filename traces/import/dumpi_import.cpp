@@ -1489,7 +1489,8 @@ void RankReader::recv_posted(std::string_view count, std::string_view type, std:
     ++s_.statusless_receives;
     return {posted.peer, posted.bytes, posted.tag};
   }();
-  b_.recv(me(), WorldRank(static_cast<uint32_t>(from)), size, tag(t, "tag"), TraceComm(c), posted.peer == kAnySource);
+  b_.recv(me(), WorldRank(static_cast<uint32_t>(from)), size, tag(t, "tag"), TraceComm(c), posted.peer == kAnySource,
+          status == nullptr);
 }
 
 void RankReader::complete(int64_t request, const Status* status) {
@@ -1516,7 +1517,7 @@ void RankReader::complete(int64_t request, const Status* status) {
       }
       ++s_.statusless_receives;
       b_.irecv_completed(me(), WorldRank(static_cast<uint32_t>(req.peer)), req.bytes, tag(req.tag, "tag"),
-                         TraceComm(req.comm), source, false);
+                         TraceComm(req.comm), source, false, true);
     }
   }
   if (req.persistent) {
@@ -1822,8 +1823,9 @@ void DumpiSource::read_events(ImportBuilder& builder) {
                       " calls with MPI_PROC_NULL as their peer: no message");
   }
   if (s.statusless_receives > 0) {
-    h.notes.push_back("import: repaired " + std::to_string(s.statusless_receives) +
-                      ": receives completed without a recorded status: sender, tag and size as posted");
+    h.notes.push_back(
+        "import: repaired " + std::to_string(s.statusless_receives) +
+        ": receives completed without a recorded status: sender and tag as posted, size from the matching send");
   }
   if (s.freed_requests > 0) {
     h.notes.push_back("import: repaired " + std::to_string(s.freed_requests) +

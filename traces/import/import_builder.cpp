@@ -261,7 +261,12 @@ void ImportBuilder::note_send(WorldRank rank, WorldRank peer, uint64_t bytes, ui
   const uint64_t send_ns = ranks_[rank.value()].call_start;
   const auto early = early_receives_.find({peer.value(), rank.value(), tag, comm.value()});
   if (early != early_receives_.end()) {
-    note_lag(rank.value(), peer.value(), send_ns, early->second.front());
+    auto& [receive_ns, sized_by_send] = early->second.front();
+    note_lag(rank.value(), peer.value(), send_ns, receive_ns);
+    if (sized_by_send) {
+      sized_by_send->event.bytes = fits_u32(bytes, "bytes");
+      sized_by_send->ready = true;
+    }
     early->second.pop_front();
     if (early->second.empty()) early_receives_.erase(early);
     return;
@@ -331,12 +336,14 @@ void ImportBuilder::send_completed(WorldRank rank, SourceRequest request) {
   complete_request(r, request, "request");
 }
 
-void ImportBuilder::match_receive(RankState& r, TraceEvent& receive) {
+void ImportBuilder::match_receive(const PendingPtr& pending, bool size_from_send) {
+  TraceEvent& receive = pending->event;
   const uint32_t me = receive.rank;
   auto& inbox = inbox_[me];
   const auto exact = inbox.find({receive.peer, receive.tag, receive.comm});
   if (exact != inbox.end()) {
     note_lag(receive.peer, me, exact->second.front().send_ns, record_ns_);
+    if (size_from_send) receive.bytes = exact->second.front().bytes;
     exact->second.pop_front();
     if (exact->second.empty()) inbox.erase(exact);
     return;
@@ -361,23 +368,26 @@ void ImportBuilder::match_receive(RankState& r, TraceEvent& receive) {
     receive.comm = std::get<2>(it->first);
     ++tally_.repairs["receive filed on a communicator without its send: re-filed on the send's communicator"];
     note_lag(receive.peer, me, it->second.front().send_ns, record_ns_);
+    if (size_from_send) receive.bytes = it->second.front().bytes;
     it->second.pop_front();
     if (it->second.empty()) inbox.erase(it);
     return;
   }
-  (void)r;
-  early_receives_[{me, receive.peer, receive.tag, receive.comm}].push_back(record_ns_);  // its send is yet to be read
+  // Its send is yet to be read; a receive sized by its send waits for it.
+  if (size_from_send) pending->ready = false;
+  early_receives_[{me, receive.peer, receive.tag, receive.comm}].emplace_back(record_ns_,
+                                                                              size_from_send ? pending : nullptr);
 }
 
-void ImportBuilder::recv(WorldRank rank, WorldRank peer, uint64_t bytes, uint32_t tag, TraceComm comm,
-                         bool posted_any) {
+void ImportBuilder::recv(WorldRank rank, WorldRank peer, uint64_t bytes, uint32_t tag, TraceComm comm, bool posted_any,
+                         bool size_from_send) {
   RankState& r = in_call(rank, "receive");
   check_member(comm, rank, "communicator");
   check_member(comm, peer, "sender");
   PendingPtr event = new_event(r, TraceOp::kRecv);
   set_message(event->event, peer, bytes, tag, comm);
   event->event.posted = posted_any ? 1 : 0;
-  match_receive(r, event->event);
+  match_receive(event, size_from_send);
   r.actions.push_back({Action::Kind::kBlocks, event});
 }
 
@@ -393,7 +403,7 @@ void ImportBuilder::irecv_posted(WorldRank rank, SourceRequest request) {
 }
 
 void ImportBuilder::irecv_completed(WorldRank rank, WorldRank peer, uint64_t bytes, uint32_t tag, TraceComm comm,
-                                    SourceRequest request, bool posted_any) {
+                                    SourceRequest request, bool posted_any, bool size_from_send) {
   RankState& r = in_call(rank, "receive completion");
   check_member(comm, rank, "communicator");
   check_member(comm, peer, "sender");
@@ -404,8 +414,8 @@ void ImportBuilder::irecv_completed(WorldRank rank, WorldRank peer, uint64_t byt
   TraceEvent& irecv = found->second.event->event;
   set_message(irecv, peer, bytes, tag, comm);
   irecv.posted = posted_any ? 1 : 0;
-  match_receive(r, irecv);
   found->second.event->ready = true;
+  match_receive(found->second.event, size_from_send);
   complete_request(r, request, "request");
 }
 

@@ -92,10 +92,13 @@ class ImportBuilder {
   void isend(WorldRank rank, WorldRank peer, uint64_t bytes, uint32_t tag, TraceComm comm, SourceRequest request);
   void send_completed(WorldRank rank, SourceRequest request);
   // `posted_any`: the receive was posted with MPI_ANY_SOURCE (where the source says so).
-  void recv(WorldRank rank, WorldRank peer, uint64_t bytes, uint32_t tag, TraceComm comm, bool posted_any = false);
+  // `size_from_send`: the source does not say what arrived (DUMPI without a
+  // status): `bytes` is only what was posted, the size is its send's.
+  void recv(WorldRank rank, WorldRank peer, uint64_t bytes, uint32_t tag, TraceComm comm, bool posted_any = false,
+            bool size_from_send = false);
   void irecv_posted(WorldRank rank, SourceRequest request);
   void irecv_completed(WorldRank rank, WorldRank peer, uint64_t bytes, uint32_t tag, TraceComm comm,
-                       SourceRequest request, bool posted_any = false);
+                       SourceRequest request, bool posted_any = false, bool size_from_send = false);
   void request_cancelled(WorldRank rank, SourceRequest request);
   // `op` a blocking collective of trace_ops.def; `sent`/`received` the bytes
   // the rank's own buffers held, as the source gives them.
@@ -187,7 +190,7 @@ class ImportBuilder {
   void place_call_events(RankState& rank, uint64_t leave_ns);
   void note_send(WorldRank rank, WorldRank peer, uint64_t bytes, uint32_t tag, TraceComm comm);
   void note_lag(uint32_t sender, uint32_t receiver, uint64_t send_ns, uint64_t receive_ns);
-  void match_receive(RankState& rank, TraceEvent& receive);
+  void match_receive(const PendingPtr& receive, bool size_from_send);
   bool reconstruct_unrecorded_receive(RankState& rank);
   void fill_unrecorded_receive(Pending& irecv, uint32_t sender, uint64_t bytes, uint32_t tag, uint32_t comm);
   void complete_request(RankState& rank, SourceRequest request, const char* field);
@@ -226,9 +229,11 @@ class ImportBuilder {
   };
   // Sends not yet received, by receiver then (sender, tag, comm).
   std::vector<std::map<std::tuple<uint32_t, uint32_t, uint32_t>, std::deque<InFlight>>> inbox_;
-  // Receives read before their send (a skewed clock), by (receiver, sender,
-  // tag, comm): when each was recorded.
-  std::map<std::tuple<uint32_t, uint32_t, uint32_t, uint32_t>, std::deque<uint64_t>> early_receives_;
+  // Receives read before their send (a skewed clock, or a receive posted
+  // before its send began), by (receiver, sender, tag, comm): when each was
+  // recorded, and the receive itself where its size is its send's.
+  std::map<std::tuple<uint32_t, uint32_t, uint32_t, uint32_t>, std::deque<std::pair<uint64_t, PendingPtr>>>
+      early_receives_;
   // Receives completed without a record whose send is still to be read, by
   // receiver, with when their wait ended.
   std::map<uint32_t, std::deque<std::pair<PendingPtr, uint64_t>>> awaiting_send_;

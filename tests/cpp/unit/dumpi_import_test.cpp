@@ -318,6 +318,32 @@ TEST(DumpiImport, IsendIrecvAndWaitall) {
   EXPECT_EQ(events_by_rank(out), expected);
 }
 
+// MPI_STATUS_IGNORE: DUMPI records no status, so a receive from a known
+// source takes its size from its send, not from its larger buffer, whether
+// the send is read before or after it.
+TEST(DumpiImport, ReceiveWithoutStatusSizedByItsSend) {
+  DumpiRun run(2, "nostatus-size");
+  run.init(0);
+  run.init(1);
+  const auto ignored = [](int32_t count, int32_t source, int32_t tag) {
+    return [=](Bytes& b) {
+      p2p(count, source, tag)(b);
+      b.u32(0);
+    };
+  };
+  run.call(0, kSend, 20, 30, p2p(25, 1, 5));
+  run.call(1, kRecv, 21, 35, ignored(1000, 0, 5));  // read after its send
+  run.call(1, kRecv, 40, 60, ignored(1000, 0, 6));  // read before its send
+  run.call(0, kSend, 50, 55, p2p(3, 1, 6));
+  run.finalize(0);
+  run.finalize(1);
+  const std::string out = imported(run.finish());
+  const auto events = events_by_rank(out);
+  EXPECT_EQ(events.at(1)[1], "1 21 35 recv 0 100 5 0 exact");
+  EXPECT_EQ(events.at(1)[3], "1 40 60 recv 0 12 6 0 exact");
+  EXPECT_TRUE(has_note(out, "repaired 2: receives completed without a recorded status"));
+}
+
 // Two communicators from one split, with each rank's own handle for them:
 // members ordered by key, peers and roots written as world ranks.
 TEST(DumpiImport, CommSplitRanksMappedToTheWorld) {
