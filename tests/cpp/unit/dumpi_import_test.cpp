@@ -462,7 +462,7 @@ TEST(DumpiImport, FolderHoldingTheRun) {
   EXPECT_EQ(import_trace(run.dir().string(), (run.dir() / "out.trace").string()).format, "DUMPI");
 }
 
-TEST(DumpiImport, EveryCallTheBriefNamesHasALayout) {
+TEST(DumpiImport, EveryCommonCallHasALayout) {
   const auto known = dumpi_known_calls();
   for (const char* call : {"MPI_Send",
                            "MPI_Bsend",
