@@ -31,6 +31,13 @@ enum : uint16_t {
   kSend = 0,
   kRecv = 1,
   kIsend = 8,
+  kRequestFree = 15,
+  kWaitsome = 20,
+  kTestsome = 21,
+  kSendInit = 26,
+  kRecvInit = 30,
+  kStart = 31,
+  kStartall = 32,
   kIrecv = 12,
   kWaitall = 18,
   kBarrier = 52,
@@ -41,6 +48,7 @@ enum : uint16_t {
   kGroupIncl = 76,
   kCommRank = 82,
   kCommCreate = 85,
+  kCartCreate = 99,
   kCommSplit = 86,
   kInit = 124,
   kFinalize = 125,
@@ -409,6 +417,72 @@ TEST(DumpiImport, CommCreateFromAGroup) {
   TraceReader reader(out);
   EXPECT_EQ(reader.header().comms, (std::map<uint32_t, std::vector<uint32_t>>{{1, {2, 0}}}));
   EXPECT_EQ(events_by_rank(out).at(2)[1], "2 20 30 barrier 1");
+}
+
+// Persistent requests: each start an isend or irecv, completed by
+// MPI_Waitsome and MPI_Testsome, freed afterwards.
+TEST(DumpiImport, PersistentRequestsStartedAndCompletedBySome) {
+  DumpiRun run(2, "persistent");
+  run.init(0);
+  run.init(1);
+  run.call(0, kSendInit, 11, 12, with_request(p2p(2, 1, 1), 5));
+  run.call(1, kRecvInit, 11, 12, with_request(p2p(2, 0, 1), 6));
+  const auto some = [](int32_t request, const std::vector<Status>& got) {
+    return [=](Bytes& b) {
+      b.i32(1);
+      b.ints({request});
+      b.i32(1);
+      b.ints({0});
+      statuses(b, got);
+    };
+  };
+  for (uint64_t round : {0, 1}) {
+    const uint64_t t = 20 + 20 * round;
+    run.call(0, kStartall, t, t + 1, [](Bytes& b) {
+      b.i32(1);
+      b.ints({5});
+    });
+    run.call(1, kStart, t, t + 1, [](Bytes& b) { b.i32(6); });
+    run.call(0, kWaitsome, t + 2, t + 10, some(5, {}));
+    run.call(1, kTestsome, t + 2, t + 12, some(6, {{8, 0, 1}}));
+  }
+  run.call(0, kRequestFree, 70, 71, [](Bytes& b) { b.i32(5); });
+  run.call(1, kRequestFree, 70, 71, [](Bytes& b) { b.i32(6); });
+  run.finalize(0);
+  run.finalize(1);
+  ImportSummary summary;
+  const std::string out = imported(run.finish(), &summary);
+  const auto events = events_by_rank(out);
+  EXPECT_EQ(events.at(0)[1], "0 20 21 isend 1 8 1 0 0");
+  EXPECT_EQ(events.at(0)[3], "0 22 30 wait 0");
+  EXPECT_EQ(events.at(0)[5], "0 40 41 isend 1 8 1 0 0");
+  EXPECT_EQ(events.at(1)[1], "1 20 21 irecv 0 8 1 0 0 exact");
+  EXPECT_EQ(events.at(1)[3], "1 22 32 wait 0");
+  EXPECT_EQ(summary.tally.messages, 2u);
+  EXPECT_TRUE(summary.tally.not_imported.empty());
+}
+
+// MPI_Cart_create: the first ranks, as many as the grid holds; a reorder is
+// counted, since DUMPI does not record one.
+TEST(DumpiImport, CartCreateTakesTheFirstRanks) {
+  DumpiRun run(3, "cart");
+  for (uint32_t r = 0; r < 3; ++r) {
+    run.init(r);
+    run.call(r, kCartCreate, 11, 12, [r](Bytes& b) {
+      b.u16(kWorld);
+      b.i32(1);
+      b.ints({2});
+      b.ints({0});
+      b.i32(1);
+      b.u16(r == 2 ? 1 : 4);
+    });
+    if (r != 2) run.call(r, kBarrier, 20, 30, [](Bytes& b) { b.u16(4); });
+    run.finalize(r);
+  }
+  const std::string out = imported(run.finish());
+  TraceReader reader(out);
+  EXPECT_EQ(reader.header().comms, (std::map<uint32_t, std::vector<uint32_t>>{{1, {0, 1}}}));
+  EXPECT_TRUE(has_note(out, "repaired 1: MPI_Cart_create with reorder"));
 }
 
 // Collectives with their sizes from the datatype table; alltoallv exactly.
