@@ -43,6 +43,10 @@ EXACT: frozenset[str] = frozenset()
 #   way, on a 2-core host running 4 ranks). Measured on NPB class S at 4 ranks: within 5 %.
 HIT_RATE_TOLERANCE = 0.002
 LATENCY_TOLERANCE = 0.15
+# DUMPI's own work per call (its timers, writing the record after the call returned) lands in the compute gaps:
+# on MG class S, whose compute is a few milliseconds in all, its trace holds 3.7 times the capture library's CPU
+# time, and mean latencies of one run and the other have differed by -10 % to +17 %.
+DUMPI_LATENCY_TOLERANCE = 0.25
 
 
 @dataclass
@@ -154,7 +158,7 @@ def replay_figures(result: dict) -> dict[str, float]:
             "latency": stats["latency_mean_ns"]}
 
 
-def compare_replays(captured: dict, imported: dict) -> None:
+def compare_replays(captured: dict, imported: dict, latency_tolerance: float = LATENCY_TOLERANCE) -> None:
     """Packets exactly, hit rate and mean latency within the tolerances above."""
     mine, theirs = replay_figures(captured), replay_figures(imported)
     wrong = []
@@ -163,7 +167,7 @@ def compare_replays(captured: dict, imported: dict) -> None:
     if abs(mine["hit rate"] - theirs["hit rate"]) > HIT_RATE_TOLERANCE:
         wrong.append(f"hit rate: captured {mine['hit rate']:.5f}, imported {theirs['hit rate']:.5f} "
                      f"(tolerance {HIT_RATE_TOLERANCE})")
-    if abs(theirs["latency"] - mine["latency"]) > LATENCY_TOLERANCE * mine["latency"]:
+    if abs(theirs["latency"] - mine["latency"]) > latency_tolerance * mine["latency"]:
         wrong.append(f"mean latency: captured {mine['latency']:.1f} ns, imported {theirs['latency']:.1f} ns "
-                     f"(tolerance {LATENCY_TOLERANCE:.0%})")
+                     f"(tolerance {latency_tolerance:.0%})")
     assert not wrong, "replays differ:\n  " + "\n  ".join(wrong)
