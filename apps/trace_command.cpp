@@ -228,9 +228,9 @@ void add_import(CLI::App& trace) {
   auto out = std::make_shared<std::string>();
   CLI::App* cmd = trace.add_subcommand(
       "import",
-      "Write another tool's trace (OTF2: Score-P, EZTrace) as an ibsec trace, saying what was left out or "
-      "repaired (docs/importing.md)");
-  cmd->add_option("source", *source, "OTF2 anchor file (*.otf2)")->required();
+      "Write another tool's trace (OTF2: Score-P, EZTrace; DUMPI: SST's sst-dumpi) as an ibsec trace, saying what "
+      "was left out or repaired (docs/importing.md)");
+  cmd->add_option("source", *source, "OTF2 anchor file (*.otf2), or DUMPI .meta file (or its folder)")->required();
   cmd->add_option("--out", *out, "Trace to write: .ibtb binary, else text; .gz/.zst compress")->required();
   cmd->callback([source, out] {
     const auto summary = traces::import_trace(*source, *out);

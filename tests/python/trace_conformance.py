@@ -10,7 +10,8 @@ What is compared:
 Where the other tool records less than the capture library, the difference the importer documents
 (docs/importing.md) is expected exactly, never skipped:
 - OTF2 keeps only each caller's total of an alltoallv, which the importer spreads evenly over the members: the
-  imported COUNTS must be `even_spread` of the captured COUNTS' sum.
+  imported COUNTS must be `even_spread` of the captured COUNTS' sum. DUMPI keeps every count: compared exactly
+  (`compare_collectives(..., approximated=EXACT)`).
 
 Replays are compared by `compare_replays` within the tolerances it states.
 """
@@ -29,6 +30,8 @@ Call = tuple[str, int | None, int | tuple[int, ...]]
 
 # The imported trace's documented approximation (docs/importing.md, "alltoallv is approximate").
 APPROXIMATED = "alltoallv"
+# What a source that records every alltoallv count approximates (DUMPI): nothing.
+EXACT: frozenset[str] = frozenset()
 
 # Replay tolerances, and why (compare_replays):
 # - packets: exact. Both traces hold the same messages and collective sizes (after the documented alltoallv spread),
@@ -40,6 +43,10 @@ APPROXIMATED = "alltoallv"
 #   way, on a 2-core host running 4 ranks). Measured on NPB class S at 4 ranks: within 5 %.
 HIT_RATE_TOLERANCE = 0.002
 LATENCY_TOLERANCE = 0.15
+# DUMPI's own work per call (its timers, writing the record after the call returned) lands in the compute gaps:
+# on MG class S, whose compute is a few milliseconds in all, its trace holds 3.7 times the capture library's CPU
+# time, and mean latencies of one run and the other have differed by -10 % to +17 %.
+DUMPI_LATENCY_TOLERANCE = 0.25
 
 
 @dataclass
@@ -99,17 +106,18 @@ def compare_point_to_point(captured: TraceCalls, imported: TraceCalls) -> None:
     assert not wrong, f"{len(wrong)} point-to-point differences:\n  " + "\n  ".join(wrong[:12])
 
 
-def expected_import(call: Call, members: int) -> Call:
+def expected_import(call: Call, members: int, approximated: frozenset[str] = frozenset({APPROXIMATED})) -> Call:
     """What the importer must make of a captured call: itself, or the documented approximation of it."""
     op, root, size = call
-    if op == APPROXIMATED:
+    if op in approximated:
         return op, root, even_spread(sum(size), members)
     return call
 
 
-def compare_collectives(captured: TraceCalls, imported: TraceCalls) -> None:
+def compare_collectives(captured: TraceCalls, imported: TraceCalls,
+                        approximated: frozenset[str] = frozenset({APPROXIMATED})) -> None:
     """Per communicator and member, the same sequence of collective calls (op, root, size), the documented
-    alltoallv approximation applied to the captured calls."""
+    approximation of the APPROXIMATED ops (OTF2's alltoallv) applied to the captured calls."""
     wrong = []
     for key in sorted(set(captured.collectives) | set(imported.collectives)):
         members, rank = key
@@ -118,7 +126,7 @@ def compare_collectives(captured: TraceCalls, imported: TraceCalls) -> None:
         if len(mine) != len(theirs):
             wrong.append(f"{where}: captured {len(mine)} collective calls, imported {len(theirs)}")
         for index, (call, other) in enumerate(zip(mine, theirs, strict=False)):
-            if expected_import(call, len(members)) != other:
+            if expected_import(call, len(members), approximated) != other:
                 wrong.append(f"{where}, call #{index + 1}: captured {call}, imported {other}")
     assert not wrong, f"{len(wrong)} collective differences:\n  " + "\n  ".join(wrong[:12])
 
@@ -150,7 +158,7 @@ def replay_figures(result: dict) -> dict[str, float]:
             "latency": stats["latency_mean_ns"]}
 
 
-def compare_replays(captured: dict, imported: dict) -> None:
+def compare_replays(captured: dict, imported: dict, latency_tolerance: float = LATENCY_TOLERANCE) -> None:
     """Packets exactly, hit rate and mean latency within the tolerances above."""
     mine, theirs = replay_figures(captured), replay_figures(imported)
     wrong = []
@@ -159,7 +167,7 @@ def compare_replays(captured: dict, imported: dict) -> None:
     if abs(mine["hit rate"] - theirs["hit rate"]) > HIT_RATE_TOLERANCE:
         wrong.append(f"hit rate: captured {mine['hit rate']:.5f}, imported {theirs['hit rate']:.5f} "
                      f"(tolerance {HIT_RATE_TOLERANCE})")
-    if abs(theirs["latency"] - mine["latency"]) > LATENCY_TOLERANCE * mine["latency"]:
+    if abs(theirs["latency"] - mine["latency"]) > latency_tolerance * mine["latency"]:
         wrong.append(f"mean latency: captured {mine['latency']:.1f} ns, imported {theirs['latency']:.1f} ns "
-                     f"(tolerance {LATENCY_TOLERANCE:.0%})")
+                     f"(tolerance {latency_tolerance:.0%})")
     assert not wrong, "replays differ:\n  " + "\n  ".join(wrong)

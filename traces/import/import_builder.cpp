@@ -78,9 +78,11 @@ void ImportBuilder::begin_rank(WorldRank rank, uint64_t time_ns) {
   if (r.seen) return;
   r.seen = true;
   r.compute_from = time_ns;
+  r.cpu_from.reset();
 }
 
-void ImportBuilder::enter_call(WorldRank rank, uint64_t time_ns, std::string_view call) {
+void ImportBuilder::enter_call(WorldRank rank, uint64_t time_ns, std::string_view call,
+                               std::optional<uint64_t> cpu_ns) {
   RankState& r = state(rank);
   begin_rank(rank, time_ns);
   if (r.in_call) {
@@ -92,10 +94,25 @@ void ImportBuilder::enter_call(WorldRank rank, uint64_t time_ns, std::string_vie
   r.call = std::string(call);
   r.call_start = time_ns;
   r.call_record = where_record_;
+  r.call_cpu = cpu_ns;
+  r.moves_nothing = false;
   r.actions.clear();
 }
 
-void ImportBuilder::leave_call(WorldRank rank, uint64_t time_ns) {
+void ImportBuilder::moves_nothing(WorldRank rank) { in_call(rank, "call").moves_nothing = true; }
+
+// The compute gap of rank R from where its last call ended to UNTIL_NS, with
+// its CPU time where the source recorded the CPU clock at both ends.
+ImportBuilder::PendingPtr ImportBuilder::compute_event(RankState& r, uint32_t world_rank, uint64_t until_ns) {
+  PendingPtr compute = new_event(r, TraceOp::kCompute);
+  compute->event.rank = world_rank;
+  compute->event.start_ns = *r.compute_from;
+  compute->event.end_ns = until_ns;
+  if (r.cpu_from && r.call_cpu && *r.call_cpu > *r.cpu_from) compute->event.cpu_ns = *r.call_cpu - *r.cpu_from;
+  return compute;
+}
+
+void ImportBuilder::leave_call(WorldRank rank, uint64_t time_ns, std::optional<uint64_t> cpu_ns) {
   RankState& r = state(rank);
   if (r.finished && !r.in_call) return;
   if (!r.in_call) fail("region", "leaves an MPI call that was never entered");
@@ -110,10 +127,7 @@ void ImportBuilder::leave_call(WorldRank rank, uint64_t time_ns) {
   r.in_call = false;
   if (r.call == "MPI_Finalize") {
     if (r.compute_from && r.call_start > *r.compute_from) {
-      PendingPtr compute = new_event(r, TraceOp::kCompute);
-      compute->event.rank = rank.value();
-      compute->event.start_ns = *r.compute_from;
-      compute->event.end_ns = r.call_start;
+      PendingPtr compute = compute_event(r, rank.value(), r.call_start);
       compute->seq = next_seq_++;
       ready_order_.push(compute);
     }
@@ -122,15 +136,17 @@ void ImportBuilder::leave_call(WorldRank rank, uint64_t time_ns) {
   }
   if (r.call == "MPI_Init" || r.call == "MPI_Init_thread") {
     r.compute_from = time_ns;  // the capture library counts time from the end of MPI_Init
+    r.cpu_from = cpu_ns;
     return;
   }
   if (r.actions.empty()) {
-    count_call_without_events(r);
+    if (!r.moves_nothing) count_call_without_events(r);
     return;
   }
   for (Action& action : r.actions) action.event->event.rank = rank.value();
   place_call_events(r, time_ns);
   r.compute_from = time_ns;
+  r.cpu_from = cpu_ns;
   if (++events_since_flush_ >= kFlushEvery) {
     events_since_flush_ = 0;
     flush(watermark());
@@ -169,11 +185,7 @@ void ImportBuilder::place_call_events(RankState& r, uint64_t leave_ns) {
   const uint64_t enter_ns = r.call_start;
   std::vector<PendingPtr> placed;
   if (r.compute_from && enter_ns > *r.compute_from) {
-    PendingPtr compute = new_event(r, TraceOp::kCompute);
-    compute->event.rank = r.actions.front().event->event.rank;
-    compute->event.start_ns = *r.compute_from;
-    compute->event.end_ns = enter_ns;
-    placed.push_back(compute);
+    placed.push_back(compute_event(r, r.actions.front().event->event.rank, enter_ns));
   }
   std::vector<Action*> opening;
   std::vector<Action*> blocking;
@@ -249,7 +261,12 @@ void ImportBuilder::note_send(WorldRank rank, WorldRank peer, uint64_t bytes, ui
   const uint64_t send_ns = ranks_[rank.value()].call_start;
   const auto early = early_receives_.find({peer.value(), rank.value(), tag, comm.value()});
   if (early != early_receives_.end()) {
-    note_lag(rank.value(), peer.value(), send_ns, early->second.front());
+    auto& [receive_ns, sized_by_send] = early->second.front();
+    note_lag(rank.value(), peer.value(), send_ns, receive_ns);
+    if (sized_by_send) {
+      sized_by_send->event.bytes = fits_u32(bytes, "bytes");
+      sized_by_send->ready = true;
+    }
     early->second.pop_front();
     if (early->second.empty()) early_receives_.erase(early);
     return;
@@ -319,12 +336,14 @@ void ImportBuilder::send_completed(WorldRank rank, SourceRequest request) {
   complete_request(r, request, "request");
 }
 
-void ImportBuilder::match_receive(RankState& r, TraceEvent& receive) {
+void ImportBuilder::match_receive(const PendingPtr& pending, bool size_from_send) {
+  TraceEvent& receive = pending->event;
   const uint32_t me = receive.rank;
   auto& inbox = inbox_[me];
   const auto exact = inbox.find({receive.peer, receive.tag, receive.comm});
   if (exact != inbox.end()) {
     note_lag(receive.peer, me, exact->second.front().send_ns, record_ns_);
+    if (size_from_send) receive.bytes = exact->second.front().bytes;
     exact->second.pop_front();
     if (exact->second.empty()) inbox.erase(exact);
     return;
@@ -349,21 +368,26 @@ void ImportBuilder::match_receive(RankState& r, TraceEvent& receive) {
     receive.comm = std::get<2>(it->first);
     ++tally_.repairs["receive filed on a communicator without its send: re-filed on the send's communicator"];
     note_lag(receive.peer, me, it->second.front().send_ns, record_ns_);
+    if (size_from_send) receive.bytes = it->second.front().bytes;
     it->second.pop_front();
     if (it->second.empty()) inbox.erase(it);
     return;
   }
-  (void)r;
-  early_receives_[{me, receive.peer, receive.tag, receive.comm}].push_back(record_ns_);  // its send is yet to be read
+  // Its send is yet to be read; a receive sized by its send waits for it.
+  if (size_from_send) pending->ready = false;
+  early_receives_[{me, receive.peer, receive.tag, receive.comm}].emplace_back(record_ns_,
+                                                                              size_from_send ? pending : nullptr);
 }
 
-void ImportBuilder::recv(WorldRank rank, WorldRank peer, uint64_t bytes, uint32_t tag, TraceComm comm) {
+void ImportBuilder::recv(WorldRank rank, WorldRank peer, uint64_t bytes, uint32_t tag, TraceComm comm, bool posted_any,
+                         bool size_from_send) {
   RankState& r = in_call(rank, "receive");
   check_member(comm, rank, "communicator");
   check_member(comm, peer, "sender");
   PendingPtr event = new_event(r, TraceOp::kRecv);
   set_message(event->event, peer, bytes, tag, comm);
-  match_receive(r, event->event);
+  event->event.posted = posted_any ? 1 : 0;
+  match_receive(event, size_from_send);
   r.actions.push_back({Action::Kind::kBlocks, event});
 }
 
@@ -379,7 +403,7 @@ void ImportBuilder::irecv_posted(WorldRank rank, SourceRequest request) {
 }
 
 void ImportBuilder::irecv_completed(WorldRank rank, WorldRank peer, uint64_t bytes, uint32_t tag, TraceComm comm,
-                                    SourceRequest request) {
+                                    SourceRequest request, bool posted_any, bool size_from_send) {
   RankState& r = in_call(rank, "receive completion");
   check_member(comm, rank, "communicator");
   check_member(comm, peer, "sender");
@@ -389,8 +413,9 @@ void ImportBuilder::irecv_completed(WorldRank rank, WorldRank peer, uint64_t byt
   }
   TraceEvent& irecv = found->second.event->event;
   set_message(irecv, peer, bytes, tag, comm);
-  match_receive(r, irecv);
+  irecv.posted = posted_any ? 1 : 0;
   found->second.event->ready = true;
+  match_receive(found->second.event, size_from_send);
   complete_request(r, request, "request");
 }
 
@@ -455,8 +480,25 @@ void ImportBuilder::collective(WorldRank rank, TraceOp op, TraceComm comm, std::
   join_collective(r, event, comm, root, sent, received);
 }
 
+void ImportBuilder::alltoallv(WorldRank rank, TraceComm comm, std::vector<uint64_t> sent_to_each) {
+  RankState& r = in_call(rank, "collective");
+  check_member(comm, rank, "communicator");
+  if (sent_to_each.size() != comms_.at(comm.value()).size()) {
+    fail("sendcounts", std::to_string(sent_to_each.size()) + " counts for a communicator of " +
+                           std::to_string(comms_.at(comm.value()).size()) + " members");
+  }
+  PendingPtr event = new_event(r, TraceOp::kAlltoallv);
+  event->ready = false;
+  event->event.comm = comm.value();
+  r.actions.push_back({Action::Kind::kBlocks, event});
+  const uint64_t sent = std::accumulate(sent_to_each.begin(), sent_to_each.end(), uint64_t{0});
+  join_collective(r, event, comm, std::nullopt, sent, 0,
+                  std::make_shared<const std::vector<uint64_t>>(std::move(sent_to_each)));
+}
+
 void ImportBuilder::join_collective(RankState& r, const PendingPtr& event, TraceComm comm,
-                                    std::optional<WorldRank> root, uint64_t sent, uint64_t received) {
+                                    std::optional<WorldRank> root, uint64_t sent, uint64_t received,
+                                    std::shared_ptr<const std::vector<uint64_t>> sent_to_each) {
   const uint64_t sequence = r.collectives_called[comm.value()]++;
   const auto& members = comms_.at(comm.value());
   auto [it, fresh] = collectives_.try_emplace({comm.value(), sequence});
@@ -476,7 +518,7 @@ void ImportBuilder::join_collective(RankState& r, const PendingPtr& event, Trace
                      std::to_string(comm.value()) + " has another root on another member");
   }
   const uint32_t position = position_.at(comm.value()).at(event->event.rank);
-  instance.members[position] = CollectiveInstance::Member{event, sent, received};
+  instance.members[position] = CollectiveInstance::Member{event, sent, received, std::move(sent_to_each)};
   if (++instance.arrived < members.size()) return;
   size_collective(instance, comm.value());
   collectives_.erase(it);
@@ -512,6 +554,11 @@ void ImportBuilder::size_collective(CollectiveInstance& instance, uint32_t comm)
   const size_t root_position = rooted ? position_.at(comm).at(*instance.root) : 0;
   switch (instance.op) {
     case TraceOp::kAlltoallv:
+      if (std::all_of(instance.members.begin(), instance.members.end(),
+                      [](const auto& m) { return m->sent_to_each; })) {
+        for (auto& m : instance.members) set_counts(m->event->event, by_position(*m->sent_to_each));
+        break;
+      }
       for (size_t i = 0; i < n; ++i) {
         std::vector<uint64_t> spread(n, sent[i] / n);
         for (size_t j = 0; j < sent[i] % n; ++j) ++spread[j];
@@ -598,7 +645,9 @@ void ImportBuilder::refuse_what_is_open() {
     std::string missing;
     const auto& members = comms_.at(key.first);
     for (size_t i = 0; i < instance.members.size(); ++i) {
-      if (!instance.members[i]) missing += (missing.empty() ? "" : ",") + std::to_string(members[i]);
+      if (instance.members[i]) continue;
+      if (!missing.empty()) missing += ',';  // appended apart: GCC 12 warns falsely (-Wrestrict) on "," + string
+      missing += std::to_string(members[i]);
     }
     throw TraceError(source_, TraceLocation::end(), "communicator",
                      "collective #" + std::to_string(key.second) + " (" + op_name(instance.op) + ") on communicator " +

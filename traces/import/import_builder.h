@@ -77,23 +77,36 @@ class ImportBuilder {
 
   // A rank's first record: its compute may be counted from here.
   void begin_rank(WorldRank rank, uint64_t time_ns);
-  // An MPI call (normalised name "MPI_Send") is entered or left.
-  void enter_call(WorldRank rank, uint64_t time_ns, std::string_view call);
-  void leave_call(WorldRank rank, uint64_t time_ns);
+  // An MPI call (normalised name "MPI_Send") is entered or left. `cpu_ns`:
+  // the process's CPU clock at that moment, where the source records one
+  // (DUMPI); a compute gap between two calls that both have it carries it.
+  void enter_call(WorldRank rank, uint64_t time_ns, std::string_view call,
+                  std::optional<uint64_t> cpu_ns = std::nullopt);
+  void leave_call(WorldRank rank, uint64_t time_ns, std::optional<uint64_t> cpu_ns = std::nullopt);
+  // The open call moved no data by its arguments (a send to MPI_PROC_NULL):
+  // it is computation, not a call left out.
+  void moves_nothing(WorldRank rank);
 
   // What the open call did. Peers and roots are world ranks.
   void send(WorldRank rank, WorldRank peer, uint64_t bytes, uint32_t tag, TraceComm comm);
   void isend(WorldRank rank, WorldRank peer, uint64_t bytes, uint32_t tag, TraceComm comm, SourceRequest request);
   void send_completed(WorldRank rank, SourceRequest request);
-  void recv(WorldRank rank, WorldRank peer, uint64_t bytes, uint32_t tag, TraceComm comm);
+  // `posted_any`: the receive was posted with MPI_ANY_SOURCE (where the source says so).
+  // `size_from_send`: the source does not say what arrived (DUMPI without a
+  // status): `bytes` is only what was posted, the size is its send's.
+  void recv(WorldRank rank, WorldRank peer, uint64_t bytes, uint32_t tag, TraceComm comm, bool posted_any = false,
+            bool size_from_send = false);
   void irecv_posted(WorldRank rank, SourceRequest request);
   void irecv_completed(WorldRank rank, WorldRank peer, uint64_t bytes, uint32_t tag, TraceComm comm,
-                       SourceRequest request);
+                       SourceRequest request, bool posted_any = false, bool size_from_send = false);
   void request_cancelled(WorldRank rank, SourceRequest request);
   // `op` a blocking collective of trace_ops.def; `sent`/`received` the bytes
   // the rank's own buffers held, as the source gives them.
   void collective(WorldRank rank, TraceOp op, TraceComm comm, std::optional<WorldRank> root, uint64_t sent,
                   uint64_t received);
+  // An alltoallv whose source gives the bytes sent to each member (in
+  // communicator-rank order): written exactly, not spread.
+  void alltoallv(WorldRank rank, TraceComm comm, std::vector<uint64_t> sent_to_each);
 
   // The end of the source: everything still open is refused, the rest handed on.
   void finish();
@@ -138,6 +151,9 @@ class ImportBuilder {
     bool seen = false;
     bool finished = false;                 // MPI_Finalize entered: nothing after it is imported
     std::optional<uint64_t> compute_from;  // where the next compute gap begins
+    std::optional<uint64_t> cpu_from;      // the CPU clock there, where the source records one
+    std::optional<uint64_t> call_cpu;      // the CPU clock as the open call began
+    bool moves_nothing = false;            // the open call moved no data by its arguments
     bool in_call = false;
     int depth = 0;  // MPI calls made inside the open one (a library's own) are part of it
     std::string call;
@@ -157,6 +173,7 @@ class ImportBuilder {
       PendingPtr event;
       uint64_t sent = 0;
       uint64_t received = 0;
+      std::shared_ptr<const std::vector<uint64_t>> sent_to_each;  // alltoallv, where the source gives it
     };
     std::vector<std::optional<Member>> members;  // by communicator rank
     size_t arrived = 0;
@@ -173,13 +190,15 @@ class ImportBuilder {
   void place_call_events(RankState& rank, uint64_t leave_ns);
   void note_send(WorldRank rank, WorldRank peer, uint64_t bytes, uint32_t tag, TraceComm comm);
   void note_lag(uint32_t sender, uint32_t receiver, uint64_t send_ns, uint64_t receive_ns);
-  void match_receive(RankState& rank, TraceEvent& receive);
+  void match_receive(const PendingPtr& receive, bool size_from_send);
   bool reconstruct_unrecorded_receive(RankState& rank);
   void fill_unrecorded_receive(Pending& irecv, uint32_t sender, uint64_t bytes, uint32_t tag, uint32_t comm);
   void complete_request(RankState& rank, SourceRequest request, const char* field);
   void count_call_without_events(const RankState& rank);
   void join_collective(RankState& rank, const PendingPtr& event, TraceComm comm, std::optional<WorldRank> root,
-                       uint64_t sent, uint64_t received);
+                       uint64_t sent, uint64_t received,
+                       std::shared_ptr<const std::vector<uint64_t>> sent_to_each = nullptr);
+  PendingPtr compute_event(RankState& rank, uint32_t world_rank, uint64_t until_ns);
   void size_collective(CollectiveInstance& instance, uint32_t comm);
 
   void flush(uint64_t watermark);
@@ -210,9 +229,11 @@ class ImportBuilder {
   };
   // Sends not yet received, by receiver then (sender, tag, comm).
   std::vector<std::map<std::tuple<uint32_t, uint32_t, uint32_t>, std::deque<InFlight>>> inbox_;
-  // Receives read before their send (a skewed clock), by (receiver, sender,
-  // tag, comm): when each was recorded.
-  std::map<std::tuple<uint32_t, uint32_t, uint32_t, uint32_t>, std::deque<uint64_t>> early_receives_;
+  // Receives read before their send (a skewed clock, or a receive posted
+  // before its send began), by (receiver, sender, tag, comm): when each was
+  // recorded, and the receive itself where its size is its send's.
+  std::map<std::tuple<uint32_t, uint32_t, uint32_t, uint32_t>, std::deque<std::pair<uint64_t, PendingPtr>>>
+      early_receives_;
   // Receives completed without a record whose send is still to be read, by
   // receiver, with when their wait ended.
   std::map<uint32_t, std::deque<std::pair<PendingPtr, uint64_t>>> awaiting_send_;

@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "core/atomic_file.h"
+#include "traces/import/dumpi_import.h"
 #include "traces/trace_checker.h"
 #include "traces/trace_reader.h"
 #include "traces/trace_writer.h"
@@ -103,7 +104,18 @@ ImportSummary import_from(const Open& open, const std::string& source_path, cons
   for (std::string& note : tally_notes(summary.tally)) header.notes.push_back(std::move(note));
   TraceReader reader(scratch.path());
   TraceWriter writer(out, header, "out");
-  check_whole_trace(reader, [&](const TraceEvent& e) { writer.write(e); });
+  try {
+    check_whole_trace(reader, [&](const TraceEvent& e) { writer.write(e); });
+  } catch (const TraceError& e) {
+    // Found by the checks every trace passes (a send and its receive of
+    // different sizes, ...): said of the source, not of the scratch file.
+    std::string problem = e.what();
+    if (problem.starts_with(scratch.path())) problem.erase(0, scratch.path().size() + 2);
+    const std::string field = "field '" + e.field() + "': ";
+    if (const size_t at = problem.find(field); at != std::string::npos) problem.erase(at, field.size());
+    throw TraceError(source_path, TraceLocation::file(), e.field(),
+                     "the imported events do not hold together (in the output's " + problem + ")");
+  }
   writer.finish();
   summary.events = reader.events_read();
   return summary;
@@ -116,6 +128,7 @@ const std::vector<ImportFormat>& import_formats() {
       {"OTF2", "an OTF2 anchor file (*.otf2) beside its .def file and folder", kOtf2Built,
        "libotf2 was not found when this engine was built: install the OTF2 library (Debian: apt-get install "
        "libotf2-trace-dev) and build the engine again"},
+      {"DUMPI", "a DUMPI .meta file beside its dumpi-...-NNNN.bin rank files, or the folder holding them", true, ""},
   };
   return formats;
 }
@@ -137,9 +150,20 @@ ImportSummary import_trace(const std::string& source, const std::string& out) {
   files.input(source, "source");
   files.output(out, "out");
   files.check();
+  if (is_dumpi_source(source)) {
+    const auto open = [&](std::vector<uint64_t> shifts) {
+      return std::make_unique<DumpiSource>(source, std::move(shifts));
+    };
+    return import_from(open, source, out, "DUMPI");
+  }
   if (!is_otf2_anchor(source)) {
+    std::string expected;
+    for (const ImportFormat& format : import_formats()) {
+      expected +=
+          (expected.empty() ? "" : ", or ") + std::string(format.source_hint) + " (" + std::string(format.name) + ")";
+    }
     throw TraceError(source, TraceLocation::file(), "source",
-                     "not a format `trace import` reads: expected " + std::string(import_formats()[0].source_hint));
+                     "not a format `trace import` reads: expected " + expected);
   }
   if (!kOtf2Built) throw TraceError(source, TraceLocation::file(), "source", std::string(import_formats()[0].missing));
 #ifdef IBSEC_HAVE_OTF2

@@ -1,6 +1,6 @@
 // `ibsec-engine trace import`: another tool's trace written as an ibsec
 // trace (docs/importing.md). Each source format is a reader of its own
-// beside the others (otf2_import.*; DUMPI next), recognised by its file and
+// beside the others (otf2_import.*, dumpi_import.*), recognised by its file and
 // feeding the same ImportBuilder; what it could not express or had to mend
 // is said in the trace's notes and returned, never dropped silently.
 #pragma once

@@ -96,11 +96,13 @@ def import_tool(args) -> int:
 
 def add_import_parser(trace_commands) -> None:
     tool = trace_commands.add_parser(
-        "import", help="write an OTF2 trace (Score-P, EZTrace) as an ibsec trace",
-        description="Runs ibsec-engine trace import: reads an OTF2 archive and writes an ibsec trace whose notes "
+        "import", help="write an OTF2 (Score-P, EZTrace) or DUMPI (sst-dumpi) trace as an ibsec trace",
+        description="Runs ibsec-engine trace import: reads an OTF2 archive or a DUMPI run and writes an ibsec "
+                    "trace whose notes "
                     "say where it came from, which calls were not imported and what was repaired "
                     "(docs/importing.md).")
-    tool.add_argument("source", metavar="SOURCE", help="OTF2 anchor file (*.otf2)")
+    tool.add_argument("source", metavar="SOURCE",
+                      help="OTF2 anchor file (*.otf2), or DUMPI .meta file (or the folder holding it)")
     tool.add_argument("--out", required=True, help="trace to write: .ibtb binary, else text; .gz/.zst compress")
     tool.set_defaults(func=import_tool)
 
