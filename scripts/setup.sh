@@ -46,8 +46,9 @@ simulator_packages=(build-essential make cmake ninja-build pkg-config ccache pyt
 # ibsim, OpenSM and the diagnostics regenerate the reference fabrics' routes live (tests/fabrics/README.md); the
 # comparison with the committed dumps runs without them.
 # EZTrace writes the OTF2 traces the import conformance test compares with the capture library's
-# (tests/python/test_otf2_conformance.py, skipped without it).
-test_packages=(libgtest-dev libbenchmark-dev ibsim-utils opensm infiniband-diags eztrace)
+# (tests/python/test_otf2_conformance.py, skipped without it). Autoconf, automake and libtool build SST's DUMPI
+# tracer from ../shared/sst-dumpi for the DUMPI conformance test (tests/python/test_dumpi_conformance.py).
+test_packages=(libgtest-dev libbenchmark-dev ibsim-utils opensm infiniband-diags eztrace autoconf automake libtool)
 capture_packages=(libopenmpi-dev openmpi-bin gfortran)
 import_packages=(libotf2-trace-dev)  # `trace import` of OTF2 archives (traces/import); left out of the engine without it
 missing_of() { local p; for p in "$@"; do dpkg -s "$p" >/dev/null 2>&1 || echo "$p"; done; }
@@ -67,7 +68,8 @@ elif ((${#missing[@]})); then
   fi
   echo "note: not installed: ${missing[*]}; the simulator does not need them, so setup goes on." >&2
   echo "note: ./scripts/test.sh needs libgtest-dev (libbenchmark-dev for bench/; ibsim-utils, opensm and" >&2
-  echo "      infiniband-diags to regenerate OpenSM's routes live, eztrace for the OTF2 conformance test);" >&2
+  echo "      infiniband-diags to regenerate OpenSM's routes live, eztrace for the OTF2 conformance test," >&2
+  echo "      autoconf, automake and libtool to build SST's DUMPI tracer for the DUMPI conformance test);" >&2
   echo "      the capture library" >&2
   echo "      (LD_PRELOAD of MPI programs) and the NPB tests need libopenmpi-dev, openmpi-bin and gfortran;" >&2
   echo "      'trace import' of OTF2 archives needs libotf2-trace-dev (then build again)." >&2
