@@ -681,6 +681,7 @@ const TraceHeader& Otf2Source::header() const { return state_->header; }
 void Otf2Source::read_events(ImportBuilder& builder) {
   State& s = *state_;
   s.builder = &builder;
+  if (has_eztrace_region(s)) builder.assume_completions_unrecorded();  // its C MPI_Waitall records none
   open_rank_readers(s);
   OTF2_GlobalEvtReader* events = OTF2_Reader_GetGlobalEvtReader(s.reader);
   if (!events) s.fail("events", "cannot merge the ranks' events: " + otf2_last_error);
