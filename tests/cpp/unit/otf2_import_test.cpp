@@ -23,9 +23,9 @@ namespace {
 namespace fs = std::filesystem;
 
 // The regions the tests call; their ids are their places here.
-const std::vector<std::string> kRegions = {"MPI_Init", "MPI_Send",     "MPI_Recv",  "MPI_Isend",      "MPI_Irecv",
-                                           "MPI_Wait", "MPI_Waitall",  "MPI_Bcast", "MPI_Alltoallv",  "MPI_Comm_rank",
-                                           "MPI_Put",  "MPI_Finalize", "work",      "mpi_allgatherv_"};
+const std::vector<std::string> kRegions = {"MPI_Init", "MPI_Send",     "MPI_Recv",  "MPI_Isend",       "MPI_Irecv",
+                                           "MPI_Wait", "MPI_Waitall",  "MPI_Bcast", "MPI_Alltoallv",   "MPI_Comm_rank",
+                                           "MPI_Put",  "MPI_Finalize", "work",      "mpi_allgatherv_", "MPI_Testall"};
 uint32_t region(const std::string& name) {
   return static_cast<uint32_t>(std::find(kRegions.begin(), kRegions.end(), name) - kRegions.begin());
 }
@@ -298,6 +298,51 @@ TEST(Otf2Import, EztraceWaitallWithoutCompletionsCompletesEveryOpenRequest) {
                 repairs("receive completion missing under MPI_Wait: sender, tag, size and communicator from its "
                         "only possible send"),
             4u);
+}
+
+// The same rounds completed by MPI_Testall polls that record nothing: each
+// request completes where its handle is reused, the last round's at
+// MPI_Finalize.
+TEST(Otf2Import, EztraceRequestsReusedAfterUnrecordedTestsCompleteWhereReused) {
+  Archive a(2, "halo-test");
+  a.eztrace = true;
+  for (uint32_t r = 0; r < 2; ++r) init(a, r);
+  for (uint64_t round = 0; round < 2; ++round) {
+    const uint64_t t = 20 + 40 * round;
+    for (uint32_t r = 0; r < 2; ++r) {
+      a.call(r, "MPI_Irecv", t, t + 1, [&](auto* w) { OTF2_EvtWriter_MpiIrecvRequest(w, nullptr, t, 4); });
+      a.call(r, "MPI_Isend", t + 2, t + 3,
+             [&](auto* w) { OTF2_EvtWriter_MpiIsend(w, nullptr, t + 2, 1 - r, 0, 9, 100, 8); });
+      a.call(r, "MPI_Testall", t + 4, t + 5);
+      a.call(r, "MPI_Testall", t + 6, t + 20);
+    }
+  }
+  for (uint32_t r = 0; r < 2; ++r) finalize(a, r);
+  ImportSummary summary;
+  const auto events = events_by_rank(imported(a.finish(), &summary));
+  // Round 2's irecv (new name 2) starts as its call begins and the wait for round 1's (name 0) takes the call;
+  // then its isend (name 0, freed by then) and the wait for round 1's isend (1); at MPI_Finalize, waits for round
+  // 2's two. The Testall polls, which move nothing, are computation.
+  const std::vector<std::string> expected = {"1 10 20 compute",
+                                             "1 20 21 irecv 0 100 9 0 0 exact",
+                                             "1 21 22 compute",
+                                             "1 22 23 isend 0 100 9 1 0",
+                                             "1 23 60 compute",
+                                             "1 60 60 irecv 0 100 9 2 0 exact",
+                                             "1 60 61 wait 0",
+                                             "1 61 62 compute",
+                                             "1 62 62 isend 0 100 9 0 0",
+                                             "1 62 63 wait 1",
+                                             "1 63 110 compute",
+                                             "1 110 110 wait 2",
+                                             "1 110 110 wait 0"};
+  EXPECT_EQ(events.at(1), expected);
+  EXPECT_EQ(summary.tally.repairs.at("request started again while open (the source records no completions under "
+                                     "MPI_Waitany, MPI_Testall, ...): completed where it is reused"),
+            4u);
+  EXPECT_EQ(summary.tally.repairs.at(
+                "completions missing under MPI_Finalize (the source records none): every open request completed by it"),
+            2u);
 }
 
 // Without EZTrace's mark the same archive is refused as before: a request
