@@ -91,6 +91,22 @@ def test_a_fabric_without_levels_is_placed_on_a_circle(engine):
     assert all(math.hypot(x, y) > 1.0 for (kind, _), (x, y) in places.items() if kind == "node")
 
 
+def test_a_torus_is_placed_on_its_grid_planes_side_by_side(engine):
+    fabric = describe_fabric(None, ["network.topology=torus", 'network.torus.dims="3x2x2"',
+                                    "network.torus.nodes_per_switch=2"])
+    places = fabric_drawing.layout(fabric, with_nodes=True)
+    for s in range(12):  # s = x + 3 (y + 2 z): plane z starts at column 4 z
+        x, y, z = s % 3, (s // 3) % 2, s // 6
+        assert places[("switch", s)] == (x + 4 * z, y)
+    for link in fabric["links"][:24]:  # each node beside its switch
+        nx, ny = places[("node", link["from_id"])]
+        sx, sy = places[("switch", link["to_id"])]
+        assert math.hypot(nx - sx, ny - sy) == pytest.approx(0.3)
+    # A wraparound cable (0 -> 2 on a ring of 3) is bowed, a neighbour's straight.
+    assert len(fabric_drawing._line((0.0, 0.0), (2.0, 0.0))) > 2
+    assert len(fabric_drawing._line((0.0, 0.0), (1.0, 0.0))) == 2
+
+
 def _roots() -> str:
     root = (REPO / "tests" / "fabrics" / "ring.roots").read_text().split("\n")[1]
     return json.dumps([root])

@@ -1,7 +1,5 @@
 #include "traces/import/dumpi_import.h"
 
-#include <openssl/evp.h>
-
 #include <algorithm>
 #include <array>
 #include <cstdio>
@@ -15,6 +13,8 @@
 #include <span>
 #include <string_view>
 #include <unordered_map>
+
+#include "traces/import/source_digest.h"
 
 namespace ibsec::traces {
 namespace {
@@ -705,29 +705,9 @@ Run read_meta(const std::string& source) {
 
 // SHA-256 over the .meta file and every rank file (names and bytes).
 std::string run_digest(const Run& run) {
-  std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> context(EVP_MD_CTX_new(), EVP_MD_CTX_free);
-  EVP_DigestInit_ex(context.get(), EVP_sha256(), nullptr);
-  std::vector<char> chunk(1 << 20);
-  std::vector<std::filesystem::path> files{run.meta};
-  files.insert(files.end(), run.rank_files.begin(), run.rank_files.end());
-  for (const auto& file : files) {
-    const std::string name = file.filename().string();
-    EVP_DigestUpdate(context.get(), name.c_str(), name.size() + 1);
-    std::ifstream in(file, std::ios::binary);
-    while (in.read(chunk.data(), static_cast<std::streamsize>(chunk.size())) || in.gcount() > 0) {
-      EVP_DigestUpdate(context.get(), chunk.data(), static_cast<size_t>(in.gcount()));
-    }
-  }
-  unsigned char digest[EVP_MAX_MD_SIZE];
-  unsigned int length = 0;
-  EVP_DigestFinal_ex(context.get(), digest, &length);
-  std::string hex;
-  for (unsigned int i = 0; i < length; ++i) {
-    char two[3];
-    std::snprintf(two, sizeof two, "%02x", digest[i]);
-    hex += two;
-  }
-  return hex;
+  std::vector<std::pair<std::string, std::filesystem::path>> files{{run.meta.filename().string(), run.meta}};
+  for (const auto& file : run.rank_files) files.emplace_back(file.filename().string(), file);
+  return source_digest(files);
 }
 
 // ---------------------------------------------------------------------------

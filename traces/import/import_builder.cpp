@@ -10,6 +10,12 @@ namespace ibsec::traces {
 namespace {
 
 constexpr uint64_t kFlushEvery = 256;
+
+// The repairs of a receive the source completed without saying from whom (EZTrace's C MPI_Wait*).
+constexpr const char* kOnlySendRepair =
+    "receive completion missing under MPI_Wait: sender, tag, size and communicator from its only possible send";
+constexpr const char* kEarliestSendRepair =
+    "receive completion missing: sender, tag, size and communicator from the earliest unmatched send to the rank";
 constexpr uint64_t kNever = std::numeric_limits<uint64_t>::max();
 
 // Calls that move no data: their time is computation, as in the capture
@@ -123,8 +129,17 @@ void ImportBuilder::leave_call(WorldRank rank, uint64_t time_ns, std::optional<u
   if (time_ns < r.call_start) fail("time", "the call ends before it began");
   if (r.actions.empty() && r.call == "MPI_Wait" && reconstruct_unrecorded_receive(r)) {
     // the repair added the wait's action
+  } else if (r.actions.empty() && completions_unrecorded_ && !r.requests.empty() && r.call == "MPI_Waitall") {
+    complete_every_open_request(r);
   }
   r.in_call = false;
+  if (r.call == "MPI_Finalize" && completions_unrecorded_ && !r.requests.empty()) {
+    complete_every_open_request(r);  // completed by calls that recorded none: no later than here
+    for (Action& action : r.actions) action.event->event.rank = rank.value();
+    place_call_events(r, r.call_start);
+    r.finished = true;
+    return;
+  }
   if (r.call == "MPI_Finalize") {
     if (r.compute_from && r.call_start > *r.compute_from) {
       PendingPtr compute = compute_event(r, rank.value(), r.call_start);
@@ -273,7 +288,7 @@ void ImportBuilder::note_send(WorldRank rank, WorldRank peer, uint64_t bytes, ui
   }
   auto& awaiting = awaiting_send_[peer.value()];
   if (!awaiting.empty()) {
-    fill_unrecorded_receive(*awaiting.front().first, rank.value(), bytes, tag, comm.value());
+    fill_unrecorded_receive(*awaiting.front().first, rank.value(), bytes, tag, comm.value(), kOnlySendRepair);
     note_lag(rank.value(), peer.value(), send_ns, awaiting.front().second);
     awaiting.pop_front();
     return;
@@ -305,17 +320,17 @@ void ImportBuilder::isend(WorldRank rank, WorldRank peer, uint64_t bytes, uint32
   RankState& r = in_call(rank, "send");
   check_member(comm, rank, "communicator");
   check_member(comm, peer, "receiver");
-  if (r.requests.contains(request.value()))
-    fail("request", "request " + std::to_string(request.value()) + " is already open");
+  const std::optional<uint32_t> reused = complete_reused_request(r, request);
   PendingPtr event = new_event(r, TraceOp::kIsend);
   set_message(event->event, peer, bytes, tag, comm);
   event->event.request = name_request(r);
+  if (reused) r.free_names.push_back(*reused);
   r.requests[request.value()] = {event->event.request, event, false, true, where_record_};
   r.actions.push_back({Action::Kind::kOpens, event});
   note_send(rank, peer, bytes, tag, comm);
 }
 
-void ImportBuilder::complete_request(RankState& r, SourceRequest request, const char* field) {
+void ImportBuilder::complete_request(RankState& r, SourceRequest request, const char* field, bool free_name) {
   const auto found = r.requests.find(request.value());
   if (found == r.requests.end()) {
     fail(field, "request " + std::to_string(request.value()) + " completes but was never started");
@@ -323,7 +338,7 @@ void ImportBuilder::complete_request(RankState& r, SourceRequest request, const 
   PendingPtr wait = new_event(r, TraceOp::kWait);
   wait->event.request = found->second.name;
   r.actions.push_back({Action::Kind::kBlocks, wait});
-  r.free_names.push_back(found->second.name);
+  if (free_name) r.free_names.push_back(found->second.name);
   r.requests.erase(found);
 }
 
@@ -393,11 +408,11 @@ void ImportBuilder::recv(WorldRank rank, WorldRank peer, uint64_t bytes, uint32_
 
 void ImportBuilder::irecv_posted(WorldRank rank, SourceRequest request) {
   RankState& r = in_call(rank, "receive request");
-  if (r.requests.contains(request.value()))
-    fail("request", "request " + std::to_string(request.value()) + " is already open");
+  const std::optional<uint32_t> reused = complete_reused_request(r, request);
   PendingPtr event = new_event(r, TraceOp::kIrecv);
   event->ready = false;  // its sender, tag and size come with its completion
   event->event.request = name_request(r);
+  if (reused) r.free_names.push_back(*reused);
   r.requests[request.value()] = {event->event.request, event, true, false, where_record_};
   r.actions.push_back({Action::Kind::kOpens, event});
 }
@@ -437,21 +452,76 @@ bool ImportBuilder::reconstruct_unrecorded_receive(RankState& r) {
   }
   const auto [sender, tag, comm] = inbox.begin()->first;
   const InFlight& send = inbox.begin()->second.front();
-  fill_unrecorded_receive(*irecv, sender, send.bytes, tag, comm);
+  fill_unrecorded_receive(*irecv, sender, send.bytes, tag, comm, kOnlySendRepair);
   note_lag(sender, where_rank_.value(), send.send_ns, record_ns_);
   inbox.clear();
   return true;
 }
 
+// EZTrace's C MPI_Waitall, MPI_Waitany, MPI_Testall, ... record no
+// completion at all, so a program that reuses its requests (a halo exchange
+// in a loop) would find them still open. An MPI_Waitall that records none
+// completes every open request, in the order they were started (a Waitall
+// over all of them, the usual call), and so does MPI_Finalize for what is
+// still open. A receive takes the earliest unmatched send to the rank (per
+// channel, sends stay in order), or the next one still to be read.
+void ImportBuilder::complete_every_open_request(RankState& r) {
+  std::vector<std::pair<uint64_t, uint64_t>> open;  // (record index, source request): the order they began
+  open.reserve(r.requests.size());
+  for (const auto& [request, state] : r.requests) open.emplace_back(state.record_index, request);
+  std::sort(open.begin(), open.end());
+  for (const auto& [record, request] : open) {
+    const OpenRequest state = r.requests.at(request);
+    complete_request(r, SourceRequest(request), "request");
+    if (state.receive && !state.event->ready) take_earliest_send(state.event);
+  }
+  ++tally_.repairs["completions missing under " + r.call +
+                   " (the source records none): every open request completed by it"];
+}
+
+// A request started again while open: a fault of the source, unless it
+// records no completions (EZTrace's C MPI_Waitany, MPI_Testall, ...), where
+// the program completed it in a call that left no record. Then it completes
+// here, where its handle is reused; its ibsec name is freed only after the
+// new request has taken one, since the wait is placed after the new start.
+std::optional<uint32_t> ImportBuilder::complete_reused_request(RankState& r, SourceRequest request) {
+  const auto found = r.requests.find(request.value());
+  if (found == r.requests.end()) return std::nullopt;
+  if (!completions_unrecorded_) fail("request", "request " + std::to_string(request.value()) + " is already open");
+  const OpenRequest open = found->second;
+  complete_request(r, request, "request", false);
+  if (open.receive && !open.event->ready) take_earliest_send(open.event);
+  ++tally_.repairs
+        ["request started again while open (the source records no completions under MPI_Waitany, "
+         "MPI_Testall, ...): completed where it is reused"];
+  return open.name;
+}
+
+void ImportBuilder::take_earliest_send(const PendingPtr& irecv) {
+  auto& inbox = inbox_[where_rank_.value()];
+  if (inbox.empty()) {
+    awaiting_send_[where_rank_.value()].emplace_back(irecv, record_ns_);
+    return;
+  }
+  auto earliest = std::min_element(inbox.begin(), inbox.end(), [](const auto& a, const auto& b) {
+    return a.second.front().send_ns < b.second.front().send_ns;
+  });
+  const auto [sender, tag, comm] = earliest->first;
+  const InFlight send = earliest->second.front();
+  fill_unrecorded_receive(*irecv, sender, send.bytes, tag, comm, kEarliestSendRepair);
+  note_lag(sender, where_rank_.value(), send.send_ns, record_ns_);
+  earliest->second.pop_front();
+  if (earliest->second.empty()) inbox.erase(earliest);
+}
+
 void ImportBuilder::fill_unrecorded_receive(Pending& irecv, uint32_t sender, uint64_t bytes, uint32_t tag,
-                                            uint32_t comm) {
+                                            uint32_t comm, const char* repair) {
   irecv.event.peer = sender;
   irecv.event.bytes = bytes;
   irecv.event.tag = tag;
   irecv.event.comm = comm;
   irecv.ready = true;
-  ++tally_.repairs
-        ["receive completion missing under MPI_Wait: sender, tag, size and communicator from its only possible send"];
+  ++tally_.repairs[repair];
 }
 
 void ImportBuilder::request_cancelled(WorldRank rank, SourceRequest request) {

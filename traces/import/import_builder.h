@@ -68,6 +68,13 @@ class ImportBuilder {
   // communicator the events may name, 0 (the world) included.
   ImportBuilder(std::string source, uint32_t processes, std::map<uint32_t, std::vector<uint32_t>> comms, Sink sink);
 
+  // The source records no completions under MPI_Waitall, MPI_Waitany,
+  // MPI_Testall, ... (EZTrace's C interface): an MPI_Waitall that records none
+  // completes every open request, a request started again while open
+  // completes where it is reused, and MPI_Finalize completes what is left
+  // (repairs, noted).
+  void assume_completions_unrecorded() { completions_unrecorded_ = true; }
+
   // Where the records that follow come from, for messages: the rank and the
   // index of the record among the rank's own.
   void at(WorldRank rank, uint64_t record_index);
@@ -192,8 +199,12 @@ class ImportBuilder {
   void note_lag(uint32_t sender, uint32_t receiver, uint64_t send_ns, uint64_t receive_ns);
   void match_receive(const PendingPtr& receive, bool size_from_send);
   bool reconstruct_unrecorded_receive(RankState& rank);
-  void fill_unrecorded_receive(Pending& irecv, uint32_t sender, uint64_t bytes, uint32_t tag, uint32_t comm);
-  void complete_request(RankState& rank, SourceRequest request, const char* field);
+  void complete_every_open_request(RankState& rank);
+  void take_earliest_send(const PendingPtr& irecv);
+  void fill_unrecorded_receive(Pending& irecv, uint32_t sender, uint64_t bytes, uint32_t tag, uint32_t comm,
+                               const char* repair);
+  void complete_request(RankState& rank, SourceRequest request, const char* field, bool free_name = true);
+  std::optional<uint32_t> complete_reused_request(RankState& rank, SourceRequest request);
   void count_call_without_events(const RankState& rank);
   void join_collective(RankState& rank, const PendingPtr& event, TraceComm comm, std::optional<WorldRank> root,
                        uint64_t sent, uint64_t received,
@@ -240,6 +251,7 @@ class ImportBuilder {
   ClockLags lags_;
   std::map<std::pair<uint32_t, uint64_t>, CollectiveInstance> collectives_;  // (comm, sequence number)
   ImportTally tally_;
+  bool completions_unrecorded_ = false;
 };
 
 }  // namespace ibsec::traces

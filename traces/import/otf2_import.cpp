@@ -2,8 +2,6 @@
 
 #include <otf2/otf2.h>
 
-#include <openssl/evp.h>
-
 #include <algorithm>
 #include <cctype>
 #include <cstdarg>
@@ -13,6 +11,8 @@
 #include <filesystem>
 #include <fstream>
 #include <unordered_map>
+
+#include "traces/import/source_digest.h"
 
 namespace ibsec::traces {
 namespace {
@@ -115,27 +115,10 @@ std::vector<std::filesystem::path> archive_files(const std::filesystem::path& an
 // SHA-256 over every file's name (relative to the anchor's folder) and bytes:
 // which source a trace was imported from.
 std::string archive_digest(const std::filesystem::path& anchor) {
-  std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> context(EVP_MD_CTX_new(), EVP_MD_CTX_free);
-  EVP_DigestInit_ex(context.get(), EVP_sha256(), nullptr);
-  std::vector<char> chunk(1 << 20);
-  for (const auto& file : archive_files(anchor)) {
-    const std::string name = std::filesystem::relative(file, anchor.parent_path()).generic_string();
-    EVP_DigestUpdate(context.get(), name.c_str(), name.size() + 1);
-    std::ifstream in(file, std::ios::binary);
-    while (in.read(chunk.data(), static_cast<std::streamsize>(chunk.size())) || in.gcount() > 0) {
-      EVP_DigestUpdate(context.get(), chunk.data(), static_cast<size_t>(in.gcount()));
-    }
-  }
-  unsigned char digest[EVP_MAX_MD_SIZE];
-  unsigned int length = 0;
-  EVP_DigestFinal_ex(context.get(), digest, &length);
-  std::string hex;
-  for (unsigned int i = 0; i < length; ++i) {
-    char two[3];
-    std::snprintf(two, sizeof two, "%02x", digest[i]);
-    hex += two;
-  }
-  return hex;
+  std::vector<std::pair<std::string, std::filesystem::path>> files;
+  for (const auto& file : archive_files(anchor))
+    files.emplace_back(std::filesystem::relative(file, anchor.parent_path()).generic_string(), file);
+  return source_digest(files);
 }
 
 // A string the OTF2 library allocated.
@@ -681,6 +664,7 @@ const TraceHeader& Otf2Source::header() const { return state_->header; }
 void Otf2Source::read_events(ImportBuilder& builder) {
   State& s = *state_;
   s.builder = &builder;
+  if (has_eztrace_region(s)) builder.assume_completions_unrecorded();  // its C MPI_Waitall records none
   open_rank_readers(s);
   OTF2_GlobalEvtReader* events = OTF2_Reader_GetGlobalEvtReader(s.reader);
   if (!events) s.fail("events", "cannot merge the ranks' events: " + otf2_last_error);

@@ -52,6 +52,8 @@ def layout(fabric: dict, with_nodes: bool) -> dict[Place, tuple[float, float]]:
     levels = {s["switch"]: s["level"] for s in fabric["switches"]}
     if levels and max(levels.values()) > 0:
         return _tree_layout(fabric, levels, with_nodes)
+    if fabric["topology"]["name"] == "torus":
+        return _grid_layout(fabric, with_nodes)
     return _ring_layout(fabric, with_nodes)
 
 
@@ -73,6 +75,28 @@ def _tree_layout(fabric: dict, levels: dict[int, int], with_nodes: bool) -> dict
         row = sorted(s for s, lv in levels.items() if lv == level)
         for i, s in enumerate(row):
             places[("switch", s)] = ((i + 0.5) * total / len(row) - 0.5, 1.0 + level)
+    return places
+
+
+def _grid_layout(fabric: dict, with_nodes: bool) -> dict[Place, tuple[float, float]]:
+    """A torus on its grid: switch s = x + kx·(y + ky·z) (docs/topology.md, "torus") at (x, y) of plane z, the
+    planes side by side; each switch's nodes on a small circle round it. Wraparound cables cross the plane."""
+    topology = fabric["topology"]
+    kx, ky = topology["size_x"], topology["size_y"]
+    places: dict[Place, tuple[float, float]] = {}
+    for switch in fabric["switches"]:
+        s = switch["switch"]
+        x, y, z = s % kx, (s // kx) % ky, s // (kx * ky)
+        places[("switch", s)] = (float(x + z * (kx + 1)), float(y))
+    if with_nodes:
+        under: dict[int, list[int]] = {}
+        for node, leaf in sorted(_node_leaf(fabric).items()):
+            under.setdefault(leaf, []).append(node)
+        for s, nodes in under.items():
+            cx, cy = places[("switch", s)]
+            for i, node in enumerate(nodes):
+                angle = math.pi / 4 + 2 * math.pi * i / len(nodes)
+                places[("node", node)] = (cx + 0.3 * math.cos(angle), cy + 0.3 * math.sin(angle))
     return places
 
 
@@ -154,9 +178,13 @@ def draw(fabric: dict, utilization: dict[int, float] | None = None, with_nodes: 
         span = max(x for x, _ in places.values()) - min(x for x, _ in places.values())
         rows = max(y for _, y in places.values()) + 1
         fig, ax = subplots(width=min(18.0, max(6.4, 0.12 * span + 2)), height=min(10.0, 1.1 * rows + 1))
+    elif fabric["topology"]["name"] == "torus":  # its planes side by side
+        span_x = max(x for x, _ in places.values()) - min(x for x, _ in places.values())
+        span_y = max(y for _, y in places.values()) - min(y for _, y in places.values())
+        fig, ax = subplots(width=min(18.0, max(6.4, 1.1 * span_x + 2)), height=min(10.0, max(3.0, 1.1 * span_y + 2)))
     else:
         fig, ax = subplots(width=6.4, height=6.4)
-    segments = [(places[a], places[b]) for a, b in (cable.ends for cable in shown)]
+    segments = [_line(places[a], places[b]) for a, b in (cable.ends for cable in shown)]
     if utilization is None:
         ax.add_collection(LineCollection(segments, colors="0.6", linewidths=0.8, zorder=1))
     else:
@@ -173,6 +201,23 @@ def draw(fabric: dict, utilization: dict[int, float] | None = None, with_nodes: 
     ax.margins(0.05)
     ax.set_axis_off()
     return fig
+
+
+def _line(a: tuple[float, float], b: tuple[float, float]) -> list[tuple[float, float]]:
+    """A cable as drawn: straight between neighbours; bowed when it jumps over others on one row or column (a
+    torus's wraparound), so that it does not hide under the cables it passes."""
+    dx, dy = b[0] - a[0], b[1] - a[1]
+    length = math.hypot(dx, dy)
+    if length <= 1.01 or (dx != 0 and dy != 0):
+        return [a, b]
+    bow = 0.25 + 0.05 * length  # perpendicular offset of the middle, in grid units
+    normal = (-dy / length * bow, dx / length * bow)
+    points = []
+    for i in range(17):
+        t = i / 16
+        lift = 4 * t * (1 - t)  # 0 at the ends, 1 in the middle
+        points.append((a[0] + dx * t + normal[0] * lift, a[1] + dy * t + normal[1] * lift))
+    return points
 
 
 def _draw_places(ax, fabric: dict, places: dict[Place, tuple[float, float]]) -> None:

@@ -23,9 +23,9 @@ namespace {
 namespace fs = std::filesystem;
 
 // The regions the tests call; their ids are their places here.
-const std::vector<std::string> kRegions = {"MPI_Init", "MPI_Send",     "MPI_Recv",  "MPI_Isend",      "MPI_Irecv",
-                                           "MPI_Wait", "MPI_Waitall",  "MPI_Bcast", "MPI_Alltoallv",  "MPI_Comm_rank",
-                                           "MPI_Put",  "MPI_Finalize", "work",      "mpi_allgatherv_"};
+const std::vector<std::string> kRegions = {"MPI_Init", "MPI_Send",     "MPI_Recv",  "MPI_Isend",       "MPI_Irecv",
+                                           "MPI_Wait", "MPI_Waitall",  "MPI_Bcast", "MPI_Alltoallv",   "MPI_Comm_rank",
+                                           "MPI_Put",  "MPI_Finalize", "work",      "mpi_allgatherv_", "MPI_Testall"};
 uint32_t region(const std::string& name) {
   return static_cast<uint32_t>(std::find(kRegions.begin(), kRegions.end(), name) - kRegions.begin());
 }
@@ -57,6 +57,8 @@ class Archive {
   // and one more region whose name is this string id, never defined.
   std::optional<std::vector<uint64_t>> world_locations;
   std::optional<uint32_t> region_named_by;
+  // Written as EZTrace writes: a string 'EZTrace finalize' among the definitions.
+  bool eztrace = false;
   void call(uint32_t rank, const std::string& name, uint64_t enter, uint64_t leave,
             const std::function<void(OTF2_EvtWriter*)>& inside = {}) {
     OTF2_EvtWriter_Enter(at(rank), nullptr, enter, region(name));
@@ -85,6 +87,7 @@ class Archive {
     OTF2_GlobalDefWriter_WriteClockProperties(d, resolution, 0, 1'000'000, OTF2_UNDEFINED_TIMESTAMP);
     uint32_t s = 0;
     OTF2_GlobalDefWriter_WriteString(d, s++, "");
+    if (eztrace) OTF2_GlobalDefWriter_WriteString(d, s++, "EZTrace finalize");
     for (size_t i = 0; i < kRegions.size(); ++i) {
       OTF2_GlobalDefWriter_WriteString(d, s, kRegions[i].c_str());
       OTF2_GlobalDefWriter_WriteRegion(d, static_cast<uint32_t>(i), s, s, s, OTF2_REGION_ROLE_FUNCTION,
@@ -238,6 +241,116 @@ TEST(Otf2Import, ReceiveWithoutCompletionRebuiltFromItsOnlySend) {
   EXPECT_EQ(events.at(1)[3], "1 22 40 wait 0");
   ASSERT_EQ(summary.tally.repairs.size(), 1u);
   EXPECT_EQ(summary.tally.repairs.begin()->second, 1u);
+}
+
+// EZTrace's C MPI_Waitall records no completion: a halo exchange in a loop
+// reuses its requests. The Waitall completes every open request, in the
+// order they began; each receive takes the earliest unmatched send to its rank.
+void halo_rounds(Archive& a) {
+  for (uint32_t r = 0; r < 2; ++r) init(a, r);
+  for (uint64_t round = 0; round < 2; ++round) {
+    const uint64_t t = 20 + 40 * round;
+    for (uint32_t r = 0; r < 2; ++r) {
+      const uint32_t peer = 1 - r;
+      a.call(r, "MPI_Irecv", t, t + 1, [&](auto* w) { OTF2_EvtWriter_MpiIrecvRequest(w, nullptr, t, 4); });
+      a.call(r, "MPI_Isend", t + 2, t + 3,
+             [&](auto* w) { OTF2_EvtWriter_MpiIsend(w, nullptr, t + 2, peer, 0, 9, 100 + 10 * round, 8); });
+      a.call(r, "MPI_Waitall", t + 4, t + 20);
+    }
+  }
+  for (uint32_t r = 0; r < 2; ++r) finalize(a, r);
+}
+
+TEST(Otf2Import, EztraceWaitallWithoutCompletionsCompletesEveryOpenRequest) {
+  Archive a(2, "halo-ez");
+  a.eztrace = true;
+  halo_rounds(a);
+  ImportSummary summary;
+  const auto events = events_by_rank(imported(a.finish(), &summary));
+  // Rank 1: each round an irecv of rank 0's message (its size that round), an isend, and the Waitall's two waits
+  // in the order the requests began; the names come free for the next round (last freed, first reused).
+  const std::vector<std::string> expected = {"1 10 20 compute",
+                                             "1 20 21 irecv 0 100 9 0 0 exact",
+                                             "1 21 22 compute",
+                                             "1 22 23 isend 0 100 9 1 0",
+                                             "1 23 24 compute",
+                                             "1 24 40 wait 0",
+                                             "1 40 40 wait 1",
+                                             "1 40 60 compute",
+                                             "1 60 61 irecv 0 110 9 1 0 exact",
+                                             "1 61 62 compute",
+                                             "1 62 63 isend 0 110 9 0 0",
+                                             "1 63 64 compute",
+                                             "1 64 80 wait 1",
+                                             "1 80 80 wait 0",
+                                             "1 80 110 compute"};
+  EXPECT_EQ(events.at(1), expected);
+  const auto repairs = [&](const std::string& what) {
+    const auto found = summary.tally.repairs.find(what);
+    return found == summary.tally.repairs.end() ? 0 : found->second;
+  };
+  // Two Waitalls on each of two ranks; every receive from a send already read or from the next one.
+  EXPECT_EQ(repairs("completions missing under MPI_Waitall (the source records none): every open request "
+                    "completed by it"),
+            4u);
+  EXPECT_EQ(repairs("receive completion missing: sender, tag, size and communicator from the earliest unmatched "
+                    "send to the rank") +
+                repairs("receive completion missing under MPI_Wait: sender, tag, size and communicator from its "
+                        "only possible send"),
+            4u);
+}
+
+// The same rounds completed by MPI_Testall polls that record nothing: each
+// request completes where its handle is reused, the last round's at
+// MPI_Finalize.
+TEST(Otf2Import, EztraceRequestsReusedAfterUnrecordedTestsCompleteWhereReused) {
+  Archive a(2, "halo-test");
+  a.eztrace = true;
+  for (uint32_t r = 0; r < 2; ++r) init(a, r);
+  for (uint64_t round = 0; round < 2; ++round) {
+    const uint64_t t = 20 + 40 * round;
+    for (uint32_t r = 0; r < 2; ++r) {
+      a.call(r, "MPI_Irecv", t, t + 1, [&](auto* w) { OTF2_EvtWriter_MpiIrecvRequest(w, nullptr, t, 4); });
+      a.call(r, "MPI_Isend", t + 2, t + 3,
+             [&](auto* w) { OTF2_EvtWriter_MpiIsend(w, nullptr, t + 2, 1 - r, 0, 9, 100, 8); });
+      a.call(r, "MPI_Testall", t + 4, t + 5);
+      a.call(r, "MPI_Testall", t + 6, t + 20);
+    }
+  }
+  for (uint32_t r = 0; r < 2; ++r) finalize(a, r);
+  ImportSummary summary;
+  const auto events = events_by_rank(imported(a.finish(), &summary));
+  // Round 2's irecv (new name 2) starts as its call begins and the wait for round 1's (name 0) takes the call;
+  // then its isend (name 0, freed by then) and the wait for round 1's isend (1); at MPI_Finalize, waits for round
+  // 2's two. The Testall polls, which move nothing, are computation.
+  const std::vector<std::string> expected = {"1 10 20 compute",
+                                             "1 20 21 irecv 0 100 9 0 0 exact",
+                                             "1 21 22 compute",
+                                             "1 22 23 isend 0 100 9 1 0",
+                                             "1 23 60 compute",
+                                             "1 60 60 irecv 0 100 9 2 0 exact",
+                                             "1 60 61 wait 0",
+                                             "1 61 62 compute",
+                                             "1 62 62 isend 0 100 9 0 0",
+                                             "1 62 63 wait 1",
+                                             "1 63 110 compute",
+                                             "1 110 110 wait 2",
+                                             "1 110 110 wait 0"};
+  EXPECT_EQ(events.at(1), expected);
+  EXPECT_EQ(summary.tally.repairs.at("request started again while open (the source records no completions under "
+                                     "MPI_Waitany, MPI_Testall, ...): completed where it is reused"),
+            4u);
+  EXPECT_EQ(summary.tally.repairs.at(
+                "completions missing under MPI_Finalize (the source records none): every open request completed by it"),
+            2u);
+}
+
+// Without EZTrace's mark the same archive is refused as before: a request
+// opened again while open is a fault of the source, not a gap to mend.
+TEST(Otf2ImportHostile, RequestReusedWhileOpenWithoutEztrace) {
+  Archive a(2, "halo");
+  halo_rounds(a);
+  EXPECT_EQ(refused_field(a.finish()), "request");
 }
 
 // A receive filed on the world whose send was on a sub-communicator.
