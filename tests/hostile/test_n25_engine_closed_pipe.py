@@ -47,7 +47,7 @@ def test_n25_a_full_standard_output_is_still_an_error():
 
 
 @pytest.mark.parametrize("arguments, message", [
-    (["bogus"], "unknown command 'bogus' (known: cachesim, run, params, registries, trace)"),
+    (["bogus"], "unknown command 'bogus' (known: cachesim, run, params, registries, trace, topology)"),
     (["trace", "bogus"], "unknown command 'trace bogus' (known: info, validate, convert, import)"),
 ])
 def test_an_unknown_command_is_named(arguments, message):

@@ -158,7 +158,7 @@ def test_a_run_without_its_links_table_is_refused(engine, tmp_path):
 
 def test_a_picture_without_a_known_suffix_is_refused_before_the_engine_runs(tmp_path):
     done = run_ibsec("topology", "draw", "paper-16", "--out", str(tmp_path / "fabric.jpg"))
-    assert done.returncode == 2 and "--out" in done.stderr and ".svg, .pdf, .png" in done.stderr
+    assert done.returncode == 2 and "--out" in done.stderr and ".pdf, .svg, .png" in done.stderr
     with pytest.raises(ConfigError, match="out"):
         fabric_drawing.check_picture_path(tmp_path / "fabric", "out")
 

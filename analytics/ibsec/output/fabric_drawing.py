@@ -15,8 +15,6 @@ from pathlib import Path
 
 from ..input_files import InputError, read_input_text
 
-# The picture's formats, chosen by the output's suffix.
-FORMATS = (".svg", ".pdf", ".png")
 # Above these counts, labels would cover the picture: drawn without them.
 MAX_LABELLED_NODES = 64
 MAX_LABELLED_SWITCHES = 64
@@ -241,11 +239,12 @@ def _draw_places(ax, fabric: dict, places: dict[Place, tuple[float, float]]) -> 
 def check_picture_path(out: str | Path, field: str) -> None:
     """ConfigError naming `field` unless `out` is a writable file with one of FORMATS as its suffix."""
     from ..errors import ConfigError
+    from .figure_style import FORMATS
     from .files import check_output_file
 
-    if Path(out).suffix.lower() not in FORMATS:
+    if Path(out).suffix.lower().lstrip(".") not in FORMATS:
         raise ConfigError(field, f"{str(out)!r}: the picture's format comes from its suffix, one of "
-                                 f"{', '.join(FORMATS)}")
+                                 f"{', '.join('.' + fmt for fmt in FORMATS)}")
     check_output_file(out, field)
 
 
@@ -254,12 +253,10 @@ def write_drawing(out: str | Path, fabric: dict, utilization: dict[int, float] |
     """draw() written to `out` (checked by check_picture_path) atomically and reproducibly (no dates inside)."""
     import matplotlib.pyplot as plt
 
-    from .files import write_output
+    from .figure_style import write_picture
 
     fig = draw(fabric, utilization, with_nodes)
-    fmt = Path(out).suffix.lower()[1:]
-    metadata = {"CreationDate": None} if fmt == "pdf" else {"Date": None} if fmt == "svg" else None
     try:
-        return write_output(out, lambda tmp: fig.savefig(tmp, format=fmt, dpi=300, metadata=metadata))
+        return write_picture(fig, out)
     finally:
         plt.close(fig)

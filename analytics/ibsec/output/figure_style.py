@@ -263,14 +263,17 @@ def spread(values: Iterable) -> tuple[float, float]:
     return float(finite.mean()), float((finite.max() - finite.min()) / 2)
 
 
+def write_picture(fig, path: str | Path) -> Path:
+    """The figure as one file, its format from the suffix (one of FORMATS), written atomically and reproducibly
+    (no date inside a PDF or SVG)."""
+    fmt = Path(path).suffix.lower().lstrip(".")
+    metadata = {"CreationDate": None} if fmt == "pdf" else {"Date": None} if fmt == "svg" else None
+    return write_output(path, lambda tmp: fig.savefig(tmp, format=fmt, dpi=DPI, metadata=metadata))
+
+
 def write_plot(fig, out: Path, name: str) -> list[Path]:
     """out/name.pdf, .svg and .png (300 dpi), written atomically and reproducibly; the figure is closed."""
-    written = []
-    for fmt in FORMATS:
-        metadata = {"CreationDate": None} if fmt == "pdf" else {"Date": None} if fmt == "svg" else None
-        written.append(write_output(out / f"{name}.{fmt}",
-                                    lambda tmp, fmt=fmt, metadata=metadata: fig.savefig(tmp, format=fmt, dpi=DPI,
-                                                                                        metadata=metadata)))
+    written = [write_picture(fig, out / f"{name}.{fmt}") for fmt in FORMATS]
     plt.close(fig)
     return written
 
