@@ -172,16 +172,7 @@ def draw(fabric: dict, utilization: dict[int, float] | None = None, with_nodes: 
     places = layout(fabric, with_nodes)
     shown = [cable for cable in cables(fabric) if cable.ends[0] in places and cable.ends[1] in places]
     tree = any(s["level"] > 0 for s in fabric["switches"])
-    if tree:  # as wide as its leaves need, a row per level
-        span = max(x for x, _ in places.values()) - min(x for x, _ in places.values())
-        rows = max(y for _, y in places.values()) + 1
-        fig, ax = subplots(width=min(18.0, max(6.4, 0.12 * span + 2)), height=min(10.0, 1.1 * rows + 1))
-    elif fabric["topology"]["name"] == "torus":  # its planes side by side
-        span_x = max(x for x, _ in places.values()) - min(x for x, _ in places.values())
-        span_y = max(y for _, y in places.values()) - min(y for _, y in places.values())
-        fig, ax = subplots(width=min(18.0, max(6.4, 1.1 * span_x + 2)), height=min(10.0, max(3.0, 1.1 * span_y + 2)))
-    else:
-        fig, ax = subplots(width=6.4, height=6.4)
+    fig, ax = subplots(**_size(fabric, places, tree))
     segments = [_line(places[a], places[b]) for a, b in (cable.ends for cable in shown)]
     if utilization is None:
         ax.add_collection(LineCollection(segments, colors="0.6", linewidths=0.8, zorder=1))
@@ -199,6 +190,18 @@ def draw(fabric: dict, utilization: dict[int, float] | None = None, with_nodes: 
     ax.margins(0.05)
     ax.set_axis_off()
     return fig
+
+
+def _size(fabric: dict, places: dict[Place, tuple[float, float]], tree: bool) -> dict[str, float]:
+    """The figure's width and height in inches: a tree as wide as its leaves need with a row per level, a torus's
+    planes side by side, anything else square."""
+    span_x = max(x for x, _ in places.values()) - min(x for x, _ in places.values())
+    span_y = max(y for _, y in places.values()) - min(y for _, y in places.values())
+    if tree:
+        return {"width": min(18.0, max(6.4, 0.12 * span_x + 2)), "height": min(10.0, 1.1 * (span_y + 1) + 1)}
+    if fabric["topology"]["name"] == "torus":
+        return {"width": min(18.0, max(6.4, 1.1 * span_x + 2)), "height": min(10.0, max(3.0, 1.1 * span_y + 2))}
+    return {"width": 6.4, "height": 6.4}
 
 
 def _line(a: tuple[float, float], b: tuple[float, float]) -> list[tuple[float, float]]:
