@@ -22,6 +22,8 @@ from ibsec.capture import npb
 from ibsec.capture.npb_capture import capture
 
 CONFIG = REPO / "configs" / "paper-16.json"
+# The least share of its wall time the reference capture (a CPU per process) must have run on a CPU.
+OWN_CPU_SHARE = 0.8
 
 pytestmark = [pytest.mark.npb, pytest.mark.model]
 
@@ -49,6 +51,11 @@ def test_cpu_time_brings_an_oversubscribed_capture_near_the_one_with_a_cpu_each(
     times = {(name, compute): replayed_ms(engine, trace, compute, tmp_path / f"{name}.{compute}.json")
              for name, trace in traces.items() for compute in ("wall", "cpu")}
     reference = times[("own", "wall")]  # a CPU each: auto takes wall time
+    if times[("own", "cpu")] < OWN_CPU_SHARE * reference:
+        # Open MPI's processes poll while they wait, so with a CPU each their CPU time is nearly their wall time;
+        # less means something else took the CPUs during the reference capture, which is then no reference.
+        pytest.skip(f"the machine was busy: the capture with a CPU each ran {times[('own', 'cpu')]:.0f} ms of CPU "
+                    f"in {reference:.0f} ms ({times})")
     cpu_gap = abs(times[("one", "cpu")] / reference - 1)
     wall_gap = abs(times[("one", "wall")] / reference - 1)
     assert cpu_gap < wall_gap, times
