@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "support/import_support.h"
 #include "traces/import/dumpi_import.h"
 #include "traces/import/trace_import.h"
 #include "traces/trace_reader.h"
@@ -229,20 +230,8 @@ std::function<void(Bytes&)> waitall(const std::vector<int32_t>& requests, const 
   };
 }
 
-std::map<uint32_t, std::vector<std::string>> events_by_rank(const std::string& path) {
-  TraceReader reader(path);
-  std::map<uint32_t, std::vector<std::string>> lines;
-  TraceEvent e;
-  while (reader.next(e)) lines[e.rank].push_back(format_event(e, reader.header().version));
-  return lines;
-}
-
-std::string imported(const std::string& meta, ImportSummary* summary = nullptr) {
-  const std::string out = (fs::path(meta).parent_path() / "out.trace").string();
-  const auto result = import_trace(meta, out);
-  if (summary) *summary = result;
-  return out;
-}
+using testing::events_by_rank;
+using testing::imported;
 
 // The error of a refused import ("" if it was imported) and its field.
 struct Refusal {

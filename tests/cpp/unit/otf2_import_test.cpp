@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "support/import_support.h"
 #include "traces/import/trace_import.h"
 #include "traces/trace_reader.h"
 #include "traces/trace_writer.h"
@@ -133,21 +134,8 @@ class Archive {
   std::vector<OTF2_EvtWriter*> writers_;
 };
 
-// Each rank's events as text lines, in the order the trace gives them.
-std::map<uint32_t, std::vector<std::string>> events_by_rank(const std::string& path) {
-  TraceReader reader(path);
-  std::map<uint32_t, std::vector<std::string>> lines;
-  TraceEvent e;
-  while (reader.next(e)) lines[e.rank].push_back(format_event(e, reader.header().version));
-  return lines;
-}
-
-std::string imported(const std::string& anchor, ImportSummary* summary = nullptr) {
-  const std::string out = (fs::path(anchor).parent_path() / "out.trace").string();
-  const auto result = import_trace(anchor, out);
-  if (summary) *summary = result;
-  return out;
-}
+using testing::events_by_rank;
+using testing::imported;
 
 // The field a refused import names; "" if it was imported.
 std::string refused_field(const std::string& anchor) {
