@@ -1395,6 +1395,14 @@ class RankReader {
     return static_cast<uint32_t>(value);
   }
   bool proc_null(int64_t peer) const { return peer < 0 && peer != kAnySource; }
+  // A call to MPI_PROC_NULL moves nothing: counted, its request (if any) kept as one that completes at once.
+  bool skipped_as_proc_null(int64_t peer, std::optional<int64_t> request) {
+    if (!proc_null(peer)) return false;
+    ++s_.proc_null[mpi_name(*record_.call)];
+    if (request) requests_[*request] = Request{Request::Kind::kNull, false, true, 0, 0, 0, 0, ""};
+    b_.moves_nothing(me());
+    return true;
+  }
 
   void send(std::string_view count, std::string_view type, std::string_view dest, std::string_view tag_field,
             std::optional<int64_t> request);
@@ -1418,12 +1426,7 @@ class RankReader {
 void RankReader::send(std::string_view count, std::string_view type, std::string_view dest, std::string_view tag_field,
                       std::optional<int64_t> request) {
   const int64_t peer = record_.get(dest);
-  if (proc_null(peer)) {
-    ++s_.proc_null[mpi_name(*record_.call)];
-    if (request) requests_[*request] = Request{Request::Kind::kNull, false, true, 0, 0, 0, 0, ""};
-    b_.moves_nothing(me());
-    return;
-  }
+  if (skipped_as_proc_null(peer, request)) return;
   const uint32_t c = comm();
   const WorldRank to(static_cast<uint32_t>(world(c, peer, dest)));
   const uint64_t size = bytes(count, type);
@@ -1440,12 +1443,7 @@ void RankReader::send(std::string_view count, std::string_view type, std::string
 void RankReader::recv_posted(std::string_view count, std::string_view type, std::string_view source,
                              std::string_view tag_field, std::optional<int64_t> request, const Status* status) {
   const int64_t peer = record_.get(source);
-  if (proc_null(peer)) {
-    ++s_.proc_null[mpi_name(*record_.call)];
-    if (request) requests_[*request] = Request{Request::Kind::kNull, false, true, 0, 0, 0, 0, ""};
-    b_.moves_nothing(me());
-    return;
-  }
+  if (skipped_as_proc_null(peer, request)) return;
   const uint32_t c = comm();
   Request posted{Request::Kind::kRecv,
                  false,
