@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "network/topology.h"
 
@@ -26,6 +28,21 @@ inline Endpoint switch_port(uint32_t index, uint32_t port) {
   return {Endpoint::Kind::kSwitch, index, PortId(static_cast<uint16_t>(port))};
 }
 inline Endpoint node_card(uint32_t node) { return {Endpoint::Kind::kNode, node, PortId(0)}; }
+
+// A topology named `name` of `nodes` nodes, none cabled yet and no switch,
+// needing one lane; its shape counts as its builder reports them.
+inline Topology unwired_topology(std::string name, uint32_t nodes, std::vector<ShapeCount> shape = {}) {
+  Topology topology{.name = std::move(name),
+                    .nodes = nodes,
+                    .switches = {},
+                    .node_link = {},
+                    .subnet = {},
+                    .shape = std::move(shape),
+                    .lanes_needed = 1,
+                    .lanes_needed_by = {}};
+  topology.node_link.resize(nodes);
+  return topology;
+}
 
 // Plugs one cable in at both ends, so the two sides cannot disagree.
 void connect(Topology& topology, Endpoint a, Endpoint b);

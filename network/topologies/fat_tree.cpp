@@ -113,15 +113,7 @@ void fill_fat_tree_table(SwitchSpec& spec, const FatTreeShape& shape, uint32_t w
 
 Topology build_fat_tree(const TopologyParams& params) {
   const FatTreeShape shape = validate_fat_tree(params);
-  Topology topology{.name = "fat-tree",
-                    .nodes = shape.nodes,
-                    .switches = {},
-                    .node_link = {},
-                    .subnet = {},
-                    .shape = {},
-                    .lanes_needed = 1,
-                    .lanes_needed_by = {}};
-  topology.node_link.resize(shape.nodes);
+  Topology topology = unwired_topology("fat-tree", shape.nodes);
   topology.switches.reserve(static_cast<size_t>(shape.n) * shape.per_level);
   uint32_t weight = 1;
   for (uint32_t level = 0; level < shape.n; ++level, weight *= shape.k) {

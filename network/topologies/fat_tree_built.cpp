@@ -325,15 +325,7 @@ std::vector<ShapeCount> shape_counts(const BuiltShape& shape) {
 
 Topology build_fat_tree_built(const TopologyParams& params) {
   const BuiltShape shape = size_tree(params);
-  Topology topology{.name = "fat-tree-built",
-                    .nodes = shape.nodes,
-                    .switches = {},
-                    .node_link = {},
-                    .subnet = {},
-                    .shape = shape_counts(shape),
-                    .lanes_needed = 1,
-                    .lanes_needed_by = {}};
-  topology.node_link.resize(shape.nodes);
+  Topology topology = unwired_topology("fat-tree-built", shape.nodes, shape_counts(shape));
   add_switches(topology, shape);
   wire_leaves(topology, shape);
   wire_cores(topology, shape);

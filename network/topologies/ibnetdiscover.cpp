@@ -115,15 +115,7 @@ void set_levels(Topology& topology) {
 // management port and stays uncabled, ports 1..n carry cables.
 Topology wire(const SubnetFile& file, const LidOrder& order) {
   const auto nodes = static_cast<uint32_t>(order.nodes.size());
-  Topology topology{.name = "ibnetdiscover",
-                    .nodes = nodes,
-                    .switches = {},
-                    .node_link = {},
-                    .subnet = {},
-                    .shape = {},
-                    .lanes_needed = 1,
-                    .lanes_needed_by = {}};
-  topology.node_link.resize(nodes);
+  Topology topology = unwired_topology("ibnetdiscover", nodes);
   SubnetAddresses addresses{.file = file.path,
                             .node_lid = {},
                             .switch_lid = {},

@@ -32,15 +32,7 @@ void validate_single_switch(const TopologyParams& params) {
 Topology build_single_switch(const TopologyParams& params) {
   validate_single_switch(params);
   const uint32_t nodes = single_switch_nodes(params);
-  Topology topology{.name = "single-switch",
-                    .nodes = nodes,
-                    .switches = {},
-                    .node_link = {},
-                    .subnet = {},
-                    .shape = {},
-                    .lanes_needed = 1,
-                    .lanes_needed_by = {}};
-  topology.node_link.resize(nodes);
+  Topology topology = unwired_topology("single-switch", nodes);
   topology.switches.push_back(make_switch(std::max(params.switch_ports, nodes), 0, nodes));
   for (uint32_t node = 0; node < nodes; ++node) {
     connect(topology, node_card(node), switch_port(0, node));

@@ -301,16 +301,9 @@ std::vector<ShapeCount> shape_counts(const TorusShape& shape) {
 
 Topology build_torus(const TopologyParams& params) {
   const TorusShape shape = size_torus(params);
-  Topology topology{.name = "torus",
-                    .nodes = shape.nodes,
-                    .switches = {},
-                    .node_link = {},
-                    .subnet = {},
-                    .shape = shape_counts(shape),
-                    .lanes_needed = shape.datelines ? 2U : 1U,
-                    .lanes_needed_by = {}};
+  Topology topology = unwired_topology("torus", shape.nodes, shape_counts(shape));
+  topology.lanes_needed = shape.datelines ? 2U : 1U;
   if (shape.datelines) topology.lanes_needed_by = "the dimension-order routing of " + shape.name() + " (datelines)";
-  topology.node_link.resize(shape.nodes);
   topology.switches.reserve(shape.switches);
   for (uint32_t s = 0; s < shape.switches; ++s) {
     topology.switches.push_back(make_switch(shape.ports, 0, shape.nodes));
