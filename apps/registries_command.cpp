@@ -17,6 +17,7 @@
 #include "nic/replacement_policy.h"
 #include "nic/security_mode.h"
 #include "schedulers/scheduler.h"
+#include "traces/import/trace_import.h"
 #include "traces/trace_event.h"
 
 namespace ibsec::apps {
@@ -107,6 +108,13 @@ json registries() {
         item["simple"] = op != nullptr && op->simple == e.algorithm;
       });
   out["collective_ops"] = collective_ops();
+  out["import_formats"] = json::array();
+  for (const traces::ImportFormat& format : traces::import_formats()) {
+    out["import_formats"].push_back({{"name", format.name},
+                                     {"description", format.source_hint},
+                                     {"suffix", format.suffix},
+                                     {"built", format.built}});
+  }
   return out;
 }
 

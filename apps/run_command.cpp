@@ -19,6 +19,7 @@
 #include "nic/security_mode.h"
 #include "sim/cluster.h"
 #include "sim/config.h"
+#include "sim/imported_traces.h"
 
 namespace ibsec::apps {
 namespace {
@@ -233,6 +234,15 @@ int run(const RunOptions& o) {
   if (o.perf_out) files.output(*o.perf_out, "--perf-json");
   sim::add_run_files(config, o.out, files);
   files.check();
+  sim::use_cached_imports(config, [&](const traces::CachedImport& i) {
+    if (!o.quiet) std::fprintf(stderr, "%s\n", traces::import_announcement(i).c_str());
+  });
+  if (!o.quiet) {
+    for (const traces::CachedImport& i : config.trace.imports) {
+      if (!i.imported_now)
+        std::fprintf(stderr, "%s: replaying its import from the cache, %s\n", i.source.c_str(), i.trace.c_str());
+    }
+  }
   const auto wall_start = std::chrono::steady_clock::now();
   sim::Cluster cluster(config);
   start_progress(config);
@@ -281,7 +291,10 @@ void add_run_command(CLI::App& app) {
   cmd->add_option("--set", options->overrides, "Override one parameter: key=value (repeatable)")
       ->allow_extra_args(false);
   cmd->add_option("--out,-o", options->out, "Result file (JSON); - or omitted: standard output");
-  cmd->add_option("--trace", options->trace, "Replay this trace instead of synthetic traffic (sets trace.file)");
+  cmd->add_option(
+      "--trace", options->trace,
+      "Replay this trace instead of synthetic traffic (sets trace.file); another tool's (an OTF2 anchor, a DUMPI "
+      ".meta file) is imported once into a cache (docs/importing.md)");
   cmd->add_option("--attack", options->attack,
                   "Attack file (JSON): an attacker on one cable, its actions and rates (docs/attacks.md)");
   cmd->add_option("--perf-json", options->perf_out, "Also write wall time, packets/s and peak memory here");

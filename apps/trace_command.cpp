@@ -13,6 +13,7 @@
 
 #include "apps/commands.h"
 #include "core/atomic_file.h"
+#include "traces/import/import_cache.h"
 #include "traces/import/trace_import.h"
 #include "traces/trace_checker.h"
 #include "traces/trace_reader.h"
@@ -123,6 +124,21 @@ void print_info(const traces::TraceSummary& summary, const traces::TraceReader& 
   print_collective_ops(doc["collectives_by_op"]);
 }
 
+// The ibsec trace to read for PATH: PATH itself, or for another tool's trace
+// (OTF2, DUMPI) its import, made once into the cache (traces/import/import_cache.h).
+std::string readable_trace(const std::string& path, const std::string& field) {
+  if (!traces::is_import_source(path)) return path;
+  return traces::cached_import(path, field,
+                               [](const traces::CachedImport& i) {
+                                 std::fprintf(stderr, "%s\n", traces::import_announcement(i).c_str());
+                               })
+      .trace;
+}
+
+constexpr const char* kTraceOrSource =
+    "Trace file (text or binary, optionally .gz/.zst), or another tool's trace: an OTF2 anchor (*.otf2) or a DUMPI "
+    ".meta file, read through its import, made once into the cache (docs/importing.md)";
+
 void add_info(CLI::App& trace) {
   auto path = std::make_shared<std::string>();
   auto json = std::make_shared<bool>(false);
@@ -131,10 +147,10 @@ void add_info(CLI::App& trace) {
                            "Summarise a trace: processes, events, messages, bytes, peers, duration; message sizes "
                            "and collective bytes per call (quartiles, log2 histogram); calls and bytes per collective "
                            "op");
-  cmd->add_option("file", *path, "Trace file (text or binary, optionally .gz/.zst)")->required();
+  cmd->add_option("file", *path, kTraceOrSource)->required();
   cmd->add_flag("--json", *json, "Print the summary as JSON");
   cmd->callback([path, json] {
-    traces::TraceReader reader(*path);
+    traces::TraceReader reader(readable_trace(*path, "file"));
     traces::TraceSummary summary(reader.header());
     read_checked(reader, [&](const traces::TraceEvent& e) { summary.add(e); });
     if (*json) {
@@ -149,9 +165,9 @@ void add_validate(CLI::App& trace) {
   auto path = std::make_shared<std::string>();
   CLI::App* cmd =
       trace.add_subcommand("validate", "Check a trace completely; exit 0 if it is valid, 2 with the first error");
-  cmd->add_option("file", *path, "Trace file")->required();
+  cmd->add_option("file", *path, kTraceOrSource)->required();
   cmd->callback([path] {
-    traces::TraceReader reader(*path);
+    traces::TraceReader reader(readable_trace(*path, "file"));
     read_checked(reader, [](const traces::TraceEvent&) {});
     std::printf("%s: valid, %u processes, %llu events\n", path->c_str(), reader.header().processes,
                 static_cast<unsigned long long>(reader.events_read()));
@@ -191,14 +207,14 @@ void add_convert(CLI::App& trace) {
   auto out = std::make_shared<std::string>();
   CLI::App* cmd = trace.add_subcommand(
       "convert", "Re-encode a trace; OUT's name picks the form: .ibtb binary, else text; .gz/.zst compress");
-  cmd->add_option("in", *in, "Trace to read")->required();
+  cmd->add_option("in", *in, kTraceOrSource)->required();
   cmd->add_option("out", *out, "Trace to write (replaced only once complete); - for standard output")->required();
   cmd->callback([in, out] {
     CommandFiles files;  // the output is checked first, and may not be the trace it is converted from
     files.input(*in, "in");
     files.output(*out, "out");
     files.check();
-    traces::TraceReader reader(*in);
+    traces::TraceReader reader(readable_trace(*in, "in"));
     traces::TraceWriter writer(*out, reader.header(), "out");
     read_checked(reader, [&](const traces::TraceEvent& e) { writer.write(e); });
     writer.finish();
@@ -226,13 +242,23 @@ void print_import_tally(const std::string& source, const traces::ImportTally& ta
 void add_import(CLI::App& trace) {
   auto source = std::make_shared<std::string>();
   auto out = std::make_shared<std::string>();
+  auto cached = std::make_shared<bool>(false);
   CLI::App* cmd = trace.add_subcommand(
       "import",
       "Write another tool's trace (OTF2: Score-P, EZTrace; DUMPI: SST's sst-dumpi) as an ibsec trace, saying what "
       "was left out or repaired (docs/importing.md)");
   cmd->add_option("source", *source, "OTF2 anchor file (*.otf2), or DUMPI .meta file (or its folder)")->required();
-  cmd->add_option("--out", *out, "Trace to write: .ibtb binary, else text; .gz/.zst compress")->required();
-  cmd->callback([source, out] {
+  auto* out_option = cmd->add_option("--out", *out, "Trace to write: .ibtb binary, else text; .gz/.zst compress");
+  cmd->add_flag("--cached", *cached,
+                "Instead of --out: import into the cache (once: `run --trace SOURCE` reads the same) and print the "
+                "cached trace's path")
+      ->excludes(out_option);
+  cmd->callback([source, out, cached] {
+    if (*cached) {
+      std::printf("%s\n", readable_trace(*source, "source").c_str());
+      return;
+    }
+    if (out->empty()) throw ConfigError("--out", "give the trace to write (or --cached)");
     const auto summary = traces::import_trace(*source, *out);
     print_import_tally(*source, summary.tally);
     if (*out != "-") {

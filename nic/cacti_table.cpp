@@ -4,11 +4,13 @@
 #include <cstdlib>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <set>
 #include <stdexcept>
 
 #include "core/bounded_input.h"
 #include "core/errors.h"
+#include "core/user_cache.h"
 
 namespace ibsec::nic {
 namespace {
@@ -187,17 +189,8 @@ std::string shipped_cacti_table() {
 }
 
 std::string user_cacti_cache() {
-  const char* xdg = std::getenv("XDG_CACHE_HOME");
-  const char* home = std::getenv("HOME");
-  fs::path base;
-  if (xdg != nullptr && *xdg != '\0') {
-    base = xdg;
-  } else if (home != nullptr && *home != '\0') {
-    base = fs::path(home) / ".cache";
-  } else {
-    return {};
-  }
-  return (base / "ibsec" / "cacti" / "cacti_runs.csv").string();
+  const std::optional<fs::path> folder = user_cache_folder();
+  return folder ? (*folder / "cacti" / "cacti_runs.csv").string() : std::string();
 }
 
 }  // namespace ibsec::nic

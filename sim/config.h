@@ -27,6 +27,7 @@
 #include "nic/cic.h"
 #include "schedulers/scheduler.h"
 #include "sim/detail_tables.h"
+#include "traces/import/import_cache.h"
 
 namespace ibsec {
 class CommandFiles;  // core/atomic_file.h
@@ -43,6 +44,8 @@ struct OutputConfig {
 struct TraceConfig {
   std::string file;               // replayed instead of synthetic traffic when set
   std::vector<std::string> jobs;  // or several traces sharing the cluster, one job each
+  // Other tools' traces among them, each replaced above by its cached import (use_cached_imports).
+  std::vector<traces::CachedImport> imports;
 
   [[nodiscard]] bool replays() const { return !file.empty() || !jobs.empty(); }
   // The traces to replay, one per job.

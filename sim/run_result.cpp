@@ -13,6 +13,7 @@
 #include "nic/card_crypto_stats.h"
 #include "sim/cluster.h"
 #include "sim/fabric_description.h"
+#include "sim/imported_traces.h"
 #include "sim/run_warnings.h"
 
 namespace ibsec::sim {
@@ -212,6 +213,7 @@ nlohmann::ordered_json Cluster::result(const RunOutcome& outcome) const {
     doc["lookup_shadow_caches"] = nic::shadow_cache_report(caches);
   }
   if (auto host = host_->report(); !host.is_null()) doc["replay"] = std::move(host);
+  if (!config_.trace.imports.empty()) doc["trace_imports"] = imported_traces_json(config_.trace.imports);
   if (auto scheduling = host_->scheduler_report(); !scheduling.is_null()) doc["scheduler"] = std::move(scheduling);
   nlohmann::ordered_json histogram = nlohmann::ordered_json::array();
   for (const auto& b : statistics_.latency().buckets()) {

@@ -8,14 +8,11 @@
 #include <string>
 #include <vector>
 
+#include "traces/import/dumpi_run.h"  // is_dumpi_source
 #include "traces/import/import_builder.h"
 #include "traces/trace_header.h"
 
 namespace ibsec::traces {
-
-// True for what names a DUMPI trace: its `.meta` file, or a folder holding
-// exactly one `.meta` file.
-bool is_dumpi_source(const std::string& path);
 
 // "MPI_Send", "MPI_Recv", ... in function-id order: every call whose record
 // layout the reader knows (dumpi_calls.def), for the documentation and tests.

@@ -112,15 +112,6 @@ std::vector<std::filesystem::path> archive_files(const std::filesystem::path& an
   return files;
 }
 
-// SHA-256 over every file's name (relative to the anchor's folder) and bytes:
-// which source a trace was imported from.
-std::string archive_digest(const std::filesystem::path& anchor) {
-  std::vector<std::pair<std::string, std::filesystem::path>> files;
-  for (const auto& file : archive_files(anchor))
-    files.emplace_back(std::filesystem::relative(file, anchor.parent_path()).generic_string(), file);
-  return source_digest(files);
-}
-
 // A string the OTF2 library allocated.
 std::string take_string(char* text) {
   std::string copy = text ? text : "";
@@ -129,6 +120,14 @@ std::string take_string(char* text) {
 }
 
 }  // namespace
+
+std::string otf2_archive_digest(const std::string& anchor) {
+  const std::filesystem::path path(anchor);
+  std::vector<std::pair<std::string, std::filesystem::path>> files;
+  for (const auto& file : archive_files(path))
+    files.emplace_back(std::filesystem::relative(file, path.parent_path()).generic_string(), file);
+  return source_digest(files);
+}
 
 struct Otf2Source::State {
   std::string anchor;
@@ -372,7 +371,7 @@ void describe_provenance(State& s) {
   h.origin = TraceOrigin::kCaptured;
   h.origin_text = "imported from OTF2 " + otf2_version(s.reader) + " by " + tool + ": " +
                   std::filesystem::path(s.anchor).filename().string();
-  h.notes.push_back("import: source " + s.anchor + " (OTF2 archive) sha256 " + archive_digest(s.anchor));
+  h.notes.push_back("import: source " + s.anchor + " (OTF2 archive) sha256 " + otf2_archive_digest(s.anchor));
   h.notes.push_back(
       "import: creator " + (creator.empty() ? std::string("(not named by the archive)") : creator) +
       (creator.empty() && tool == "EZTrace" ? "; EZTrace recognised by its region 'EZTrace finalize'" : ""));

@@ -12,6 +12,11 @@
 
 namespace ibsec::traces {
 
+// SHA-256 over every file of the archive (the anchor, its .def file and its
+// folder's files), each by its name relative to the anchor's folder: which
+// source a trace was imported from.
+std::string otf2_archive_digest(const std::string& anchor);
+
 class Otf2Source {
  public:
   // Opens the anchor file and reads every definition. Throws TraceError.

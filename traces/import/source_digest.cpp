@@ -31,4 +31,9 @@ std::string source_digest(const std::vector<std::pair<std::string, std::filesyst
   return hex;
 }
 
+const std::string& running_program_digest() {
+  static const std::string digest = source_digest({{"program", "/proc/self/exe"}});
+  return digest;
+}
+
 }  // namespace ibsec::traces

@@ -9,6 +9,7 @@
 
 #include "core/atomic_file.h"
 #include "traces/import/dumpi_import.h"
+#include "traces/import/source_digest.h"
 #include "traces/trace_checker.h"
 #include "traces/trace_reader.h"
 #include "traces/trace_writer.h"
@@ -102,6 +103,7 @@ ImportSummary import_from(const Open& open, const std::string& source_path, cons
   summary.tally = pass.tally;
   TraceHeader header = source->header();  // with what reading the events added
   for (std::string& note : tally_notes(summary.tally)) header.notes.push_back(std::move(note));
+  header.notes.push_back(importer_note());
   TraceReader reader(scratch.path());
   TraceWriter writer(out, header, "out");
   try {
@@ -125,10 +127,11 @@ ImportSummary import_from(const Open& open, const std::string& source_path, cons
 
 const std::vector<ImportFormat>& import_formats() {
   static const std::vector<ImportFormat> formats = {
-      {"OTF2", "an OTF2 anchor file (*.otf2) beside its .def file and folder", kOtf2Built,
+      {"OTF2", ".otf2", "an OTF2 anchor file (*.otf2) beside its .def file and folder", kOtf2Built,
        "libotf2 was not found when this engine was built: install the OTF2 library (Debian: apt-get install "
        "libotf2-trace-dev) and build the engine again"},
-      {"DUMPI", "a DUMPI .meta file beside its dumpi-...-NNNN.bin rank files, or the folder holding them", true, ""},
+      {"DUMPI", ".meta", "a DUMPI .meta file beside its dumpi-...-NNNN.bin rank files, or the folder holding them",
+       true, ""},
   };
   return formats;
 }
@@ -145,17 +148,16 @@ std::vector<std::string> tally_notes(const ImportTally& tally) {
   return notes;
 }
 
-ImportSummary import_trace(const std::string& source, const std::string& out) {
-  CommandFiles files;
-  files.input(source, "source");
-  files.output(out, "out");
-  files.check();
-  if (is_dumpi_source(source)) {
-    const auto open = [&](std::vector<uint64_t> shifts) {
-      return std::make_unique<DumpiSource>(source, std::move(shifts));
-    };
-    return import_from(open, source, out, "DUMPI");
-  }
+bool is_import_source(const std::string& path) { return is_dumpi_source(path) || is_otf2_anchor(path); }
+
+std::string importer_note() { return "import: by ibsec-engine " IBSEC_VERSION " sha256 " + running_program_digest(); }
+
+namespace {
+
+// The format SOURCE is in; a TraceError listing what `trace import` reads
+// when it is none of them, or what to install when its reader is not built.
+std::string_view format_of(const std::string& source) {
+  if (is_dumpi_source(source)) return "DUMPI";
   if (!is_otf2_anchor(source)) {
     std::string expected;
     for (const ImportFormat& format : import_formats()) {
@@ -166,6 +168,35 @@ ImportSummary import_trace(const std::string& source, const std::string& out) {
                      "not a format `trace import` reads: expected " + expected);
   }
   if (!kOtf2Built) throw TraceError(source, TraceLocation::file(), "source", std::string(import_formats()[0].missing));
+  return "OTF2";
+}
+
+}  // namespace
+
+SourceIdentity import_source_identity(const std::string& source) {
+  const std::string_view format = format_of(source);
+  if (format == "DUMPI") return {"DUMPI", dumpi_run_digest(read_dumpi_run(source))};
+#ifdef IBSEC_HAVE_OTF2
+  if (!std::filesystem::is_regular_file(source)) {
+    throw TraceError(source, TraceLocation::file(), "source", "no such OTF2 anchor file");
+  }
+  return {"OTF2", otf2_archive_digest(source)};
+#else
+  return {};
+#endif
+}
+
+ImportSummary import_trace(const std::string& source, const std::string& out) {
+  CommandFiles files;
+  files.input(source, "source");
+  files.output(out, "out");
+  files.check();
+  if (format_of(source) == "DUMPI") {
+    const auto open = [&](std::vector<uint64_t> shifts) {
+      return std::make_unique<DumpiSource>(source, std::move(shifts));
+    };
+    return import_from(open, source, out, "DUMPI");
+  }
 #ifdef IBSEC_HAVE_OTF2
   const auto open = [&](std::vector<uint64_t> shifts) {
     return std::make_unique<Otf2Source>(source, std::move(shifts));

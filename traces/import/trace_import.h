@@ -16,6 +16,7 @@ namespace ibsec::traces {
 
 struct ImportFormat {
   std::string_view name;         // "OTF2"
+  std::string_view suffix;       // the file a source is named by: ".otf2" (a DUMPI run may be named by its folder)
   std::string_view source_hint;  // what a source of this format looks like
   bool built;                    // false: this engine was built without its library
   std::string_view missing;      // what to install when it is not built
@@ -30,6 +31,23 @@ struct ImportSummary {
   uint64_t events = 0;
   ImportTally tally;
 };
+
+// True when PATH names a source of a format `trace import` reads (an OTF2
+// anchor, a DUMPI .meta file or its folder) rather than an ibsec trace.
+bool is_import_source(const std::string& path);
+
+// The format's name and the SHA-256 over every file an import of SOURCE
+// reads: what its notes give as "sha256", known before importing. Throws
+// TraceError as import_trace does for a source that is not one.
+struct SourceIdentity {
+  std::string format;
+  std::string sha256;
+};
+SourceIdentity import_source_identity(const std::string& source);
+
+// The note every import carries: "import: by ibsec-engine VERSION sha256
+// DIGEST", the program that made it (source_digest.h).
+std::string importer_note();
 
 // Reads SOURCE, writes OUT (replaced only once complete and checked like
 // `trace validate`). Throws TraceError naming the file, rank, event and

@@ -50,10 +50,11 @@ def overrides_of(parameters: dict | None, where: str) -> list[str]:
     return [f"{key}={json.dumps(value)}" for key, value in values.items()]
 
 
-def _input_file(path: str | Path | None, what: str) -> str | None:
+def _input_file(path: str | Path | None, what: str, folder_too: bool = False) -> str | None:
+    """`path` as a string; ConfigError naming `what` when it is not a file (or, `folder_too`, a folder)."""
     if path is None:
         return None
-    if not Path(path).is_file():
+    if not (Path(path).is_file() or (folder_too and Path(path).is_dir())):
         raise ConfigError(what, f"{str(path)!r} does not exist or is not a file")
     return str(path)
 
@@ -82,7 +83,8 @@ def run(config: str | Path | dict | None = None, set: dict | None = None, trace:
 
     `config`: a config file, the name of a shipped one ('paper-16'), a dict of parameters, or None (the
     engine's defaults). `set`: parameters over it, {"nic.security": "SKC-16"} (later keys win, as --set).
-    `trace`: a trace to replay. `attack`: an attack file (docs/attacks.md). `seed`: the run's seed.
+    `trace`: a trace to replay (or another tool's: an OTF2 anchor, a DUMPI .meta file or its folder, imported
+    once into the cache). `attack`: an attack file (docs/attacks.md). `seed`: the run's seed.
     `folder`: where the result file and the resumable store go (default: the user's cache folder); the same
     point asked again is read back, not run again. Raises IbsecError (ConfigError, EngineError) on bad input,
     with the engine's message; a run that did not drain returns normally with `drained` False.
@@ -99,7 +101,7 @@ def run(config: str | Path | dict | None = None, set: dict | None = None, trace:
         config = str(check_config_file(resolve_shipped("config", str(config), "config")))
     overrides += overrides_of(set, "set")
     if trace is not None:
-        overrides.append(f"trace.file={json.dumps(_input_file(trace, 'trace'))}")
+        overrides.append(f"trace.file={json.dumps(_input_file(trace, 'trace', folder_too=True))}")
     if seed is not None:
         overrides.append(f"seed={whole(seed, 'seed')}")
     point = EnginePoint(config, tuple(overrides), _input_file(attack, "attack"), label=label)

@@ -9,20 +9,23 @@ from ..errors import ConfigError
 
 def info(path: str | Path) -> dict:
     """Processes, events, messages, bytes, peers, duration, message sizes and collectives of a trace file
-    (text or binary, optionally .gz/.zst; docs/trace-format.md). EngineError with the engine's message (file,
-    line, field) for a trace it cannot read."""
+    (text or binary, optionally .gz/.zst; docs/trace-format.md), or of another tool's trace (an OTF2 anchor, a
+    DUMPI .meta file or its folder) through its import, made once into the cache. EngineError with the engine's
+    message (file, line, field) for a trace it cannot read."""
     from ..engine.binary import engine_json
 
-    if not Path(path).is_file():
-        raise ConfigError("trace", f"{str(path)!r} does not exist or is not a file")
+    if not Path(path).exists():
+        raise ConfigError("trace", f"{str(path)!r} does not exist")
     return engine_json(["trace", "info", str(path), "--json"])
 
 
-def import_trace(source: str | Path, out: str | Path) -> dict:
-    """Writes another tool's trace (`source`: an OTF2 archive's anchor file, docs/importing.md) as the ibsec trace
-    `out` (.ibtb binary, else text; .gz/.zst compress), as `ibsec trace import` does, and returns `info(out)`:
-    its header's notes say what was not imported or was repaired. EngineError with the engine's message (the
-    file, rank, event and field at fault) when the source cannot be imported."""
+def import_trace(source: str | Path, out: str | Path | None = None) -> dict:
+    """Writes another tool's trace (`source`: an OTF2 archive's anchor file, a DUMPI .meta file or its folder;
+    docs/importing.md) as the ibsec trace `out` (.ibtb binary, else text; .gz/.zst compress), as `ibsec trace
+    import` does, and returns `info(out)`: its header's notes say what was not imported or was repaired. Without
+    `out`, into the cache, once, where `run(trace=source)` finds it; the summary then also gives the cached trace
+    as "cached_trace". EngineError with the engine's message (the file, rank, event and field at fault) when the
+    source cannot be imported."""
     import subprocess
 
     from ..engine.binary import EngineError, engine_message, engine_path, exit_code_of
@@ -30,10 +33,17 @@ def import_trace(source: str | Path, out: str | Path) -> dict:
 
     if not Path(source).exists():
         raise ConfigError("source", f"{str(source)!r} does not exist")
-    check_output_file(out, "out")
-    Path(out).parent.mkdir(parents=True, exist_ok=True)
-    done = subprocess.run([engine_path(), "trace", "import", str(source), "--out", str(out)], capture_output=True,
-                          text=True, check=False)
+    if out is None:
+        target = ["--cached"]
+    else:
+        check_output_file(out, "out")
+        Path(out).parent.mkdir(parents=True, exist_ok=True)
+        target = ["--out", str(out)]
+    done = subprocess.run([engine_path(), "trace", "import", str(source), *target], capture_output=True, text=True,
+                          check=False)
     if done.returncode != 0:
         raise EngineError(engine_message(done.stderr, done.returncode), exit_code_of(done.returncode))
-    return info(out)
+    if out is not None:
+        return info(out)
+    cached = done.stdout.strip()
+    return {**info(cached), "cached_trace": cached}

@@ -91,7 +91,7 @@ def import_tool(args) -> int:
     """`trace import` is the engine's: run it and pass its exit code on."""
     from ..engine.binary import run_to_our_stdout
 
-    return run_to_our_stdout(["trace", "import", args.source, "--out", args.out])
+    return run_to_our_stdout(["trace", "import", args.source, *(["--cached"] if args.cached else ["--out", args.out])])
 
 
 def add_import_parser(trace_commands) -> None:
@@ -103,8 +103,16 @@ def add_import_parser(trace_commands) -> None:
                     "(docs/importing.md).")
     tool.add_argument("source", metavar="SOURCE",
                       help="OTF2 anchor file (*.otf2), or DUMPI .meta file (or the folder holding it)")
-    tool.add_argument("--out", required=True, help="trace to write: .ibtb binary, else text; .gz/.zst compress")
+    target = tool.add_mutually_exclusive_group(required=True)
+    target.add_argument("--out", help="trace to write: .ibtb binary, else text; .gz/.zst compress")
+    target.add_argument("--cached", action="store_true",
+                        help="import into the cache instead, once (`ibsec run --trace SOURCE` reads the same), and "
+                             "print the cached trace's path")
     tool.set_defaults(func=import_tool)
+
+
+TRACE_OR_SOURCE = ("trace file, or another tool's trace (an OTF2 anchor *.otf2, a DUMPI .meta file or its folder), "
+                   "read through its import, made once into the cache (docs/importing.md)")
 
 
 def add_parser(commands) -> None:
@@ -143,9 +151,9 @@ def add_parser(commands) -> None:
     add_import_parser(trace_commands)
 
     for name, files, help_text in (
-            ("info", {"FILE": "trace file"}, "summarise a trace (ibsec-engine trace info)"),
-            ("validate", {"FILE": "trace file"}, "check a trace completely; exit 2 on the first error"),
-            ("convert", {"IN": "trace to read", "OUT": "trace to write: .ibtb binary, else text; .gz/.zst compress"},
+            ("info", {"FILE": TRACE_OR_SOURCE}, "summarise a trace (ibsec-engine trace info)"),
+            ("validate", {"FILE": TRACE_OR_SOURCE}, "check a trace completely; exit 2 on the first error"),
+            ("convert", {"IN": TRACE_OR_SOURCE, "OUT": "trace to write: .ibtb binary, else text; .gz/.zst compress"},
              "re-encode a trace")):
         tool = trace_commands.add_parser(name, help=help_text, description=f"Runs ibsec-engine trace {name}.")
         for metavar, file_help in files.items():

@@ -9,7 +9,8 @@ decides its result, and nothing else:
 - the overrides, with the input files they name replaced by their contents;
 - the contents of every input file the run reads (the parameters the engine
   marks as input files: traces, a CACTI table) that the config or attack
-  file names.
+  file names; another tool's trace by its import, which holds the digest of
+  the source's every file.
 
 A resumable store keys the point on its identity, and its result file is
 named after it (LABEL_<16 hex digits>.json), so two points never share a
@@ -44,12 +45,26 @@ def _content(path: str) -> str | None:
         return None
 
 
+def _input_content(path: str) -> str | None:
+    """An input file's digest, as _content; another tool's trace (an OTF2 archive, a DUMPI run: several files)
+    counts by its import, whose notes hold the digest of every file of the source."""
+    from ..traces.imported import cached_import, is_import_source
+    from ..traces.reader import TraceError
+
+    if not is_import_source(path):
+        return _content(path)
+    try:
+        return file_digest(cached_import(path))
+    except (OSError, TraceError):
+        return None
+
+
 def _contents(value) -> str | list | None:
     """An input-file parameter's value with each file name replaced by its contents' digest ('' stays '')."""
     if isinstance(value, list):
         return [_contents(item) for item in value]
     if isinstance(value, str) and value:
-        return _content(value)
+        return _input_content(value)
     return value
 
 

@@ -18,7 +18,8 @@ from ..errors import ConfigError, IbsecError
 from .binary import EngineError, engine_message, engine_path, exit_code_of
 from .digests import file_digest
 
-SECTIONS = ("replacement_policies", "schedulers", "topologies", "routings", "security_modes", "link_rates", "trace_ops")
+SECTIONS = ("replacement_policies", "schedulers", "topologies", "routings", "security_modes", "link_rates", "trace_ops",
+            "import_formats")
 # A registered name with placeholders, e.g. "SKC-<n>+Prefetch-<m>": each <x> stands for a whole number.
 PLACEHOLDER = re.compile(r"<[a-z]+>")
 

@@ -1,1 +1,2 @@
-"""ibsec traces as Python reads them: the one reader (`reader`) and the engine's op table (`ops`)."""
+"""ibsec traces as Python reads them: the one reader (`reader`), the engine's op table (`ops`) and other tools'
+traces through their cached imports (`imported`)."""

@@ -5,10 +5,11 @@
         for event in trace.events():
             event.rank, event.start, event.end, event.op.role, event.value("peer")
 
-Text traces, plain or gzip, are read directly; zstd text and the binary encoding come through the engine
-(`ibsec-engine trace convert FILE -` writing text into a pipe), so there is no second binary or zstd parser to
-keep in step with the engine's. Memory is bounded whatever the file holds: one line of at most 1 MiB at a time,
-a header of at most 64 MiB with at most 65 536 notes, the limits the engine applies.
+Text traces, plain or gzip, are read directly; zstd text and the binary encoding come through the engine (`ibsec-
+engine trace convert FILE -` writing text into a pipe), so there is no second binary or zstd parser to keep in step
+with the engine's. So do other tools' traces (an OTF2 anchor, a DUMPI .meta file or its folder), through the import
+the engine makes of them once (traces/imported.py). Memory is bounded whatever the file holds: one line of at most 1
+MiB at a time, a header of at most 64 MiB with at most 65 536 notes, the limits the engine applies.
 
 What is checked here is what a reader needs to make sense of the lines (the header's shape, each event's
 rank, times, op and number of arguments, the `end` trailer); `ibsec trace validate` checks the rest (matching,
@@ -359,6 +360,10 @@ def trace_lines(path: str | Path) -> Iterator[Iterator[str]]:
     """The text lines of a trace in any encoding, without their ends: direct when text (plain or gzip), else from
     the engine's conversion to text. A line that cannot be read is a LineProblem in its place."""
     path = Path(path)
+    if path.is_dir():  # may hold a DUMPI run, which the engine imports (docs/importing.md) or refuses
+        with _converted_lines(path) as lines:
+            yield lines
+        return
     with _open_file(path) as raw:
         if _is_direct_text(raw):
             with _direct_lines(path, raw) as lines:

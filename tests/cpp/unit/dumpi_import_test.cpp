@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "support/dumpi_writer.h"
 #include "support/import_support.h"
 #include "traces/import/dumpi_import.h"
 #include "traces/import/trace_import.h"
@@ -27,208 +28,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// Function ids (dumpi_calls.def) and DUMPI's handles the tests use.
-enum : uint16_t {
-  kSend = 0,
-  kRecv = 1,
-  kIsend = 8,
-  kRequestFree = 15,
-  kWaitsome = 20,
-  kTestsome = 21,
-  kSendInit = 26,
-  kRecvInit = 30,
-  kStart = 31,
-  kStartall = 32,
-  kIrecv = 12,
-  kWaitall = 18,
-  kBarrier = 52,
-  kBcast = 53,
-  kAlltoallv = 61,
-  kAllreduce = 65,
-  kCommGroup = 72,
-  kGroupIncl = 76,
-  kCommRank = 82,
-  kCommCreate = 85,
-  kCartCreate = 99,
-  kCommSplit = 86,
-  kInit = 124,
-  kFinalize = 125,
-  kPcontrol = 128,
-  kPut = 143,
-  kEnd = 293,
-};
-constexpr uint16_t kWorld = 2;
-constexpr uint16_t kInt = 9;  // 4 bytes in the files' datatype tables
-constexpr int32_t kAny = -1;
-
-class Bytes {
- public:
-  void u8(uint8_t v) { data.push_back(v); }
-  void u16(uint16_t v) {
-    u8(static_cast<uint8_t>(v >> 8));
-    u8(static_cast<uint8_t>(v));
-  }
-  void u32(uint32_t v) {
-    u16(static_cast<uint16_t>(v >> 16));
-    u16(static_cast<uint16_t>(v));
-  }
-  void i32(int32_t v) { u32(static_cast<uint32_t>(v)); }
-  void u64(uint64_t v) {
-    u32(static_cast<uint32_t>(v >> 32));
-    u32(static_cast<uint32_t>(v));
-  }
-  void ints(const std::vector<int32_t>& values) {
-    u32(static_cast<uint32_t>(values.size()));
-    for (int32_t v : values) i32(v);
-  }
-  std::vector<uint8_t> data;
-};
-
-struct Status {
-  int32_t bytes, source, tag;
-};
-void statuses(Bytes& b, const std::vector<Status>& list) {
-  b.u32(static_cast<uint32_t>(list.size()));
-  for (const Status& s : list) {
-    b.i32(s.bytes);
-    b.i32(s.source);
-    b.u8(0);
-    b.u8(0);
-    b.i32(s.tag);
-  }
-}
-
-// A DUMPI run of `ranks` ranks in a fresh folder: calls are appended rank by
-// rank, with wall times in ns (CPU times half of them), then finish()
-// writes every file. Fields set before finish() break it on purpose.
-class DumpiRun {
- public:
-  explicit DumpiRun(uint32_t ranks, const std::string& name) : streams_(ranks), counts_(ranks) {
-    dir_ = fs::temp_directory_path() / ("ibsec-dumpi-" + std::to_string(::getpid()) + "-" + name);
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  ~DumpiRun() { fs::remove_all(dir_); }
-
-  void call(uint32_t rank, uint16_t id, uint64_t start, uint64_t stop,
-            const std::function<void(Bytes&)>& arguments = {}) {
-    Bytes& b = streams_[rank];
-    b.u16(id);
-    b.u8(0x4 | 0x8 | 0x40 | 0x3);  // CPU and wall time, thread, statuses
-    b.u16(0);
-    for (uint64_t t : {start / 2, stop / 2, start, stop}) {  // CPU times rounded down: 21 ns is 10
-      b.u16(static_cast<uint16_t>(t / 1'000'000'000));
-      b.u32(static_cast<uint32_t>(t % 1'000'000'000));
-    }
-    if (arguments) arguments(b);
-    if (id < 291) ++counts_[rank][id];
-  }
-  // A record as MPI_Pcontrol leaves it: DUMPI's function-entry or -exit
-  // record (id 291, 292) with times never set.
-  void annotation(uint32_t rank, uint16_t id) {
-    Bytes& b = streams_[rank];
-    b.u16(id);
-    b.u8(0x4 | 0x8 | 0x40);
-    b.u16(0);
-    for (int i = 0; i < 24; ++i) b.u8(0xff);
-    b.u64(4096);
-  }
-  void init(uint32_t rank) {
-    call(rank, kInit, 0, 10, [](Bytes& b) { b.u32(0); });
-  }
-  void finalize(uint32_t rank) { call(rank, kFinalize, 110, 120); }
-
-  // Writes the .meta file and the rank files; the .meta file's path.
-  std::string finish() {
-    std::ofstream(dir_ / "dumpi-run.meta") << "hostname=test\nnumprocs=" << meta_ranks.value_or(streams_.size())
-                                           << "\nusername=test\nstartime=0\nfileprefix=dumpi-run\nversion=0\n";
-    for (uint32_t rank = 0; rank < streams_.size(); ++rank) {
-      const std::vector<uint8_t> file = rank_file(rank);
-      std::ofstream out(dir_ / rank_name(rank), std::ios::binary);
-      out.write(reinterpret_cast<const char*>(file.data()), static_cast<std::streamsize>(file.size()));
-    }
-    return (dir_ / "dumpi-run.meta").string();
-  }
-  static std::string rank_name(uint32_t rank) {
-    char name[32];
-    std::snprintf(name, sizeof name, "dumpi-run-%04u.bin", rank);
-    return name;
-  }
-  [[nodiscard]] fs::path dir() const { return dir_; }
-
-  std::optional<size_t> meta_ranks;
-  std::function<void(uint32_t rank, std::vector<uint8_t>&)> corrupt;  // the finished file of a rank
-
- private:
-  std::vector<uint8_t> rank_file(uint32_t rank) {
-    Bytes f;
-    f.u64(0xffaadd44554d5049ULL);
-    const uint64_t body = f.data.size();
-    f.u32(0);    // CPU time bias, s
-    f.u32(100);  // wall time bias, s
-    f.data.insert(f.data.end(), streams_[rank].data.begin(), streams_[rank].data.end());
-    f.u16(kEnd);
-    const uint64_t header = f.data.size();
-    for (uint8_t v : {13, 0, 0}) f.u8(v);
-    f.u64(0);
-    for (const char* text : {"host", "user"}) {
-      f.u16(static_cast<uint16_t>(std::strlen(text)));
-      for (const char* c = text; *c; ++c) f.u8(static_cast<uint8_t>(*c));
-    }
-    f.u32(0);
-    f.u32(0);
-    const uint64_t footer = f.data.size();
-    f.u64(0xf007fee7);
-    for (uint32_t id = 0; id <= 290; ++id) f.u32(counts_[rank].count(id) ? counts_[rank][id] : 0);
-    for (uint32_t id = 0; id <= 290; ++id) f.u32(0);
-    const uint64_t keyval = f.data.size();
-    f.u32(0);
-    const uint64_t perf = f.data.size();
-    f.u32(0);
-    const uint64_t sizes = f.data.size();
-    f.ints({0, 0, 1, 1, 1, 1, 4, 2, 2, 4, 4, 8, 8, 4, 8});
-    const uint64_t addresses = f.data.size();
-    f.u32(0);
-    f.u64(0xffaadd44554d5049ULL);
-    for (uint64_t offset : {sizes, addresses, perf, header, body, footer, keyval}) f.u64(offset);
-    if (corrupt) corrupt(rank, f.data);
-    return f.data;
-  }
-
-  fs::path dir_;
-  std::vector<Bytes> streams_;
-  std::vector<std::map<uint32_t, uint32_t>> counts_;
-};
-
-// Argument writers, in DUMPI's order.
-std::function<void(Bytes&)> p2p(int32_t count, int32_t peer, int32_t tag, uint16_t comm = kWorld) {
-  return [=](Bytes& b) {
-    b.i32(count);
-    b.u16(kInt);
-    b.i32(peer);
-    b.i32(tag);
-    b.u16(comm);
-  };
-}
-std::function<void(Bytes&)> recv(int32_t count, int32_t source, int32_t tag, Status got, uint16_t comm = kWorld) {
-  return [=](Bytes& b) {
-    p2p(count, source, tag, comm)(b);
-    statuses(b, {got});
-  };
-}
-std::function<void(Bytes&)> with_request(const std::function<void(Bytes&)>& args, int32_t request) {
-  return [=](Bytes& b) {
-    args(b);
-    b.i32(request);
-  };
-}
-std::function<void(Bytes&)> waitall(const std::vector<int32_t>& requests, const std::vector<Status>& got) {
-  return [=](Bytes& b) {
-    b.i32(static_cast<int32_t>(requests.size()));
-    b.ints(requests);
-    statuses(b, got);
-  };
-}
+using namespace testing::dumpi;  // NOLINT: the writer's ids and argument helpers
 
 using testing::events_by_rank;
 using testing::imported;
@@ -255,7 +55,7 @@ bool has_note(const std::string& trace, const std::string& part) {
 }
 
 TEST(DumpiImport, SendAndReceiveBetweenTwoRanks) {
-  DumpiRun run(2, "sendrecv");
+  DumpiRunWriter run(2, "sendrecv");
   run.init(0);
   run.init(1);
   run.call(0, kSend, 20, 30, p2p(25, 1, 5));
@@ -292,7 +92,7 @@ TEST(DumpiImport, SendAndReceiveBetweenTwoRanks) {
 }
 
 TEST(DumpiImport, IsendIrecvAndWaitall) {
-  DumpiRun run(2, "waitall");
+  DumpiRunWriter run(2, "waitall");
   run.init(0);
   run.init(1);
   run.call(0, kIsend, 20, 21, with_request(p2p(50, 1, 6), 7));
@@ -319,7 +119,7 @@ TEST(DumpiImport, IsendIrecvAndWaitall) {
 // source takes its size from its send, not from its larger buffer, whether
 // the send is read before or after it.
 TEST(DumpiImport, ReceiveWithoutStatusSizedByItsSend) {
-  DumpiRun run(2, "nostatus-size");
+  DumpiRunWriter run(2, "nostatus-size");
   run.init(0);
   run.init(1);
   const auto ignored = [](int32_t count, int32_t source, int32_t tag) {
@@ -344,7 +144,7 @@ TEST(DumpiImport, ReceiveWithoutStatusSizedByItsSend) {
 // Two communicators from one split, with each rank's own handle for them:
 // members ordered by key, peers and roots written as world ranks.
 TEST(DumpiImport, CommSplitRanksMappedToTheWorld) {
-  DumpiRun run(4, "split");
+  DumpiRunWriter run(4, "split");
   for (uint32_t r = 0; r < 4; ++r) {
     run.init(r);
     const uint16_t handle = r == 3 ? 9 : 4;
@@ -381,7 +181,7 @@ TEST(DumpiImport, CommSplitRanksMappedToTheWorld) {
 // MPI_Comm_create from a group made by MPI_Group_incl: the group's order, and
 // MPI_COMM_NULL on the rank left out.
 TEST(DumpiImport, CommCreateFromAGroup) {
-  DumpiRun run(3, "create");
+  DumpiRunWriter run(3, "create");
   for (uint32_t r = 0; r < 3; ++r) {
     run.init(r);
     run.call(r, kCommGroup, 11, 12, [](Bytes& b) {
@@ -411,7 +211,7 @@ TEST(DumpiImport, CommCreateFromAGroup) {
 // Persistent requests: each start an isend or irecv, completed by
 // MPI_Waitsome and MPI_Testsome, freed afterwards.
 TEST(DumpiImport, PersistentRequestsStartedAndCompletedBySome) {
-  DumpiRun run(2, "persistent");
+  DumpiRunWriter run(2, "persistent");
   run.init(0);
   run.init(1);
   run.call(0, kSendInit, 11, 12, with_request(p2p(2, 1, 1), 5));
@@ -454,7 +254,7 @@ TEST(DumpiImport, PersistentRequestsStartedAndCompletedBySome) {
 // MPI_Cart_create: the first ranks, as many as the grid holds; a reorder is
 // counted, since DUMPI does not record one.
 TEST(DumpiImport, CartCreateTakesTheFirstRanks) {
-  DumpiRun run(3, "cart");
+  DumpiRunWriter run(3, "cart");
   for (uint32_t r = 0; r < 3; ++r) {
     run.init(r);
     run.call(r, kCartCreate, 11, 12, [r](Bytes& b) {
@@ -476,7 +276,7 @@ TEST(DumpiImport, CartCreateTakesTheFirstRanks) {
 
 // Collectives with their sizes from the datatype table; alltoallv exactly.
 TEST(DumpiImport, CollectivesSizedFromTheDatatypeTable) {
-  DumpiRun run(3, "coll");
+  DumpiRunWriter run(3, "coll");
   const std::vector<std::vector<int32_t>> sendcounts = {{0, 1, 2}, {3, 0, 4}, {5, 6, 0}};
   for (uint32_t r = 0; r < 3; ++r) {
     run.init(r);
@@ -508,7 +308,7 @@ TEST(DumpiImport, CollectivesSizedFromTheDatatypeTable) {
 }
 
 TEST(DumpiImport, AnnotationRecordsSkippedAndNoted) {
-  DumpiRun run(1, "annotation");
+  DumpiRunWriter run(1, "annotation");
   run.init(0);
   run.annotation(0, 291);
   run.annotation(0, 292);
@@ -518,7 +318,7 @@ TEST(DumpiImport, AnnotationRecordsSkippedAndNoted) {
 }
 
 TEST(DumpiImport, FolderHoldingTheRun) {
-  DumpiRun run(1, "folder");
+  DumpiRunWriter run(1, "folder");
   run.init(0);
   run.finalize(0);
   run.finish();
@@ -600,7 +400,7 @@ TEST(DumpiImport, EveryCommonCallHasALayout) {
 // Hostile runs: each refused naming the file and where in it.
 
 TEST(DumpiImportHostile, TruncatedRankFile) {
-  DumpiRun run(1, "truncated");
+  DumpiRunWriter run(1, "truncated");
   run.init(0);
   run.finalize(0);
   run.corrupt = [](uint32_t, std::vector<uint8_t>& f) { f.resize(f.size() / 2); };
@@ -611,7 +411,7 @@ TEST(DumpiImportHostile, TruncatedRankFile) {
 }
 
 TEST(DumpiImportHostile, BadMagic) {
-  DumpiRun run(1, "magic");
+  DumpiRunWriter run(1, "magic");
   run.init(0);
   run.corrupt = [](uint32_t, std::vector<uint8_t>& f) { f[3] = 'X'; };
   const Refusal r = refusal(run.finish());
@@ -620,7 +420,7 @@ TEST(DumpiImportHostile, BadMagic) {
 }
 
 TEST(DumpiImportHostile, FunctionIdWithoutALayout) {
-  DumpiRun run(1, "unknown");
+  DumpiRunWriter run(1, "unknown");
   run.init(0);
   run.call(0, kPcontrol, 20, 21);
   run.finalize(0);
@@ -632,13 +432,13 @@ TEST(DumpiImportHostile, FunctionIdWithoutALayout) {
 }
 
 TEST(DumpiImportHostile, FunctionIdBeyondDumpi) {
-  DumpiRun run(1, "beyond");
+  DumpiRunWriter run(1, "beyond");
   run.call(0, 4000, 0, 1);
   EXPECT_EQ(refusal(run.finish()).field, "function");
 }
 
 TEST(DumpiImportHostile, IndexOffsetOutsideTheFile) {
-  DumpiRun run(1, "index");
+  DumpiRunWriter run(1, "index");
   run.init(0);
   run.corrupt = [](uint32_t, std::vector<uint8_t>& f) {
     f[f.size() - 4 * 8 + 3] = 0x7f;  // the header offset, far beyond the end
@@ -647,7 +447,7 @@ TEST(DumpiImportHostile, IndexOffsetOutsideTheFile) {
 }
 
 TEST(DumpiImportHostile, IndexPuttingTheStreamAfterTheHeader) {
-  DumpiRun run(1, "order");
+  DumpiRunWriter run(1, "order");
   run.init(0);
   run.corrupt = [](uint32_t, std::vector<uint8_t>& f) {
     std::copy(f.end() - 4 * 8, f.end() - 3 * 8, f.end() - 3 * 8);  // the stream's offset := the header's
@@ -656,7 +456,7 @@ TEST(DumpiImportHostile, IndexPuttingTheStreamAfterTheHeader) {
 }
 
 TEST(DumpiImportHostile, ArrayLengthBeyondTheFile) {
-  DumpiRun run(1, "length");
+  DumpiRunWriter run(1, "length");
   run.init(0);
   run.call(0, kWaitall, 20, 30, [](Bytes& b) {
     b.i32(1);
@@ -668,14 +468,14 @@ TEST(DumpiImportHostile, ArrayLengthBeyondTheFile) {
 }
 
 TEST(DumpiImportHostile, RecordCutShortByTheHeader) {
-  DumpiRun run(1, "short");
+  DumpiRunWriter run(1, "short");
   run.init(0);
   run.call(0, kSend, 20, 30, [](Bytes& b) { b.i32(1); });  // the rest of its arguments missing
   EXPECT_EQ(refusal(run.finish()).field, "dest");  // its datatype read from the end label, its dest from the header
 }
 
 TEST(DumpiImportHostile, CallsThatOverlap) {
-  DumpiRun run(1, "overlap");
+  DumpiRunWriter run(1, "overlap");
   run.init(0);
   run.call(0, kCommRank, 20, 30, [](Bytes& b) {
     b.u16(kWorld);
@@ -692,7 +492,7 @@ TEST(DumpiImportHostile, CallsThatOverlap) {
 
 // Found only by the checks every trace passes: said of the source.
 TEST(DumpiImportHostile, SendAndReceiveOfDifferentSizes) {
-  DumpiRun run(2, "sizes");
+  DumpiRunWriter run(2, "sizes");
   run.init(0);
   run.init(1);
   run.call(0, kSend, 20, 30, p2p(25, 1, 5));
@@ -704,18 +504,18 @@ TEST(DumpiImportHostile, SendAndReceiveOfDifferentSizes) {
 }
 
 TEST(DumpiImportHostile, MetaNamingAMissingRankFile) {
-  DumpiRun run(2, "missing");
+  DumpiRunWriter run(2, "missing");
   run.init(0);
   run.init(1);
   const std::string meta = run.finish();
-  fs::remove(run.dir() / DumpiRun::rank_name(1));
+  fs::remove(run.dir() / DumpiRunWriter::rank_name(1));
   const Refusal r = refusal(meta);
   EXPECT_EQ(r.field, "numprocs");
   EXPECT_NE(r.message.find("dumpi-run-0001.bin"), std::string::npos) << r.message;
 }
 
 TEST(DumpiImportHostile, MoreRankFilesThanTheMetaSays) {
-  DumpiRun run(2, "extra");
+  DumpiRunWriter run(2, "extra");
   run.init(0);
   run.init(1);
   run.meta_ranks = 1;
@@ -725,14 +525,14 @@ TEST(DumpiImportHostile, MoreRankFilesThanTheMetaSays) {
 }
 
 TEST(DumpiImportHostile, MetaWithoutNumprocs) {
-  DumpiRun run(1, "nometa");
+  DumpiRunWriter run(1, "nometa");
   const std::string meta = run.finish();
   std::ofstream(meta) << "hostname=x\nfileprefix=dumpi-run\n";
   EXPECT_EQ(refusal(meta).field, "numprocs");
 }
 
 TEST(DumpiImportHostile, ReceiveFromAnySourceWithoutStatus) {
-  DumpiRun run(2, "nostatus");
+  DumpiRunWriter run(2, "nostatus");
   run.init(0);
   run.init(1);
   run.call(0, kSend, 20, 30, p2p(1, 1, 5));
@@ -746,7 +546,7 @@ TEST(DumpiImportHostile, ReceiveFromAnySourceWithoutStatus) {
 }
 
 TEST(DumpiImportHostile, DatatypeMissingFromTheSizeTable) {
-  DumpiRun run(2, "datatype");
+  DumpiRunWriter run(2, "datatype");
   run.init(0);
   run.call(0, kSend, 20, 30, [](Bytes& b) {
     b.i32(1);
@@ -759,7 +559,7 @@ TEST(DumpiImportHostile, DatatypeMissingFromTheSizeTable) {
 }
 
 TEST(DumpiImportHostile, SplitNeverMadeByAMember) {
-  DumpiRun run(2, "halfsplit");
+  DumpiRunWriter run(2, "halfsplit");
   run.init(0);
   run.init(1);
   run.call(0, kCommSplit, 11, 12, [](Bytes& b) {
