@@ -5,11 +5,11 @@
         for event in trace.events():
             event.rank, event.start, event.end, event.op.role, event.value("peer")
 
-Text traces, plain or gzip, are read directly; zstd text and the binary encoding come through the engine (`ibsec-
-engine trace convert FILE -` writing text into a pipe), so there is no second binary or zstd parser to keep in step
-with the engine's. So do other tools' traces (an OTF2 anchor, a DUMPI .meta file or its folder), through the import
-the engine makes of them once (traces/imported.py). Memory is bounded whatever the file holds: one line of at most 1
-MiB at a time, a header of at most 64 MiB with at most 65 536 notes, the limits the engine applies.
+Text traces, plain or gzip, are read directly; zstd text and the binary encoding come through the engine
+(`ibsec-engine trace convert FILE -` writing text into a pipe), so there is no second binary or zstd parser to keep
+in step with the engine's. So do other tools' traces (an OTF2 anchor, a DUMPI .meta file or its folder), through the
+import the engine makes of them once (traces/imported.py). Memory is bounded whatever the file holds: one line of at
+most 1 MiB at a time, a header of at most 64 MiB with at most 65 536 notes, the limits the engine applies.
 
 What is checked here is what a reader needs to make sense of the lines (the header's shape, each event's
 rank, times, op and number of arguments, the `end` trailer); `ibsec trace validate` checks the rest (matching,
