@@ -173,7 +173,7 @@ def test_reproduce_reruns_after_a_rebuild(builds, tmp_path, tiny_mix, monkeypatc
     from ibsec.runs.cluster import ClusterOptions
 
     tiny = Plan("tiny", accesses=2000, mixes=(str(tiny_mix),), fig7_skc_sizes=(2,), fig7_pb_sizes=(1,), xval=False,
-                fig7_mix=str(tiny_mix), consistency_ranks=())
+                fig7_mix=str(tiny_mix), consistency_ranks=(), real_benchmarks=("cg",), real_classes=("S",))
     traces = workload_set(tmp_path / "workloads")
     context = Context(tmp_path / "results", traces, tmp_path / "mixes", tiny, 2, True, ["reproduce"],
                       ClusterOptions(workers=2))

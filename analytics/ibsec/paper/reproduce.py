@@ -40,13 +40,17 @@ class Plan:
     fig7_mix: str = "nas15"  # a built-in mix or a mix file
     # the synthetic traces' rank counts in the consistency check; None: all of consistency.SYNTHETIC_RANKS, (): none
     consistency_ranks: tuple[int, ...] | None = None
+    # Table 1 on real programs: the NPB benchmarks and classes captured on this machine; None: all of
+    # table1_real.BENCHMARKS and CLASSES
+    real_benchmarks: tuple[str, ...] | None = None
+    real_classes: tuple[str, ...] | None = None
 
 
 # Quick: a quarter of the full plan's look-ups, for a run of minutes. Full: 4 000 000 rather than the engine's
 # default, which keeps the committed Fig. 8 and 9 tables (made at 4 000 000) what they are, point for point, in
 # less time (docs/reproducing.md).
 QUICK = Plan("quick", accesses=1_000_000, mixes=("nas15", "ft-jbb6"), fig7_skc_sizes=(2, 5, 10, 20, 30),
-             fig7_pb_sizes=(1, 4, 16), xval=False, consistency_ranks=(64,))
+             fig7_pb_sizes=(1, 4, 16), xval=False, consistency_ranks=(64,), real_classes=("S",))
 FULL = Plan("full", accesses=4_000_000, mixes=("nas15", "ft-jbb6"), fig7_skc_sizes=(2, 5, 10, 15, 20, 25, 30),
             fig7_pb_sizes=(1, 2, 4, 8, 16), xval=True)
 
@@ -113,8 +117,10 @@ def steps(ctx: Context) -> list[Step]:
     todo.append(Step("fig7", f"Fig. 7 ({ctx.plan.fig7_mix}, SKC and buffer sizes)", lambda: _fig7(ctx)))
     todo.append(Step("hwcost", "§3.1 hardware cost", lambda: _hardware(ctx)))
     todo.append(Step("table1-real", "Table 1 on real programs (NPB captured on this machine, then replayed)",
-                     lambda: table1_real.real_table1_where_possible(ctx.out, jobs=ctx.jobs, quiet=ctx.quiet,
-                                                                    argv=ctx.argv)))
+                     lambda: table1_real.real_table1_where_possible(
+                         ctx.out, jobs=ctx.jobs, quiet=ctx.quiet, argv=ctx.argv,
+                         benchmarks=ctx.plan.real_benchmarks or table1_real.BENCHMARKS,
+                         classes=ctx.plan.real_classes or table1_real.CLASSES)))
     todo.append(Step("anchors", "Today's anchors: every key on the card (Lee & Kim 2007, sRDMA 2020)",
                      lambda: anchors.run(ctx.out, jobs=ctx.jobs, quiet=ctx.quiet, argv=ctx.argv)))
     return todo

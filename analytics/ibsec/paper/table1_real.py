@@ -215,14 +215,15 @@ def missing_requirements() -> str | None:
     return None
 
 
-def real_table1_where_possible(out: Path, jobs: int = 2, quiet: bool = False,
-                               argv: list[str] | None = None) -> pd.DataFrame | None:
+def real_table1_where_possible(out: Path, jobs: int = 2, quiet: bool = False, argv: list[str] | None = None,
+                               benchmarks: tuple[str, ...] = BENCHMARKS,
+                               classes: tuple[str, ...] = CLASSES) -> pd.DataFrame | None:
     """real_table1, or a note saying why it cannot run on this machine (REPORT.md then says it did not run)."""
     missing = missing_requirements()
     if missing:
         print(f"      not run: {missing}", flush=True)
         return None
-    return real_table1(out, jobs, quiet, argv=argv)
+    return real_table1(out, jobs, quiet, benchmarks, classes, argv=argv)
 
 
 def real_table1(out: Path, jobs: int = 2, quiet: bool = False, benchmarks: tuple[str, ...] = BENCHMARKS,
