@@ -24,7 +24,8 @@ class DumpiSource {
   // file once through: their structure, datatype sizes and the
   // communicators their calls made. Throws TraceError naming the file, and
   // the byte offset or field at fault. `clock_shifts` as for Otf2Source.
-  explicit DumpiSource(const std::string& source, std::vector<uint64_t> clock_shifts = {});
+  // `sha256`: dumpi_run_digest of the run when already known.
+  explicit DumpiSource(const std::string& source, std::vector<uint64_t> clock_shifts = {}, std::string sha256 = {});
   ~DumpiSource();
   DumpiSource(const DumpiSource&) = delete;
   DumpiSource& operator=(const DumpiSource&) = delete;

@@ -56,7 +56,7 @@ CachedImport cached_import(const std::string& source, const std::string& field,
   if (ec) throw ConfigError(field, "cannot make the import cache folder " + folder.string() + ": " + ec.message());
   cached.imported_now = true;
   if (before_import) before_import(cached);
-  import_trace(source, cached.trace);
+  import_trace(source, cached.trace, identity);
   return cached;
 }
 

@@ -187,19 +187,23 @@ SourceIdentity import_source_identity(const std::string& source) {
 }
 
 ImportSummary import_trace(const std::string& source, const std::string& out) {
+  return import_trace(source, out, import_source_identity(source));
+}
+
+ImportSummary import_trace(const std::string& source, const std::string& out, const SourceIdentity& identity) {
   CommandFiles files;
   files.input(source, "source");
   files.output(out, "out");
   files.check();
-  if (format_of(source) == "DUMPI") {
+  if (identity.format == "DUMPI") {
     const auto open = [&](std::vector<uint64_t> shifts) {
-      return std::make_unique<DumpiSource>(source, std::move(shifts));
+      return std::make_unique<DumpiSource>(source, std::move(shifts), identity.sha256);
     };
     return import_from(open, source, out, "DUMPI");
   }
 #ifdef IBSEC_HAVE_OTF2
   const auto open = [&](std::vector<uint64_t> shifts) {
-    return std::make_unique<Otf2Source>(source, std::move(shifts));
+    return std::make_unique<Otf2Source>(source, std::move(shifts), identity.sha256);
   };
   return import_from(open, source, out, "OTF2");
 #else

@@ -53,6 +53,9 @@ std::string importer_note();
 // `trace validate`). Throws TraceError naming the file, rank, event and
 // field at fault, or ConfigError for the output.
 ImportSummary import_trace(const std::string& source, const std::string& out);
+// The same for a source whose identity is known (import_source_identity):
+// its files are hashed once, not once per reading.
+ImportSummary import_trace(const std::string& source, const std::string& out, const SourceIdentity& identity);
 
 // The tally as header notes: "import: not imported: MPI_Put (12 calls)", ...
 std::vector<std::string> tally_notes(const ImportTally& tally);
