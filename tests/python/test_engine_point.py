@@ -16,8 +16,14 @@ PARAMS = ('[{"key": "trace.file", "file": "input"}, {"key": "trace.jobs", "file"
           ' {"key": "nic.cacti_table", "file": "input"}, {"key": "sim.vcd", "file": "output"}]')
 
 
+# And to `registries --json`: the formats of other tools' traces it imports, whose sources an identity counts by
+# their import.
+REGISTRIES = '{"import_formats": [{"name": "OTF2", "suffix": ".otf2"}, {"name": "DUMPI", "suffix": ".meta"}]}'
+
+
 def engine_script(build: int) -> str:
-    return f"#!/bin/sh\n# build {build}\n[ \"$1\" = params ] && echo '{PARAMS}' && exit 0\nexit 1\n"
+    return (f"#!/bin/sh\n# build {build}\n[ \"$1\" = params ] && echo '{PARAMS}' && exit 0\n"
+            f"[ \"$1\" = registries ] && echo '{REGISTRIES}' && exit 0\nexit 1\n")
 
 
 @pytest.fixture
