@@ -345,6 +345,43 @@ INSTANTIATE_TEST_SUITE_P(
                       TorusRoute{"EightByFive", "8x5", 20, 7, "SDR"}, TorusRoute{"RingOfTwelve", "12", 7, 6, "SDR"}),
     [](const auto& info) { return std::string(info.param.name); });
 
+// Dragonfly+ (network.topology=dragonfly-plus, its default: 5 groups of 4
+// leaves and 4 spines, 4 nodes per leaf): minimal routes cross 1 switch on a
+// leaf, 3 within a group and 4 across groups (docs/topology.md), and take the
+// closed form's time for that many switches.
+struct DragonflyRoute {
+  const char* name;
+  uint32_t dst;       // from node 0
+  uint32_t switches;  // 1, 3 or 4
+  const char* link_rate;
+};
+
+void PrintTo(const DragonflyRoute& r, std::ostream* os) { *os << r.name; }
+
+class DragonflyLatency : public ::testing::TestWithParam<DragonflyRoute> {};
+
+TEST_P(DragonflyLatency, OnePacketMatchesTheClosedForm) {
+  const DragonflyRoute route = GetParam();
+  const std::vector<std::string> overrides{"nic.security=SKC-6", "network.topology=dragonfly-plus",
+                                           std::string("network.link_rate=") + route.link_rate};
+  const sim::SimConfig config = config_with(overrides);
+  ASSERT_NE(config.topology, nullptr);
+  ASSERT_EQ(config.topology->switch_hops(NodeId(0), NodeId(route.dst)), route.switches);
+  const auto [first, second] = two_packets(overrides, 0, route.dst);
+  const Generation& generation = std::string(route.link_rate) == "HDR" ? kGenerations[5] : kGenerations[0];
+  const Fabric fabric = fabric_of(generation, 4);
+  EXPECT_EQ(first, closed_form(Lookup::kSkcMiss, route.switches, 0, 256, fabric));
+  EXPECT_EQ(second, closed_form(Lookup::kSkcHit, route.switches, 10'000 * kPeriod, 256, fabric));
+}
+
+INSTANTIATE_TEST_SUITE_P(ZeroLoadLatency, DragonflyLatency,
+                         ::testing::Values(DragonflyRoute{"SameLeaf", 3, 1, "SDR"},
+                                           DragonflyRoute{"SameGroup", 15, 3, "SDR"},
+                                           DragonflyRoute{"NextGroup", 16, 4, "SDR"},
+                                           DragonflyRoute{"LastGroup", 79, 4, "SDR"},
+                                           DragonflyRoute{"LastGroupHdr", 79, 4, "HDR"}),
+                         [](const auto& info) { return std::string(info.param.name); });
+
 TEST(ZeroLoadLatency, TorusOnOneLaneIsRefusedNamingTheCycle) {
   try {
     (void)config_with({"network.topology=torus", "network.torus.dims=8x8"});
