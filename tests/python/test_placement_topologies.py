@@ -1,6 +1,6 @@
 """trace.placement on every topology (docs/replay.md): a placement file puts each rank on the node it names, on a
-single switch, a k-ary n-tree, a fat tree as built with a partly filled leaf, and a fabric read from ibnetdiscover;
-only those nodes' cards send, and the replay finishes."""
+single switch, a k-ary n-tree, a fat tree as built with a partly filled leaf, a fabric read from ibnetdiscover, a
+torus on its dateline lanes and a partly filled dragonfly+; only those nodes' cards send, and the replay finishes."""
 
 import json
 
@@ -20,6 +20,9 @@ TOPOLOGIES = {
                         'network.fat_tree_built.taper="3:1"', "network.nodes=20"], [0, 7, 13, 19]),
     "ibnetdiscover": (["network.topology=ibnetdiscover", f"network.ibnetdiscover.file={FABRICS / 'tapered-2to1.ibnd'}"],
                       [5, 30, 60, 95]),
+    "torus": (["network.topology=torus", "network.torus.dims=5x5", "network.virtual_lanes=2"], [0, 12, 24, 7]),
+    # Ranks in four groups of the default 5 x 16 nodes, one of them a partly filled last leaf's.
+    "dragonfly-plus": (["network.topology=dragonfly-plus", "network.nodes=66"], [2, 21, 47, 65]),
 }
 
 
