@@ -216,7 +216,8 @@ def test_every_shipped_config_runs(tmp_path, engine):
     expected = {"paper-16.json": (16, "SKC-6"), "nosecurity-16.json": (16, "NoSecurity"),
                 "paper-card-16.json": (16, "SKC-6"),
                 "fat-tree-1024-4ary5.json": (1024, "SKC-6"), "fat-tree-1024-32ary2.json": (1024, "SKC-6"),
-                "fat-tree-built-432-2to1.json": (432, "SKC-6"), "torus-64.json": (64, "SKC-6")}
+                "fat-tree-built-432-2to1.json": (432, "SKC-6"), "torus-64.json": (64, "SKC-6"),
+                "dragonfly-plus-1024.json": (1024, "SKC-6")}
     assert sorted(p.name for p in CONFIGS.glob("*.json")) == sorted(expected)
     for name, (nodes, security) in expected.items():
         out = tmp_path / name

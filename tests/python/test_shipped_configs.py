@@ -17,8 +17,9 @@ pytestmark = pytest.mark.unit
 
 def test_the_package_configs_are_the_repository_configs():
     assert SHIPPED.resolve() == (REPO / "configs").resolve()
-    assert shipped_names("config") == ["fat-tree-1024-32ary2", "fat-tree-1024-4ary5", "fat-tree-built-432-2to1",
-                                       "nosecurity-16", "paper-16", "paper-card-16", "torus-64"]
+    assert shipped_names("config") == ["dragonfly-plus-1024", "fat-tree-1024-32ary2", "fat-tree-1024-4ary5",
+                                       "fat-tree-built-432-2to1", "nosecurity-16", "paper-16", "paper-card-16",
+                                       "torus-64"]
     assert "all-kinds" in shipped_names("attack") and "skc-ways" in shipped_names("spec")
 
 
@@ -45,7 +46,8 @@ def test_names_resolve_to_shipped_files_and_files_win(tmp_path, monkeypatch):
 
 def test_an_unknown_name_suggests_the_closest_and_lists_them(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    with pytest.raises(ConfigError, match=r"did you mean 'paper-16'\? shipped: fat-tree-1024-32ary2, .*paper-16"):
+    listed = r"did you mean 'paper-16'\? shipped: dragonfly-plus-1024, fat-tree-1024-32ary2, .*paper-16"
+    with pytest.raises(ConfigError, match=listed):
         resolve("config", "paper16", "CONFIG")
     with pytest.raises(ConfigError, match="'zzz' does not exist, and no shipped attack has that name"):
         resolve("attack", "zzz", "--attack")
