@@ -256,6 +256,22 @@ INSTANTIATE_TEST_SUITE_P(ZeroLoadLatency, RealFabric,
                            return std::string(info.param.routing) + "_to_node" + std::to_string(info.param.dst);
                          });
 
+// From node 0 to `dst` on the fabric `overrides` describe, at 4x `link_rate`
+// (SDR or HDR) with SKC-6 cards: the route crosses `switches` switches, and
+// a first packet (a key-cache miss) and a second (a hit) each take the
+// closed form's time for them, to the picosecond.
+void expect_closed_form_route(std::vector<std::string> overrides, uint32_t dst, uint32_t switches,
+                              const std::string& link_rate) {
+  overrides.insert(overrides.end(), {"nic.security=SKC-6", "network.link_rate=" + link_rate});
+  const sim::SimConfig config = config_with(overrides);
+  ASSERT_NE(config.topology, nullptr);
+  ASSERT_EQ(config.topology->switch_hops(NodeId(0), NodeId(dst)), switches);
+  const auto [first, second] = two_packets(overrides, 0, dst);
+  const Fabric fabric = fabric_of(link_rate == "HDR" ? kGenerations[5] : kGenerations[0], 4);
+  EXPECT_EQ(first, closed_form(Lookup::kSkcMiss, switches, 0, 256, fabric));
+  EXPECT_EQ(second, closed_form(Lookup::kSkcHit, switches, 10'000 * kPeriod, 256, fabric));
+}
+
 // Fat trees as built (network.topology=fat-tree-built): a packet to a node
 // on its own leaf crosses 1 switch, to another leaf of its pod 3 (leaf,
 // spine, leaf), to another pod of a 3-level tree 5 (and a core); the time
@@ -279,17 +295,9 @@ class BuiltFatTree : public ::testing::TestWithParam<BuiltRoute> {};
 
 TEST_P(BuiltFatTree, OnePacketMatchesTheClosedForm) {
   const BuiltRoute route = GetParam();
-  std::vector<std::string> overrides{"nic.security=SKC-6", "network.topology=fat-tree-built",
-                                     std::string("network.link_rate=") + route.link_rate};
+  std::vector<std::string> overrides{"network.topology=fat-tree-built"};
   overrides.insert(overrides.end(), route.tree.begin(), route.tree.end());
-  const sim::SimConfig config = config_with(overrides);
-  ASSERT_NE(config.topology, nullptr);
-  ASSERT_EQ(config.topology->switch_hops(NodeId(0), NodeId(route.dst)), route.switches);
-  const auto [first, second] = two_packets(overrides, 0, route.dst);
-  const Generation& generation = std::string(route.link_rate) == "HDR" ? kGenerations[5] : kGenerations[0];
-  const Fabric fabric = fabric_of(generation, 4);
-  EXPECT_EQ(first, closed_form(Lookup::kSkcMiss, route.switches, 0, 256, fabric));
-  EXPECT_EQ(second, closed_form(Lookup::kSkcHit, route.switches, 10'000 * kPeriod, 256, fabric));
+  expect_closed_form_route(overrides, route.dst, route.switches, route.link_rate);
 }
 
 INSTANTIATE_TEST_SUITE_P(ZeroLoadLatency, BuiltFatTree,
@@ -319,17 +327,9 @@ class TorusLatency : public ::testing::TestWithParam<TorusRoute> {};
 
 TEST_P(TorusLatency, OnePacketMatchesTheClosedForm) {
   const TorusRoute route = GetParam();
-  const std::vector<std::string> overrides{"nic.security=SKC-6", "network.topology=torus",
-                                           std::string("network.torus.dims=") + route.dims, "network.virtual_lanes=2",
-                                           std::string("network.link_rate=") + route.link_rate};
-  const sim::SimConfig config = config_with(overrides);
-  ASSERT_NE(config.topology, nullptr);
-  ASSERT_EQ(config.topology->switch_hops(NodeId(0), NodeId(route.dst)), route.switches);
-  const auto [first, second] = two_packets(overrides, 0, route.dst);
-  const Generation& generation = std::string(route.link_rate) == "HDR" ? kGenerations[5] : kGenerations[0];
-  const Fabric fabric = fabric_of(generation, 4);
-  EXPECT_EQ(first, closed_form(Lookup::kSkcMiss, route.switches, 0, 256, fabric));
-  EXPECT_EQ(second, closed_form(Lookup::kSkcHit, route.switches, 10'000 * kPeriod, 256, fabric));
+  expect_closed_form_route(
+      {"network.topology=torus", std::string("network.torus.dims=") + route.dims, "network.virtual_lanes=2"}, route.dst,
+      route.switches, route.link_rate);
 }
 
 INSTANTIATE_TEST_SUITE_P(
@@ -362,16 +362,7 @@ class DragonflyLatency : public ::testing::TestWithParam<DragonflyRoute> {};
 
 TEST_P(DragonflyLatency, OnePacketMatchesTheClosedForm) {
   const DragonflyRoute route = GetParam();
-  const std::vector<std::string> overrides{"nic.security=SKC-6", "network.topology=dragonfly-plus",
-                                           std::string("network.link_rate=") + route.link_rate};
-  const sim::SimConfig config = config_with(overrides);
-  ASSERT_NE(config.topology, nullptr);
-  ASSERT_EQ(config.topology->switch_hops(NodeId(0), NodeId(route.dst)), route.switches);
-  const auto [first, second] = two_packets(overrides, 0, route.dst);
-  const Generation& generation = std::string(route.link_rate) == "HDR" ? kGenerations[5] : kGenerations[0];
-  const Fabric fabric = fabric_of(generation, 4);
-  EXPECT_EQ(first, closed_form(Lookup::kSkcMiss, route.switches, 0, 256, fabric));
-  EXPECT_EQ(second, closed_form(Lookup::kSkcHit, route.switches, 10'000 * kPeriod, 256, fabric));
+  expect_closed_form_route({"network.topology=dragonfly-plus"}, route.dst, route.switches, route.link_rate);
 }
 
 INSTANTIATE_TEST_SUITE_P(ZeroLoadLatency, DragonflyLatency,
