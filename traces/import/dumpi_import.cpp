@@ -720,7 +720,7 @@ std::vector<std::string> dumpi_known_calls() {
 struct DumpiSource::State {
   DumpiRun run;
   std::string source;
-  std::string sha256;  // of the run's files: given, or computed when the header is written
+  std::string sha256;  // of the run's files (dumpi_run_digest)
   std::vector<uint64_t> clock_shifts;
   TraceHeader header;
   std::vector<std::vector<int64_t>> type_sizes;  // by rank
@@ -1151,8 +1151,7 @@ void State::describe() {
   h.origin_text = "imported from DUMPI " + version + ": " + run.meta.filename().string();
   if (all_cpu) h.cpu_clock = CpuClock::kProcess;
   std::vector<std::string> notes{"import: source " + run.meta.string() + " (DUMPI .meta and " +
-                                 std::to_string(run.processes) + " rank files) sha256 " +
-                                 (sha256.empty() ? dumpi_run_digest(run) : sha256)};
+                                 std::to_string(run.processes) + " rank files) sha256 " + sha256};
   std::string names;
   for (const std::string& host : hosts) names += (names.empty() ? "" : ", ") + host;
   notes.push_back(
@@ -1176,7 +1175,7 @@ void State::describe() {
   h.notes.insert(h.notes.begin(), notes.begin(), notes.end());
 }
 
-DumpiSource::DumpiSource(const std::string& source, std::vector<uint64_t> clock_shifts, std::string sha256)
+DumpiSource::DumpiSource(const std::string& source, std::string sha256, std::vector<uint64_t> clock_shifts)
     : state_(std::make_unique<State>()) {
   State& s = *state_;
   s.source = source;

@@ -24,8 +24,9 @@ class DumpiSource {
   // file once through: their structure, datatype sizes and the
   // communicators their calls made. Throws TraceError naming the file, and
   // the byte offset or field at fault. `clock_shifts` as for Otf2Source.
-  // `sha256`: dumpi_run_digest of the run when already known.
-  explicit DumpiSource(const std::string& source, std::vector<uint64_t> clock_shifts = {}, std::string sha256 = {});
+  // `sha256`: dumpi_run_digest of the run, for the provenance note (the
+  // caller hashes the run once, however often it is read).
+  DumpiSource(const std::string& source, std::string sha256, std::vector<uint64_t> clock_shifts = {});
   ~DumpiSource();
   DumpiSource(const DumpiSource&) = delete;
   DumpiSource& operator=(const DumpiSource&) = delete;

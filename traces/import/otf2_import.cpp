@@ -131,7 +131,7 @@ std::string otf2_archive_digest(const std::string& anchor) {
 
 struct Otf2Source::State {
   std::string anchor;
-  std::string sha256;  // of the archive's files: given, or computed when the header is written
+  std::string sha256;  // of the archive's files (otf2_archive_digest)
   OTF2_Reader* reader = nullptr;
   OTF2_ErrorCallback previous_error_callback = nullptr;
   TraceHeader header;
@@ -372,8 +372,7 @@ void describe_provenance(State& s) {
   h.origin = TraceOrigin::kCaptured;
   h.origin_text = "imported from OTF2 " + otf2_version(s.reader) + " by " + tool + ": " +
                   std::filesystem::path(s.anchor).filename().string();
-  h.notes.push_back("import: source " + s.anchor + " (OTF2 archive) sha256 " +
-                    (s.sha256.empty() ? otf2_archive_digest(s.anchor) : s.sha256));
+  h.notes.push_back("import: source " + s.anchor + " (OTF2 archive) sha256 " + s.sha256);
   h.notes.push_back(
       "import: creator " + (creator.empty() ? std::string("(not named by the archive)") : creator) +
       (creator.empty() && tool == "EZTrace" ? "; EZTrace recognised by its region 'EZTrace finalize'" : ""));
@@ -626,7 +625,7 @@ void open_rank_readers(State& s) {
 
 }  // namespace
 
-Otf2Source::Otf2Source(const std::string& anchor, std::vector<uint64_t> clock_shifts, std::string sha256)
+Otf2Source::Otf2Source(const std::string& anchor, std::string sha256, std::vector<uint64_t> clock_shifts)
     : state_(std::make_unique<State>()) {
   State& s = *state_;
   s.anchor = anchor;

@@ -22,9 +22,9 @@ class Otf2Source {
   // Opens the anchor file and reads every definition. Throws TraceError.
   // `clock_shifts`: ns added to each world rank's times (none: all 0), to
   // mend ranks whose clocks disagree (clock_offsets, import_builder.h).
-  // `sha256`: otf2_archive_digest(anchor) when already known (a second
-  // reading), so that a large archive is hashed once.
-  explicit Otf2Source(const std::string& anchor, std::vector<uint64_t> clock_shifts = {}, std::string sha256 = {});
+  // `sha256`: otf2_archive_digest(anchor), for the provenance note (the
+  // caller hashes the archive once, however often it is read).
+  Otf2Source(const std::string& anchor, std::string sha256, std::vector<uint64_t> clock_shifts = {});
   ~Otf2Source();
   Otf2Source(const Otf2Source&) = delete;
   Otf2Source& operator=(const Otf2Source&) = delete;

@@ -197,13 +197,13 @@ ImportSummary import_trace(const std::string& source, const std::string& out, co
   files.check();
   if (identity.format == "DUMPI") {
     const auto open = [&](std::vector<uint64_t> shifts) {
-      return std::make_unique<DumpiSource>(source, std::move(shifts), identity.sha256);
+      return std::make_unique<DumpiSource>(source, identity.sha256, std::move(shifts));
     };
     return import_from(open, source, out, "DUMPI");
   }
 #ifdef IBSEC_HAVE_OTF2
   const auto open = [&](std::vector<uint64_t> shifts) {
-    return std::make_unique<Otf2Source>(source, std::move(shifts), identity.sha256);
+    return std::make_unique<Otf2Source>(source, identity.sha256, std::move(shifts));
   };
   return import_from(open, source, out, "OTF2");
 #else
