@@ -17,7 +17,7 @@ std::filesystem::path find_meta(const std::string& source) {
   if (!std::filesystem::is_directory(source, ec)) return source;
   std::vector<std::filesystem::path> metas;
   for (const auto& entry : std::filesystem::directory_iterator(source, ec)) {
-    if (entry.is_regular_file() && entry.path().extension() == ".meta") metas.push_back(entry.path());
+    if (entry.is_regular_file() && entry.path().extension() == kDumpiMetaSuffix) metas.push_back(entry.path());
   }
   if (metas.size() != 1) {
     throw TraceError(source, TraceLocation::file(), "source",
@@ -107,11 +107,11 @@ std::string dumpi_run_digest(const DumpiRun& run) {
 
 bool is_dumpi_source(const std::string& path) {
   std::error_code ec;
-  if (std::filesystem::path(path).extension() == ".meta") return true;
+  if (std::filesystem::path(path).extension() == kDumpiMetaSuffix) return true;
   if (!std::filesystem::is_directory(path, ec)) return false;
   size_t metas = 0;
   for (const auto& entry : std::filesystem::directory_iterator(path, ec)) {
-    metas += entry.path().extension() == ".meta" ? 1 : 0;
+    metas += entry.path().extension() == kDumpiMetaSuffix ? 1 : 0;
   }
   return metas > 0;
 }

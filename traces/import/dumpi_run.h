@@ -11,6 +11,9 @@
 
 namespace ibsec::traces {
 
+// The suffix of a run's .meta file, by which a DUMPI source is known.
+inline constexpr const char* kDumpiMetaSuffix = ".meta";
+
 struct DumpiRun {
   std::filesystem::path meta;                     // the .meta file
   uint32_t processes = 0;                         // its numprocs

@@ -27,7 +27,9 @@ constexpr bool kOtf2Built = true;
 constexpr bool kOtf2Built = false;
 #endif
 
-bool is_otf2_anchor(const std::string& path) { return std::filesystem::path(path).extension() == ".otf2"; }
+constexpr const char* kOtf2AnchorSuffix = ".otf2";
+
+bool is_otf2_anchor(const std::string& path) { return std::filesystem::path(path).extension() == kOtf2AnchorSuffix; }
 
 // The events go first to a binary file beside OUT, since the notes that say
 // what was repaired are known only at the end and the header comes first;
@@ -127,11 +129,11 @@ ImportSummary import_from(const Open& open, const std::string& source_path, cons
 
 const std::vector<ImportFormat>& import_formats() {
   static const std::vector<ImportFormat> formats = {
-      {"OTF2", ".otf2", "an OTF2 anchor file (*.otf2) beside its .def file and folder", kOtf2Built,
+      {"OTF2", kOtf2AnchorSuffix, "an OTF2 anchor file (*.otf2) beside its .def file and folder", kOtf2Built,
        "libotf2 was not found when this engine was built: install the OTF2 library (Debian: apt-get install "
        "libotf2-trace-dev) and build the engine again"},
-      {"DUMPI", ".meta", "a DUMPI .meta file beside its dumpi-...-NNNN.bin rank files, or the folder holding them",
-       true, ""},
+      {"DUMPI", kDumpiMetaSuffix,
+       "a DUMPI .meta file beside its dumpi-...-NNNN.bin rank files, or the folder holding them", true, ""},
   };
   return formats;
 }
