@@ -19,6 +19,14 @@ void check_switch_ports_limit(const TopologyParams& params) {
   }
 }
 
+uint32_t count_from_one(const TopologyParams& params, const std::string& key, uint64_t max) {
+  const uint64_t value = params.own.count(key);
+  if (value < 1 || value > max) {
+    throw ConfigError(key, "must be from 1 to " + std::to_string(max) + ", got " + std::to_string(value));
+  }
+  return static_cast<uint32_t>(value);
+}
+
 void connect(Topology& topology, Endpoint a, Endpoint b) {
   auto end = [&](const Endpoint& at) -> Endpoint& {
     if (at.kind == Endpoint::Kind::kNode) return topology.node_link[at.index];

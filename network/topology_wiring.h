@@ -24,6 +24,9 @@ inline constexpr uint64_t kMaxForwardingEntries = uint64_t{1} << 27;  // 256 MiB
 // Throws ConfigError unless network.switch_ports fits a 16-bit port number.
 void check_switch_ports_limit(const TopologyParams& params);
 
+// The topology's own count `key`, which must be from 1 to `max`; ConfigError naming it otherwise.
+uint32_t count_from_one(const TopologyParams& params, const std::string& key, uint64_t max);
+
 inline Endpoint switch_port(uint32_t index, uint32_t port) {
   return {Endpoint::Kind::kSwitch, index, PortId(static_cast<uint16_t>(port))};
 }

@@ -59,22 +59,14 @@ struct DragonflyShape {
   }
 };
 
-uint32_t positive(const TopologyParams& params, const char* key, uint64_t max) {
-  const uint64_t value = params.own.count(key);
-  if (value < 1 || value > max) {
-    throw ConfigError(key, "must be from 1 to " + std::to_string(max) + ", got " + std::to_string(value));
-  }
-  return static_cast<uint32_t>(value);
-}
-
 void read_counts(const TopologyParams& params, DragonflyShape& shape) {
-  shape.groups = positive(params, kGroupsKey, kMaxNodes);
+  shape.groups = count_from_one(params, kGroupsKey, kMaxNodes);
   if (shape.groups < 2)
     throw ConfigError(kGroupsKey, "must be at least 2 (one group is a 2-level fat tree: fat-tree-built)");
-  shape.leaves = positive(params, kLeavesKey, kMaxSwitchPorts);
-  shape.spines = positive(params, kSpinesKey, kMaxSwitchPorts);
-  shape.nodes_per_leaf = positive(params, kNodesPerLeafKey, kMaxSwitchPorts);
-  shape.global_links = positive(params, kGlobalLinksKey, kMaxSwitchPorts);
+  shape.leaves = count_from_one(params, kLeavesKey, kMaxSwitchPorts);
+  shape.spines = count_from_one(params, kSpinesKey, kMaxSwitchPorts);
+  shape.nodes_per_leaf = count_from_one(params, kNodesPerLeafKey, kMaxSwitchPorts);
+  shape.global_links = count_from_one(params, kGlobalLinksKey, kMaxSwitchPorts);
   // Every two groups get the same number of global links: S*H a multiple of G-1.
   const uint64_t per_group = uint64_t{shape.spines} * shape.global_links;
   if (per_group % (shape.groups - 1) != 0) {

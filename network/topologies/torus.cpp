@@ -96,12 +96,8 @@ void read_dims(const TopologyParams& params, TorusShape& shape) {
 // port and the - port, of a ring of 2 one port (its two switches have one
 // cable between them), of a ring of 1 none.
 void lay_out_ports(const TopologyParams& params, TorusShape& shape) {
-  const uint64_t per_switch = params.own.count(kNodesPerSwitchKey);
-  if (per_switch < 1 || per_switch > kMaxSwitchPorts) {
-    throw ConfigError(kNodesPerSwitchKey,
-                      "must be from 1 to " + std::to_string(kMaxSwitchPorts) + ", got " + std::to_string(per_switch));
-  }
-  shape.nodes_per_switch = static_cast<uint32_t>(per_switch);
+  const uint32_t per_switch = count_from_one(params, kNodesPerSwitchKey, kMaxSwitchPorts);
+  shape.nodes_per_switch = per_switch;
   uint64_t next = per_switch;
   for (uint32_t d = 0; d < kMaxDims; ++d) {
     const uint32_t k = shape.size[d];
