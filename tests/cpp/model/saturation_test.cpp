@@ -20,6 +20,12 @@ using testing::Saturated;
 
 double payload_share(double payload, double overhead) { return payload / (payload + overhead); }
 
+// A saturated run's accepted throughput in payload, as a share of the link
+// rate: 256-byte packets carry 26 bytes of headers without security.
+double accepted_payload(const Saturated& s) {
+  return s.statistics["accepted_throughput"].get<double>() / payload_share(256, 26);
+}
+
 TEST(Saturation, SingleSwitchUniformMatchesHeadOfLineBlocking) {
   const Saturated s = saturate({"traffic.messages=200000"});
   ASSERT_TRUE(s.outcome.drained);
@@ -35,7 +41,7 @@ TEST(Saturation, SingleSwitchUniformMatchesHeadOfLineBlocking) {
 TEST(Saturation, FullBisectionFatTreeUniformIsWithinTheory) {
   const Saturated s = saturate({"network.topology=fat-tree", "network.fat_tree.n=3", "traffic.messages=200000"});
   ASSERT_TRUE(s.outcome.drained);
-  const double accepted = s.statistics["accepted_throughput"].get<double>() / payload_share(256, 26);
+  const double accepted = accepted_payload(s);
   // Full bisection leaves head-of-line blocking as the limit. Each stage is
   // made of 8-port switches whose uniform-traffic limit lies between the
   // large-switch 0.586 and the 2-port 0.75 (docs/network.md).
@@ -82,7 +88,7 @@ TEST(Saturation, TaperedTreeUniformReachesTheTaperBound) {
       saturate({"network.topology=fat-tree-built", "network.nodes=54", "network.fat_tree_built.taper=3:1",
                 "network.virtual_lanes=15", "traffic.messages=200000"});
   ASSERT_TRUE(s.outcome.drained);
-  const double accepted = s.statistics["accepted_throughput"].get<double>() / payload_share(256, 26);
+  const double accepted = accepted_payload(s);
   const double bound = taper_bound(54, 27, 9);  // 0.654
   EXPECT_LE(accepted, bound);
   EXPECT_NEAR(accepted / bound, 1.0, 0.05) << "accepted " << accepted << " of a bound of " << bound;
@@ -94,7 +100,7 @@ TEST(Saturation, TwoToOneTreeOnOneLaneIsHeadOfLineLimitedBelowTheTaperBound) {
   const Saturated s = saturate({"network.topology=fat-tree-built", "network.nodes=96",
                                 "network.fat_tree_built.taper=2:1", "traffic.messages=200000"});
   ASSERT_TRUE(s.outcome.drained);
-  const double accepted = s.statistics["accepted_throughput"].get<double>() / payload_share(256, 26);
+  const double accepted = accepted_payload(s);
   const double bound = taper_bound(96, 24, 12);  // 0.660
   EXPECT_GT(accepted / bound, 0.55) << "accepted " << accepted << " of a bound of " << bound;
   EXPECT_LT(accepted / bound, 0.75) << "accepted " << accepted << " of a bound of " << bound;
@@ -115,7 +121,7 @@ TEST(Saturation, EightByEightTorusUniformDoesNotDeadlockOnItsDatelineLanes) {
   const Saturated s = saturate(
       {"network.topology=torus", "network.torus.dims=8x8", "network.virtual_lanes=2", "traffic.messages=100000"});
   testing::expect_soak_survived(s);
-  const double accepted = s.statistics["accepted_throughput"].get<double>() / payload_share(256, 26);
+  const double accepted = accepted_payload(s);
   const double bound = torus_bound(64, 1, 8);  // 8/8 x 63/64 = 0.98
   EXPECT_LE(accepted, bound);
   EXPECT_GT(accepted / bound, 0.4) << "accepted " << accepted << " of a bound of " << bound;
@@ -126,7 +132,7 @@ TEST(Saturation, TorusUniformStaysUnderTheBisectionBound) {
   const Saturated s = saturate({"network.topology=torus", "network.torus.dims=4x4", "network.torus.nodes_per_switch=4",
                                 "network.virtual_lanes=2", "traffic.messages=100000"});
   testing::expect_soak_survived(s);
-  const double accepted = s.statistics["accepted_throughput"].get<double>() / payload_share(256, 26);
+  const double accepted = accepted_payload(s);
   const double bound = torus_bound(64, 4, 4);
   EXPECT_LE(accepted, bound);
   EXPECT_GT(accepted / bound, 0.5) << "accepted " << accepted << " of a bound of " << bound;
@@ -146,7 +152,7 @@ TEST(Saturation, TorusNoWrapHalfWayReachesItsMiddleChannelBound) {
   overrides.emplace_back("network.torus.half_way=no-wrap");
   const Saturated s = saturate(overrides);
   testing::expect_soak_survived(s);
-  const double accepted = s.statistics["accepted_throughput"].get<double>() / payload_share(256, 26);
+  const double accepted = accepted_payload(s);
   const double bound = 2.0 / 3.0 * torus_bound(64, 4, 4);  // 0.328
   EXPECT_LE(accepted, bound);
   EXPECT_NEAR(accepted / bound, 1.0, 0.05) << "accepted " << accepted << " of a bound of " << bound;
@@ -155,7 +161,7 @@ TEST(Saturation, TorusNoWrapHalfWayReachesItsMiddleChannelBound) {
 TEST(Saturation, TorusAlternateHalfWayGoesBeyondTheNoWrapBound) {
   const Saturated s = saturate(kFourByFourOfFour);
   testing::expect_soak_survived(s);
-  const double accepted = s.statistics["accepted_throughput"].get<double>() / payload_share(256, 26);
+  const double accepted = accepted_payload(s);
   EXPECT_LE(accepted, torus_bound(64, 4, 4));
   EXPECT_GT(accepted, 1.2 * 2.0 / 3.0 * torus_bound(64, 4, 4)) << "accepted " << accepted;
 }
@@ -175,14 +181,14 @@ TEST(Saturation, DragonflyPlusUniformReachesItsGlobalLinkBound) {
   overrides.emplace_back("network.virtual_lanes=15");
   const Saturated s = saturate(overrides);
   testing::expect_soak_survived(s);
-  const double accepted = s.statistics["accepted_throughput"].get<double>() / payload_share(256, 26);
+  const double accepted = accepted_payload(s);
   EXPECT_NEAR(accepted / kDragonflyBound, 1.0, 0.02) << "accepted " << accepted;
 }
 
 TEST(Saturation, DragonflyPlusOnOneLaneIsWithinFivePercentOfItsBound) {
   const Saturated s = saturate(kDragonfly);
   testing::expect_soak_survived(s);
-  const double accepted = s.statistics["accepted_throughput"].get<double>() / payload_share(256, 26);
+  const double accepted = accepted_payload(s);
   EXPECT_LE(accepted, kDragonflyBound);
   EXPECT_GT(accepted / kDragonflyBound, 0.94) << "accepted " << accepted;
 }
