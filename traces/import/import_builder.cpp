@@ -288,6 +288,7 @@ void ImportBuilder::note_send(WorldRank rank, WorldRank peer, uint64_t bytes, ui
   }
   auto& awaiting = awaiting_send_[peer.value()];
   if (!awaiting.empty()) {
+    reading_order_mattered_ = true;
     fill_unrecorded_receive(*awaiting.front().first, rank.value(), bytes, tag, comm.value(), kOnlySendRepair);
     note_lag(rank.value(), peer.value(), send_ns, awaiting.front().second);
     awaiting.pop_front();
@@ -381,6 +382,7 @@ void ImportBuilder::match_receive(const PendingPtr& pending, bool size_from_send
     const auto it = elsewhere.front();
     if (!position_.at(std::get<2>(it->first)).contains(me)) fail("communicator", "receiver not a member");
     receive.comm = std::get<2>(it->first);
+    reading_order_mattered_ = true;
     ++tally_.repairs["receive filed on a communicator without its send: re-filed on the send's communicator"];
     note_lag(receive.peer, me, it->second.front().send_ns, record_ns_);
     if (size_from_send) receive.bytes = it->second.front().bytes;
@@ -446,6 +448,7 @@ bool ImportBuilder::reconstruct_unrecorded_receive(RankState& r) {
   if (inbox.size() > 1 || (inbox.size() == 1 && inbox.begin()->second.size() != 1)) return false;
   const PendingPtr irecv = r.requests.begin()->second.event;
   complete_request(r, SourceRequest(r.requests.begin()->first), "request");
+  reading_order_mattered_ = true;
   if (inbox.empty()) {
     awaiting_send_[where_rank_.value()].emplace_back(irecv, record_ns_);
     return true;
@@ -498,6 +501,7 @@ std::optional<uint32_t> ImportBuilder::complete_reused_request(RankState& r, Sou
 }
 
 void ImportBuilder::take_earliest_send(const PendingPtr& irecv) {
+  reading_order_mattered_ = true;
   auto& inbox = inbox_[where_rank_.value()];
   if (inbox.empty()) {
     awaiting_send_[where_rank_.value()].emplace_back(irecv, record_ns_);
@@ -681,7 +685,7 @@ uint64_t ImportBuilder::watermark() const {
 void ImportBuilder::flush(uint64_t watermark) {
   while (!ready_order_.empty()) {
     const PendingPtr& top = ready_order_.top();
-    if (!top->ready || top->event.start_ns > watermark) return;
+    if (!top->ready || top->event.start_ns >= watermark) return;
     if (!top->dropped) {
       if (is_send(top->event.op)) {
         ++tally_.messages;
@@ -746,14 +750,14 @@ void ImportBuilder::refuse_what_is_open() {
   }
 }
 
-void ImportBuilder::note_clock_shifts(const std::vector<uint64_t>& offsets) {
+void note_clock_shifts(ImportTally& tally, const std::vector<uint64_t>& offsets) {
   std::string shifted;
   for (uint32_t rank = 0; rank < offsets.size(); ++rank) {
     if (offsets[rank] == 0) continue;
     shifted += (shifted.empty() ? "" : ", ") + std::to_string(rank) + " by " + std::to_string(offsets[rank]) + " ns";
   }
   if (shifted.empty()) return;
-  tally_.repairs["ranks' clocks disagree (a receive recorded before its send began): rank clocks shifted later, " +
+  tally.repairs["ranks' clocks disagree (a receive recorded before its send began): rank clocks shifted later, " +
                  shifted + " (the least constant shifts that put every receive after its send)"] +=
       static_cast<uint64_t>(std::count_if(offsets.begin(), offsets.end(), [](uint64_t o) { return o > 0; }));
 }

@@ -10,9 +10,10 @@
 // only where the matching send leaves no choice; every repair and every call
 // it could not express are counted in the tally, never dropped silently.
 //
-// Events are handed on in the format's order (non-decreasing START): an
-// event waits in a small heap until no rank can still produce an earlier
-// one, so memory follows what is in flight, not the length of the trace.
+// Events are handed on in the format's order (non-decreasing START), ties
+// by rank, then in each rank's own order: an event waits in a small heap
+// until no rank can still produce one as early, so memory follows what is
+// in flight, not the length of the trace.
 #pragma once
 
 #include <cstdint>
@@ -59,6 +60,9 @@ using ClockLags = std::map<std::pair<uint32_t, uint32_t>, int64_t>;
 // as longest paths. Throws TraceError naming SOURCE when no constant shifts
 // do (the clocks drift apart, or a receive precedes its send on one clock).
 std::vector<uint64_t> clock_offsets(const std::string& source, uint32_t processes, const ClockLags& lags);
+
+// Counts the clock repair in `tally`: the shifts clock_offsets found.
+void note_clock_shifts(ImportTally& tally, const std::vector<uint64_t>& offsets);
 
 class ImportBuilder {
  public:
@@ -121,8 +125,13 @@ class ImportBuilder {
   [[nodiscard]] const ImportTally& tally() const { return tally_; }
   // Every matched message's clock lag, for clock_offsets.
   [[nodiscard]] const ClockLags& clock_lags() const { return lags_; }
-  // Counts the clock repair in the tally (the shifts clock_offsets found).
-  void note_clock_shifts(const std::vector<uint64_t>& offsets);
+  // Whether an event depended on which rank's records were read first: a
+  // receive re-filed on another communicator or rebuilt from the sends
+  // waiting for it. Without such a repair every event depends on its own
+  // rank's clock alone, so shifting a rank's clock shifts its events and
+  // nothing else (shift_rank_clocks); with one, the source must be read
+  // again with the clocks mended.
+  [[nodiscard]] bool reading_order_mattered() const { return reading_order_mattered_; }
   // Throws a TraceError at the current rank and record.
   [[noreturn]] void fail(const std::string& field, const std::string& problem) const;
 
@@ -252,6 +261,7 @@ class ImportBuilder {
   std::map<std::pair<uint32_t, uint64_t>, CollectiveInstance> collectives_;  // (comm, sequence number)
   ImportTally tally_;
   bool completions_unrecorded_ = false;
+  bool reading_order_mattered_ = false;
 };
 
 }  // namespace ibsec::traces

@@ -600,27 +600,35 @@ void register_event_callbacks(State& s, OTF2_GlobalEvtReader* events) {
   OTF2_GlobalEvtReaderCallbacks_Delete(callbacks);
 }
 
-// The per-location readers: local definitions first (their id mappings),
-// then one event reader per rank, which the global reader merges by time.
+// The per-location readers: every rank's local definitions first (their id
+// mappings), then one event reader per rank, which the global reader merges
+// by time. Definitions all before any event reader: the library gives each
+// reader a buffer of the archive's chunk size (EZTrace: 16 MiB) and clears
+// it, so one definitions buffer freed and taken again stays in memory the
+// process already has, instead of every rank's touching fresh pages.
+void read_local_definitions(State& s) {
+  if (OTF2_Reader_OpenDefFiles(s.reader) != OTF2_SUCCESS) return;  // local definitions are optional
+  for (uint64_t location : s.world) {
+    if (OTF2_DefReader* local = OTF2_Reader_GetDefReader(s.reader, location)) {
+      uint64_t read = 0;
+      const OTF2_ErrorCode code = OTF2_Reader_ReadAllLocalDefinitions(s.reader, local, &read);
+      OTF2_Reader_CloseDefReader(s.reader, local);
+      s.check(code, "definitions");
+    }
+  }
+  OTF2_Reader_CloseDefFiles(s.reader);
+}
+
 void open_rank_readers(State& s) {
   for (uint64_t location : s.world) s.check(OTF2_Reader_SelectLocation(s.reader, location), "location");
-  const bool definitions = OTF2_Reader_OpenDefFiles(s.reader) == OTF2_SUCCESS;
+  read_local_definitions(s);
   s.check(OTF2_Reader_OpenEvtFiles(s.reader), "events");
   for (uint64_t location : s.world) {
-    if (definitions) {
-      if (OTF2_DefReader* local = OTF2_Reader_GetDefReader(s.reader, location)) {
-        uint64_t read = 0;
-        const OTF2_ErrorCode code = OTF2_Reader_ReadAllLocalDefinitions(s.reader, local, &read);
-        OTF2_Reader_CloseDefReader(s.reader, local);
-        s.check(code, "definitions");
-      }
-    }
     OTF2_EvtReader* events = OTF2_Reader_GetEvtReader(s.reader, location);
     if (!events)
       s.fail("events", "cannot open the events of location " + std::to_string(location) + ": " + otf2_last_error);
     s.event_readers[location] = events;
   }
-  if (definitions) OTF2_Reader_CloseDefFiles(s.reader);
 }
 
 }  // namespace

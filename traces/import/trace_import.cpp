@@ -9,6 +9,7 @@
 
 #include "core/atomic_file.h"
 #include "traces/import/dumpi_import.h"
+#include "traces/import/rank_clock_shift.h"
 #include "traces/import/source_digest.h"
 #include "traces/trace_checker.h"
 #include "traces/trace_reader.h"
@@ -33,15 +34,18 @@ bool is_otf2_anchor(const std::string& path) { return std::filesystem::path(path
 
 // The events go first to a binary file beside OUT, since the notes that say
 // what was repaired are known only at the end and the header comes first;
-// the second pass puts header and events together and checks everything.
+// the last pass puts header and events together and checks everything.
+// `purpose` tells two scratch files of one import apart.
 class ScratchTrace {
  public:
-  explicit ScratchTrace(const std::string& out) {
+  ScratchTrace(const std::string& out, std::string_view purpose) {
     const std::filesystem::path target =
         out == "-" ? std::filesystem::path("ibsec-import") : std::filesystem::path(out);
     std::string hidden(1, '.');  // built by appending: GCC 12 warns falsely (-Wrestrict) on "." + string
     hidden += target.filename().string();
-    hidden += ".import-" + std::to_string(getpid()) + ".ibtb";
+    hidden += ".";
+    hidden += purpose;
+    hidden += "-" + std::to_string(getpid()) + ".ibtb";
     path_ = (target.parent_path().empty() ? std::filesystem::path(".") : target.parent_path()) / hidden;
   }
   ~ScratchTrace() {
@@ -61,11 +65,11 @@ class ScratchTrace {
 struct Pass {
   ImportTally tally;
   std::vector<uint64_t> clock_shifts;  // what would mend the lags; all 0 when none is needed
+  bool reading_order_mattered = false;
 };
 
 template <typename Source>
-Pass read_into_scratch(Source& source, const std::string& source_path, const std::string& scratch,
-                       const std::vector<uint64_t>& shifts_applied) {
+Pass read_into_scratch(Source& source, const std::string& source_path, const std::string& scratch) {
   const TraceHeader& header = source.header();
   TraceWriter events(scratch, header, TraceEncoding::kBinary, TraceCompression::kNone, "out");
   std::map<uint32_t, std::vector<uint32_t>> comms = header.comms;
@@ -76,8 +80,8 @@ Pass read_into_scratch(Source& source, const std::string& source_path, const std
   source.read_events(builder);
   builder.finish();
   events.finish();
-  builder.note_clock_shifts(shifts_applied);
-  return {builder.tally(), clock_offsets(source_path, header.processes, builder.clock_lags())};
+  return {builder.tally(), clock_offsets(source_path, header.processes, builder.clock_lags()),
+          builder.reading_order_mattered()};
 }
 
 bool any_shift(const std::vector<uint64_t>& shifts) {
@@ -85,19 +89,29 @@ bool any_shift(const std::vector<uint64_t>& shifts) {
 }
 
 // OPEN(shifts) opens the source with per-rank clock shifts. A source whose
-// ranks' clocks disagree (a receive recorded before its send began) is read
-// a second time with the least shifts that mend it: the lags are known only
-// once every message has been matched.
+// ranks' clocks disagree (a receive recorded before its send began) needs
+// the least shifts that mend it, known only once every message has been
+// matched. Its events are then shifted as they are, unless one of them
+// depended on the order the ranks were read in: then the source is read a
+// second time with the clocks mended.
 template <typename Open>
 ImportSummary import_from(const Open& open, const std::string& source_path, const std::string& out,
                           std::string_view format) {
-  ScratchTrace scratch(out);
+  ScratchTrace scratch(out, "import");
+  ScratchTrace shifted(out, "shifted");
+  std::string events = scratch.path();
   auto source = open(std::vector<uint64_t>{});
-  Pass pass = read_into_scratch(*source, source_path, scratch.path(), {});
+  Pass pass = read_into_scratch(*source, source_path, scratch.path());
   if (any_shift(pass.clock_shifts)) {
     const std::vector<uint64_t> shifts = pass.clock_shifts;
-    source = open(shifts);
-    pass = read_into_scratch(*source, source_path, scratch.path(), shifts);
+    if (pass.reading_order_mattered) {
+      source = open(shifts);
+      pass = read_into_scratch(*source, source_path, scratch.path());
+    } else {
+      shift_rank_clocks(scratch.path(), shifted.path(), shifts);
+      events = shifted.path();
+    }
+    note_clock_shifts(pass.tally, shifts);
   }
   ImportSummary summary;
   summary.format = format;
@@ -106,7 +120,7 @@ ImportSummary import_from(const Open& open, const std::string& source_path, cons
   TraceHeader header = source->header();  // with what reading the events added
   for (std::string& note : tally_notes(summary.tally)) header.notes.push_back(std::move(note));
   header.notes.push_back(importer_note());
-  TraceReader reader(scratch.path());
+  TraceReader reader(events);
   TraceWriter writer(out, header, "out");
   try {
     check_whole_trace(reader, [&](const TraceEvent& e) { writer.write(e); });
@@ -114,7 +128,7 @@ ImportSummary import_from(const Open& open, const std::string& source_path, cons
     // Found by the checks every trace passes (a send and its receive of
     // different sizes, ...): said of the source, not of the scratch file.
     std::string problem = e.what();
-    if (problem.starts_with(scratch.path())) problem.erase(0, scratch.path().size() + 2);
+    if (problem.starts_with(events)) problem.erase(0, events.size() + 2);
     const std::string field = "field '" + e.field() + "': ";
     if (const size_t at = problem.find(field); at != std::string::npos) problem.erase(at, field.size());
     throw TraceError(source_path, TraceLocation::file(), e.field(),

@@ -23,6 +23,15 @@ inline std::map<uint32_t, std::vector<std::string>> events_by_rank(const std::st
   return lines;
 }
 
+// Every event as a text line, in the trace's order.
+inline std::vector<std::string> events_in_order(const std::string& path) {
+  traces::TraceReader reader(path);
+  std::vector<std::string> lines;
+  traces::TraceEvent e;
+  while (reader.next(e)) lines.push_back(traces::format_event(e, reader.header().version));
+  return lines;
+}
+
 // `source` (an OTF2 anchor, a DUMPI .meta) imported as out.trace beside it; the output's path. `summary`, if
 // given, receives what the import counted.
 inline std::string imported(const std::string& source, traces::ImportSummary* summary = nullptr) {

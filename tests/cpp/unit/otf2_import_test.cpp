@@ -135,6 +135,7 @@ class Archive {
 };
 
 using testing::events_by_rank;
+using testing::events_in_order;
 using testing::imported;
 
 // The field a refused import names; "" if it was imported.
@@ -381,6 +382,40 @@ TEST(Otf2Import, SkewedClocksShiftedSoEveryReceiveFollowsItsSend) {
   EXPECT_NE(summary.tally.repairs.begin()->first.find("1 by 21 ns"), std::string::npos)
       << summary.tally.repairs.begin()->first;
   EXPECT_EQ(summary.tally.repairs.begin()->second, 1u);  // one rank shifted
+  // The shifted events in the format's order, as if read with mended clocks.
+  const std::vector<std::string> in_order = {
+      "0 10 50 compute",          "1 31 41 compute",  "1 41 51 recv 0 100 5 0 exact",
+      "0 50 55 send 1 100 5 0",   "1 51 81 compute",  "0 55 70 compute",
+      "0 70 100 recv 1 8 6 0 exact", "1 81 86 send 0 8 6 0", "1 86 131 compute",
+      "0 100 110 compute"};
+  EXPECT_EQ(events_in_order(out), in_order);
+}
+
+// A receive rebuilt from a send read after it (EZTrace's C MPI_Wait records
+// no completion, and rank 1's clock is 15 ns behind): which send it took
+// depended on the order the ranks were read in, so the archive is read again
+// with rank 1's clock mended rather than its events shifted as they were.
+TEST(Otf2Import, SkewedClocksAndAReceiveRebuiltReadAgain) {
+  Archive a(2, "skewrebuilt");
+  a.eztrace = true;
+  for (uint32_t r = 0; r < 2; ++r) init(a, r);
+  a.call(1, "MPI_Irecv", 20, 21, [](auto* w) { OTF2_EvtWriter_MpiIrecvRequest(w, nullptr, 20, 4); });
+  a.call(1, "MPI_Wait", 22, 40);
+  a.call(0, "MPI_Send", 55, 60, [](auto* w) { OTF2_EvtWriter_MpiSend(w, nullptr, 56, 1, 0, 1000, 4); });
+  for (uint32_t r = 0; r < 2; ++r) finalize(a, r);
+  ImportSummary summary;
+  const std::string out = imported(a.finish(), &summary);
+  const std::map<uint32_t, std::vector<std::string>> expected = {
+      {0, {"0 10 55 compute", "0 55 60 send 1 4 1000 0", "0 60 110 compute"}},
+      {1, {"1 25 35 compute", "1 35 36 irecv 0 4 1000 0 0 exact", "1 36 37 compute", "1 37 55 wait 0",
+           "1 55 125 compute"}},
+  };
+  EXPECT_EQ(events_by_rank(out), expected);
+  std::vector<std::string> repairs;
+  for (const auto& [what, count] : summary.tally.repairs) repairs.push_back(what + " x" + std::to_string(count));
+  ASSERT_EQ(repairs.size(), 2u);
+  EXPECT_NE(repairs[0].find("1 by 15 ns"), std::string::npos) << repairs[0];
+  EXPECT_NE(repairs[1].find("from its only possible send x1"), std::string::npos) << repairs[1];
 }
 
 // -- Hostile archives: each refused, naming the field at fault. --
