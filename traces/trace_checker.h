@@ -19,10 +19,11 @@ namespace ibsec::traces {
 
 class TraceChecker {
  public:
-  explicit TraceChecker(const TraceReader& reader);
+  // The trace at `path` (named in errors) of `processes` ranks and these communicators.
+  TraceChecker(std::string path, uint32_t processes, const std::map<uint32_t, Communicator>& communicators);
 
-  // Checks `event`, just returned by the reader. Throws TraceError.
-  void add(const TraceEvent& event);
+  // Checks the next event, found at `where`. Throws TraceError.
+  void add(const TraceEvent& event, TraceLocation where);
   // After the last event: everything must be matched. Throws TraceError.
   void finish() const;
 
@@ -79,7 +80,12 @@ class TraceChecker {
   // gatherv, scatterv: every member's own part is what the root lists for it.
   void compare_parts(const TraceEvent& event, Collective& first) const;
 
-  const TraceReader& reader_;
+  [[noreturn]] void fail(const std::string& field, const std::string& problem) const;
+  [[noreturn]] void fail_at(TraceLocation where, const std::string& field, const std::string& problem) const;
+
+  std::string path_;
+  std::map<uint32_t, Communicator> communicators_;
+  TraceLocation where_;  // of the event being checked
   // (source, destination, tag) -> what is waiting for its other half; only
   // one side can be waiting at a time.
   std::unordered_map<Channel, std::deque<Pending>, ChannelHash> channels_;

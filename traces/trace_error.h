@@ -13,7 +13,7 @@ namespace ibsec::traces {
 // imported source (traces/import) is read rank by rank: there a place is a
 // rank and the index of an event among that rank's records.
 struct TraceLocation {
-  enum class Kind : uint8_t { kFile, kLine, kRecord, kEnd, kRankEvent };
+  enum class Kind : uint8_t { kFile, kLine, kRecord, kEvent, kEnd, kRankEvent };
   Kind kind = Kind::kFile;
   uint64_t index = 0;
   uint32_t rank = 0;  // kRankEvent only
@@ -21,6 +21,8 @@ struct TraceLocation {
   static TraceLocation file() { return {Kind::kFile, 0}; }
   static TraceLocation line(uint64_t n) { return {Kind::kLine, n}; }
   static TraceLocation record(uint64_t n) { return {Kind::kRecord, n}; }
+  // The n-th event of a trace being made, before it is in a file.
+  static TraceLocation event(uint64_t n) { return {Kind::kEvent, n}; }
   static TraceLocation end() { return {Kind::kEnd, 0}; }
   static TraceLocation rank_event(uint32_t rank, uint64_t n) { return {Kind::kRankEvent, n, rank}; }
 
@@ -31,6 +33,8 @@ struct TraceLocation {
         return "line " + std::to_string(index);
       case Kind::kRecord:
         return "record " + std::to_string(index);
+      case Kind::kEvent:
+        return "event " + std::to_string(index);
       case Kind::kEnd:
         return "end of trace";
       case Kind::kRankEvent:

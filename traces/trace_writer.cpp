@@ -74,18 +74,19 @@ TraceWriter::TraceWriter(const std::string& path, const TraceHeader& header, con
 TraceWriter::TraceWriter(const std::string& path, const TraceHeader& header, TraceEncoding encoding,
                          TraceCompression compression, const std::string& field)
     : file_(path, field), encoding_(encoding), version_(header.written_version()) {
-  if (compression == TraceCompression::kGzip) out_.push(gzip_compressor());
-  if (compression == TraceCompression::kZstd) out_.push(boost::iostreams::zstd_compressor());
-  out_.push(file_.stream());
+  if (compression == TraceCompression::kGzip) compressor_.push(gzip_compressor());
+  if (compression == TraceCompression::kZstd) compressor_.push(boost::iostreams::zstd_compressor());
+  if (compression != TraceCompression::kNone) compressor_.push(file_.stream());
+  out_ = compression == TraceCompression::kNone ? &file_.stream() : &compressor_;
   const std::string text = format_header(header);
   if (encoding_ == TraceEncoding::kBinary) {
     unsigned char preamble[BinaryPreamble::size] = {};
     store(preamble, BinaryPreamble::version, version_);
     store(preamble, BinaryPreamble::header_length, text.size());
-    out_.write(kBinaryMagic.data(), static_cast<std::streamsize>(kBinaryMagic.size()));
-    out_.write(reinterpret_cast<const char*>(preamble), sizeof preamble);
+    out_->write(kBinaryMagic.data(), static_cast<std::streamsize>(kBinaryMagic.size()));
+    out_->write(reinterpret_cast<const char*>(preamble), sizeof preamble);
   }
-  out_.write(text.data(), static_cast<std::streamsize>(text.size()));
+  out_->write(text.data(), static_cast<std::streamsize>(text.size()));
 }
 
 TraceWriter::~TraceWriter() = default;
@@ -102,13 +103,13 @@ void TraceWriter::write(const TraceEvent& event) {
 void TraceWriter::write_text(const TraceEvent& event) {
   if (has_counts(event.op)) {
     const std::string line = format_event(event, version_) + "\n";
-    out_.write(line.data(), static_cast<std::streamsize>(line.size()));
+    out_->write(line.data(), static_cast<std::streamsize>(line.size()));
     return;
   }
   char buffer[kLineBuffer];
   char* end = format_into(buffer, buffer + sizeof buffer - 1, event, version_);
   *end++ = '\n';
-  out_.write(buffer, end - buffer);
+  out_->write(buffer, end - buffer);
 }
 
 // Only the op's own arguments are stored: the fields it does not use stay zero.
@@ -120,7 +121,7 @@ void TraceWriter::write_binary(const TraceEvent& e) {
   store(record, R::rank, e.rank);
   for (const TraceArg arg : arguments(e.op, version_)) store(record, field_of(arg), argument(e, arg));
   store(record, R::op, static_cast<uint8_t>(e.op));
-  out_.write(reinterpret_cast<const char*>(record), sizeof record);
+  out_->write(reinterpret_cast<const char*>(record), sizeof record);
   if (has_counts(e.op)) write_counts_records(*e.counts);
 }
 
@@ -130,7 +131,7 @@ void TraceWriter::write_counts_records(const std::vector<uint32_t>& counts) {
     unsigned char record[BinaryRecordLayout::size] = {};
     for (size_t i = 0; i < C::per_record && from + i < counts.size(); ++i) store(record, C::count(i), counts[from + i]);
     store(record, BinaryRecordLayout::op, kBinaryCountsOp);
-    out_.write(reinterpret_cast<const char*>(record), sizeof record);
+    out_->write(reinterpret_cast<const char*>(record), sizeof record);
   }
 }
 
@@ -140,12 +141,12 @@ void TraceWriter::finish() {
     unsigned char record[R::size] = {};
     store(record, R::bytes, events_);
     store(record, R::op, kBinaryTrailerOp);
-    out_.write(reinterpret_cast<const char*>(record), sizeof record);
+    out_->write(reinterpret_cast<const char*>(record), sizeof record);
   } else {
     const std::string trailer = "end " + std::to_string(events_) + "\n";
-    out_.write(trailer.data(), static_cast<std::streamsize>(trailer.size()));
+    out_->write(trailer.data(), static_cast<std::streamsize>(trailer.size()));
   }
-  out_.reset();  // flushes and closes the compressor before the file is committed
+  compressor_.reset();  // flushes and closes the compressor before the file is committed
   file_.commit();
 }
 

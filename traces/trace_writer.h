@@ -37,7 +37,8 @@ class TraceWriter {
   void write_counts_records(const std::vector<uint32_t>& counts);
 
   AtomicFile file_;
-  boost::iostreams::filtering_ostream out_;
+  boost::iostreams::filtering_ostream compressor_;  // only when compressed: else its buffer would copy every write
+  std::ostream* out_;                               // the compressor, or the file's own buffered stream
   TraceEncoding encoding_;
   uint32_t version_;  // the header's written_version(): which arguments the events carry
   uint64_t events_ = 0;

@@ -36,8 +36,14 @@ std::string op_name(TraceOp op) { return std::string(name(op)); }
 
 }  // namespace
 
-bool ImportBuilder::Later::operator()(const PendingPtr& a, const PendingPtr& b) const {
-  return std::tie(a->event.start_ns, a->event.rank, a->seq) > std::tie(b->event.start_ns, b->event.rank, b->seq);
+bool ImportBuilder::Later::operator()(const Placed& a, const Placed& b) const {
+  return std::tie(a.start_ns, a.rank, a.seq) > std::tie(b.start_ns, b.rank, b.seq);
+}
+
+// Its START and rank are final here; its size may still wait for a match.
+void ImportBuilder::place(PendingPtr pending) {
+  const TraceEvent& e = pending->event;
+  ready_order_.push({e.start_ns, e.rank, next_seq_++, std::move(pending)});
 }
 
 ImportBuilder::ImportBuilder(std::string source, uint32_t processes, std::map<uint32_t, std::vector<uint32_t>> comms,
@@ -142,9 +148,7 @@ void ImportBuilder::leave_call(WorldRank rank, uint64_t time_ns, std::optional<u
   }
   if (r.call == "MPI_Finalize") {
     if (r.compute_from && r.call_start > *r.compute_from) {
-      PendingPtr compute = compute_event(r, rank.value(), r.call_start);
-      compute->seq = next_seq_++;
-      ready_order_.push(compute);
+      place(compute_event(r, rank.value(), r.call_start));
     }
     r.finished = true;
     return;
@@ -250,10 +254,7 @@ void ImportBuilder::place_call_events(RankState& r, uint64_t leave_ns) {
       placed.push_back(action->event);
     }
   }
-  for (PendingPtr& p : placed) {
-    p->seq = next_seq_++;
-    ready_order_.push(p);
-  }
+  for (PendingPtr& p : placed) place(std::move(p));
 }
 
 void ImportBuilder::check_member(TraceComm comm, WorldRank rank, const char* field) const {
@@ -684,8 +685,9 @@ uint64_t ImportBuilder::watermark() const {
 
 void ImportBuilder::flush(uint64_t watermark) {
   while (!ready_order_.empty()) {
-    const PendingPtr& top = ready_order_.top();
-    if (!top->ready || top->event.start_ns >= watermark) return;
+    const Placed& placed = ready_order_.top();
+    if (placed.start_ns >= watermark || !placed.pending->ready) return;
+    const PendingPtr& top = placed.pending;
     if (!top->dropped) {
       if (is_send(top->event.op)) {
         ++tally_.messages;
@@ -758,7 +760,7 @@ void note_clock_shifts(ImportTally& tally, const std::vector<uint64_t>& offsets)
   }
   if (shifted.empty()) return;
   tally.repairs["ranks' clocks disagree (a receive recorded before its send began): rank clocks shifted later, " +
-                 shifted + " (the least constant shifts that put every receive after its send)"] +=
+                shifted + " (the least constant shifts that put every receive after its send)"] +=
       static_cast<uint64_t>(std::count_if(offsets.begin(), offsets.end(), [](uint64_t o) { return o > 0; }));
 }
 

@@ -143,7 +143,6 @@ class ImportBuilder {
     TraceEvent event;
     bool ready = true;
     bool dropped = false;  // a cancelled request: never written
-    uint64_t seq = 0;      // placement order, which keeps a rank's events in order when their starts tie
   };
 
   // What the open call did, in order. Opening actions (isend, irecv) start a
@@ -236,10 +235,19 @@ class ImportBuilder {
   uint64_t now_ns_ = 0;     // no record still to be read is earlier
   uint64_t record_ns_ = 0;  // the record being read
 
-  struct Later {
-    bool operator()(const PendingPtr& a, const PendingPtr& b) const;
+  // An event in the order heap, with its place in the order beside it so
+  // that ordering reads no event.
+  struct Placed {
+    uint64_t start_ns;
+    uint32_t rank;
+    uint64_t seq;  // placement order, which keeps a rank's events in order when their starts tie
+    PendingPtr pending;
   };
-  std::priority_queue<PendingPtr, std::vector<PendingPtr>, Later> ready_order_;
+  struct Later {
+    bool operator()(const Placed& a, const Placed& b) const;
+  };
+  void place(PendingPtr pending);
+  std::priority_queue<Placed, std::vector<Placed>, Later> ready_order_;
   uint64_t events_since_flush_ = 0;
   uint64_t next_seq_ = 0;  // placement order of events
 

@@ -1,48 +1,40 @@
 #include "traces/import/rank_clock_shift.h"
 
+#include <deque>
+#include <functional>
 #include <queue>
-#include <tuple>
-
-#include "traces/trace_reader.h"
-#include "traces/trace_writer.h"
+#include <utility>
 
 namespace ibsec::traces {
-namespace {
 
-struct Shifted {
-  TraceEvent event;  // already shifted
-  uint64_t index;    // its place in the input, which keeps a rank's events in their order
-};
-
-struct Later {
-  bool operator()(const Shifted& a, const Shifted& b) const {
-    return std::tie(a.event.start_ns, a.event.rank, a.index) > std::tie(b.event.start_ns, b.event.rank, b.index);
-  }
-};
-
-}  // namespace
-
-void shift_rank_clocks(const std::string& in, const std::string& out, const std::vector<uint64_t>& shifts) {
-  TraceReader reader(in);
-  TraceWriter writer(out, reader.header(), TraceEncoding::kBinary, TraceCompression::kNone, "out");
-  std::priority_queue<Shifted, std::vector<Shifted>, Later> waiting;
+// Each rank's events are already in their order and move together, so they
+// wait in a queue of their own; a heap of the queues' first events (start,
+// rank) says which goes next, whatever the length of the queues.
+void shift_rank_clocks(TraceReader& reader, const std::vector<uint64_t>& shifts,
+                       const std::function<void(const TraceEvent&)>& sink) {
+  std::vector<std::deque<TraceEvent>> waiting(shifts.size());
+  using Head = std::pair<uint64_t, uint32_t>;  // (shifted start, rank) of a non-empty queue's first event
+  std::priority_queue<Head, std::vector<Head>, std::greater<>> heads;
+  const auto hand_on_first = [&] {
+    const uint32_t rank = heads.top().second;
+    heads.pop();
+    sink(waiting[rank].front());
+    waiting[rank].pop_front();
+    if (!waiting[rank].empty()) heads.emplace(waiting[rank].front().start_ns, rank);
+  };
   TraceEvent event;
-  uint64_t index = 0;
   while (reader.next(event)) {
     // Every event still to come starts no earlier than this one unshifted,
     // and shifts only delay: what starts before it now is in its place.
-    while (!waiting.empty() && waiting.top().event.start_ns < event.start_ns) {
-      writer.write(waiting.top().event);
-      waiting.pop();
-    }
+    while (!heads.empty() && heads.top().first < event.start_ns) hand_on_first();
     if (event.rank >= shifts.size()) reader.fail("rank", "no clock shift for rank " + std::to_string(event.rank));
-    const uint64_t shift = shifts[event.rank];
-    event.start_ns += shift;
-    event.end_ns += shift;
-    waiting.push({event, index++});
+    event.start_ns += shifts[event.rank];
+    event.end_ns += shifts[event.rank];
+    std::deque<TraceEvent>& queue = waiting[event.rank];
+    if (queue.empty()) heads.emplace(event.start_ns, event.rank);
+    queue.push_back(std::move(event));
   }
-  for (; !waiting.empty(); waiting.pop()) writer.write(waiting.top().event);
-  writer.finish();
+  while (!heads.empty()) hand_on_first();
 }
 
 }  // namespace ibsec::traces

@@ -1,7 +1,7 @@
-// Mending the ranks' clocks of an imported trace after it was written: every
+// Mending the ranks' clocks of an imported trace after it was made: every
 // event of rank r moves `shifts[r]` ns later and the events are put back in
 // the format's order (START, then rank, then each rank's own order), as the
-// import would have written them had it read the source with the clocks
+// import would have made them had it read the source with the clocks
 // mended. Valid only when no event depended on the order in which the ranks'
 // records were read (ImportBuilder::reading_order_mattered).
 //
@@ -10,13 +10,16 @@
 #pragma once
 
 #include <cstdint>
-#include <string>
+#include <functional>
 #include <vector>
+
+#include "traces/trace_reader.h"
 
 namespace ibsec::traces {
 
-// Reads the binary trace `in` and writes it to `out` (binary, uncompressed)
-// with every rank's clock shifted. Throws TraceError.
-void shift_rank_clocks(const std::string& in, const std::string& out, const std::vector<uint64_t>& shifts);
+// Reads every remaining event of `in` and hands each to `sink`, shifted and
+// in order. Throws TraceError.
+void shift_rank_clocks(TraceReader& in, const std::vector<uint64_t>& shifts,
+                       const std::function<void(const TraceEvent&)>& sink);
 
 }  // namespace ibsec::traces

@@ -35,17 +35,14 @@ bool is_otf2_anchor(const std::string& path) { return std::filesystem::path(path
 // The events go first to a binary file beside OUT, since the notes that say
 // what was repaired are known only at the end and the header comes first;
 // the last pass puts header and events together and checks everything.
-// `purpose` tells two scratch files of one import apart.
 class ScratchTrace {
  public:
-  ScratchTrace(const std::string& out, std::string_view purpose) {
+  explicit ScratchTrace(const std::string& out) {
     const std::filesystem::path target =
         out == "-" ? std::filesystem::path("ibsec-import") : std::filesystem::path(out);
     std::string hidden(1, '.');  // built by appending: GCC 12 warns falsely (-Wrestrict) on "." + string
     hidden += target.filename().string();
-    hidden += ".";
-    hidden += purpose;
-    hidden += "-" + std::to_string(getpid()) + ".ibtb";
+    hidden += ".import-" + std::to_string(getpid()) + ".ibtb";
     path_ = (target.parent_path().empty() ? std::filesystem::path(".") : target.parent_path()) / hidden;
   }
   ~ScratchTrace() {
@@ -94,22 +91,42 @@ bool any_shift(const std::vector<uint64_t>& shifts) {
 // matched. Its events are then shifted as they are, unless one of them
 // depended on the order the ranks were read in: then the source is read a
 // second time with the clocks mended.
+// The scratch file's events checked and written to `writer`, each rank's
+// clock shifted by `shifts` (empty: none).
+void check_and_write(TraceReader& scratch, const std::vector<uint64_t>& shifts, TraceWriter& writer) {
+  if (shifts.empty()) {
+    check_whole_trace(scratch, [&](const TraceEvent& e) { writer.write(e); });
+    return;
+  }
+  TraceChecker checker(scratch.path(), scratch.header().processes, scratch.communicators());
+  uint64_t events = 0;
+  shift_rank_clocks(scratch, shifts, [&](const TraceEvent& e) {
+    checker.add(e, TraceLocation::event(++events));
+    writer.write(e);
+  });
+  checker.finish();
+}
+
+// OPEN(shifts) opens the source with per-rank clock shifts. A source whose
+// ranks' clocks disagree (a receive recorded before its send began) needs
+// the least shifts that mend it, known only once every message has been
+// matched. Its events are then shifted as they are checked and written,
+// unless one of them depended on the order the ranks were read in: then the
+// source is read a second time with the clocks mended.
 template <typename Open>
 ImportSummary import_from(const Open& open, const std::string& source_path, const std::string& out,
                           std::string_view format) {
-  ScratchTrace scratch(out, "import");
-  ScratchTrace shifted(out, "shifted");
-  std::string events = scratch.path();
+  ScratchTrace scratch(out);
   auto source = open(std::vector<uint64_t>{});
   Pass pass = read_into_scratch(*source, source_path, scratch.path());
+  std::vector<uint64_t> shift_as_written;
   if (any_shift(pass.clock_shifts)) {
     const std::vector<uint64_t> shifts = pass.clock_shifts;
     if (pass.reading_order_mattered) {
       source = open(shifts);
       pass = read_into_scratch(*source, source_path, scratch.path());
     } else {
-      shift_rank_clocks(scratch.path(), shifted.path(), shifts);
-      events = shifted.path();
+      shift_as_written = shifts;
     }
     note_clock_shifts(pass.tally, shifts);
   }
@@ -120,15 +137,15 @@ ImportSummary import_from(const Open& open, const std::string& source_path, cons
   TraceHeader header = source->header();  // with what reading the events added
   for (std::string& note : tally_notes(summary.tally)) header.notes.push_back(std::move(note));
   header.notes.push_back(importer_note());
-  TraceReader reader(events);
+  TraceReader reader(scratch.path());
   TraceWriter writer(out, header, "out");
   try {
-    check_whole_trace(reader, [&](const TraceEvent& e) { writer.write(e); });
+    check_and_write(reader, shift_as_written, writer);
   } catch (const TraceError& e) {
     // Found by the checks every trace passes (a send and its receive of
     // different sizes, ...): said of the source, not of the scratch file.
     std::string problem = e.what();
-    if (problem.starts_with(events)) problem.erase(0, events.size() + 2);
+    if (problem.starts_with(scratch.path())) problem.erase(0, scratch.path().size() + 2);
     const std::string field = "field '" + e.field() + "': ";
     if (const size_t at = problem.find(field); at != std::string::npos) problem.erase(at, field.size());
     throw TraceError(source_path, TraceLocation::file(), e.field(),

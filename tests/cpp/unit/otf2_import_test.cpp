@@ -384,10 +384,9 @@ TEST(Otf2Import, SkewedClocksShiftedSoEveryReceiveFollowsItsSend) {
   EXPECT_EQ(summary.tally.repairs.begin()->second, 1u);  // one rank shifted
   // The shifted events in the format's order, as if read with mended clocks.
   const std::vector<std::string> in_order = {
-      "0 10 50 compute",          "1 31 41 compute",  "1 41 51 recv 0 100 5 0 exact",
-      "0 50 55 send 1 100 5 0",   "1 51 81 compute",  "0 55 70 compute",
-      "0 70 100 recv 1 8 6 0 exact", "1 81 86 send 0 8 6 0", "1 86 131 compute",
-      "0 100 110 compute"};
+      "0 10 50 compute",  "1 31 41 compute",  "1 41 51 recv 0 100 5 0 exact", "0 50 55 send 1 100 5 0",
+      "1 51 81 compute",  "0 55 70 compute",  "0 70 100 recv 1 8 6 0 exact",  "1 81 86 send 0 8 6 0",
+      "1 86 131 compute", "0 100 110 compute"};
   EXPECT_EQ(events_in_order(out), in_order);
 }
 
@@ -407,8 +406,9 @@ TEST(Otf2Import, SkewedClocksAndAReceiveRebuiltReadAgain) {
   const std::string out = imported(a.finish(), &summary);
   const std::map<uint32_t, std::vector<std::string>> expected = {
       {0, {"0 10 55 compute", "0 55 60 send 1 4 1000 0", "0 60 110 compute"}},
-      {1, {"1 25 35 compute", "1 35 36 irecv 0 4 1000 0 0 exact", "1 36 37 compute", "1 37 55 wait 0",
-           "1 55 125 compute"}},
+      {1,
+       {"1 25 35 compute", "1 35 36 irecv 0 4 1000 0 0 exact", "1 36 37 compute", "1 37 55 wait 0",
+        "1 55 125 compute"}},
   };
   EXPECT_EQ(events_by_rank(out), expected);
   std::vector<std::string> repairs;
@@ -429,6 +429,20 @@ TEST(Otf2ImportHostile, ClocksThatNoShiftMends) {
   a.call(0, "MPI_Send", 50, 55, [](auto* w) { OTF2_EvtWriter_MpiSend(w, nullptr, 51, 1, 0, 5, 100); });
   a.call(1, "MPI_Send", 60, 65, [](auto* w) { OTF2_EvtWriter_MpiSend(w, nullptr, 61, 0, 0, 6, 8); });
   EXPECT_EQ(refused_field(a.finish()), "time");
+}
+
+// The skewed archive above with a receive of another size than its send:
+// refused once the shifted events are checked, naming the event of the
+// output where the mismatch shows.
+TEST(Otf2ImportHostile, SkewedClocksAndSizesThatDisagree) {
+  Archive a(2, "skewsize");
+  for (uint32_t r = 0; r < 2; ++r) init(a, r);
+  a.call(1, "MPI_Recv", 20, 30, [](auto* w) { OTF2_EvtWriter_MpiRecv(w, nullptr, 29, 0, 0, 5, 100); });
+  a.call(0, "MPI_Send", 50, 55, [](auto* w) { OTF2_EvtWriter_MpiSend(w, nullptr, 51, 1, 0, 5, 90); });
+  for (uint32_t r = 0; r < 2; ++r) finalize(a, r);
+  const std::string message = refusal(a.finish());
+  EXPECT_NE(message.find("do not hold together (in the output's event 4"), std::string::npos) << message;
+  EXPECT_NE(message.find("90"), std::string::npos) << message;
 }
 
 TEST(Otf2ImportHostile, NoSuchFile) {
