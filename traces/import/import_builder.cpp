@@ -36,14 +36,13 @@ std::string op_name(TraceOp op) { return std::string(name(op)); }
 
 }  // namespace
 
-bool ImportBuilder::Later::operator()(const Placed& a, const Placed& b) const {
-  return std::tie(a.start_ns, a.rank, a.seq) > std::tie(b.start_ns, b.rank, b.seq);
-}
-
-// Its START and rank are final here; its size may still wait for a match.
+// Its START and rank are final here, and no earlier than the START of any
+// event its rank placed before; its size may still wait for a match.
 void ImportBuilder::place(PendingPtr pending) {
   const TraceEvent& e = pending->event;
-  ready_order_.push({e.start_ns, e.rank, next_seq_++, std::move(pending)});
+  std::deque<PendingPtr>& queue = placed_[e.rank];
+  if (queue.empty()) next_placed_.emplace(e.start_ns, e.rank);
+  queue.push_back(std::move(pending));
 }
 
 ImportBuilder::ImportBuilder(std::string source, uint32_t processes, std::map<uint32_t, std::vector<uint32_t>> comms,
@@ -53,6 +52,7 @@ ImportBuilder::ImportBuilder(std::string source, uint32_t processes, std::map<ui
       comms_(std::move(comms)),
       sink_(std::move(sink)),
       ranks_(processes),
+      placed_(processes),
       inbox_(processes) {
   for (const auto& [id, members] : comms_) {
     auto& positions = position_[id];
@@ -185,7 +185,7 @@ void ImportBuilder::set_message(TraceEvent& event, WorldRank peer, uint64_t byte
 }
 
 ImportBuilder::PendingPtr ImportBuilder::new_event(RankState&, TraceOp op) {
-  auto pending = std::make_shared<Pending>();
+  auto pending = std::allocate_shared<Pending>(std::pmr::polymorphic_allocator<Pending>(&event_memory_));
   pending->event.op = op;
   pending->event.rank = where_rank_.value();
   return pending;
@@ -202,59 +202,59 @@ uint32_t ImportBuilder::name_request(RankState& rank) {
 
 void ImportBuilder::place_call_events(RankState& r, uint64_t leave_ns) {
   const uint64_t enter_ns = r.call_start;
-  std::vector<PendingPtr> placed;
   if (r.compute_from && enter_ns > *r.compute_from) {
-    placed.push_back(compute_event(r, r.actions.front().event->event.rank, enter_ns));
+    place(compute_event(r, r.actions.front().event->event.rank, enter_ns));
   }
-  std::vector<Action*> opening;
-  std::vector<Action*> blocking;
-  for (Action& action : r.actions) (action.kind == Action::Kind::kOpens ? opening : blocking).push_back(&action);
+  const auto is_blocking = [](const Action& a) { return a.kind == Action::Kind::kBlocks; };
+  const auto blocking = static_cast<size_t>(std::count_if(r.actions.begin(), r.actions.end(), is_blocking));
   // As the capture library does: a call that both sends and receives
   // (MPI_Sendrecv) posts its receive and its send at once and waits for both,
   // so that two ranks exchanging large messages do not wait for each other's
   // receive in the replay.
-  const bool sendrecv = blocking.size() == 2 && blocking[0]->event->event.op == TraceOp::kSend &&
-                        blocking[1]->event->event.op == TraceOp::kRecv;
+  const bool sendrecv = blocking == 2 && r.actions.size() == 2 && r.actions[0].event->event.op == TraceOp::kSend &&
+                        r.actions[1].event->event.op == TraceOp::kRecv;
   if (sendrecv) {
-    PendingPtr send = blocking[0]->event;
-    PendingPtr recv = blocking[1]->event;
+    PendingPtr send = r.actions[0].event;
+    PendingPtr recv = r.actions[1].event;
     recv->event.op = TraceOp::kIrecv;
     recv->event.request = name_request(r);
     send->event.op = TraceOp::kIsend;
     send->event.request = name_request(r);
+    uint64_t at = enter_ns;
     for (const PendingPtr& p : {recv, send}) {
       p->event.start_ns = p->event.end_ns = enter_ns;
-      placed.push_back(p);
+      place(p);
     }
     for (const PendingPtr& p : {recv, send}) {
       PendingPtr wait = new_event(r, TraceOp::kWait);
       wait->event.rank = p->event.rank;
       wait->event.request = p->event.request;
-      wait->event.start_ns = placed.back()->event.end_ns;
+      wait->event.start_ns = at;
       wait->event.end_ns = leave_ns;
-      placed.push_back(wait);
+      at = leave_ns;
+      place(std::move(wait));
     }
     for (const PendingPtr& p : {recv, send}) r.free_names.push_back(p->event.request);
-  } else {
-    // Opening actions take the call's time when nothing blocks it; else they
-    // happen as it begins and the first blocking one spans it (a waitall is
-    // one wait per request, the first spanning the call).
-    const bool blocks = !blocking.empty();
-    uint64_t at = enter_ns;
-    for (Action* action : opening) {
-      action->event->event.start_ns = at;
-      action->event->event.end_ns = blocks ? enter_ns : leave_ns;
-      at = action->event->event.end_ns;
-      placed.push_back(action->event);
-    }
-    for (Action* action : blocking) {
-      action->event->event.start_ns = at;
-      action->event->event.end_ns = leave_ns;
-      at = leave_ns;
-      placed.push_back(action->event);
-    }
+    return;
   }
-  for (PendingPtr& p : placed) place(std::move(p));
+  // Opening actions take the call's time when nothing blocks it; else they
+  // happen as it begins and the first blocking one spans it (a waitall is
+  // one wait per request, the first spanning the call).
+  uint64_t at = enter_ns;
+  for (Action& action : r.actions) {
+    if (is_blocking(action)) continue;
+    action.event->event.start_ns = at;
+    action.event->event.end_ns = blocking > 0 ? enter_ns : leave_ns;
+    at = action.event->event.end_ns;
+    place(action.event);
+  }
+  for (Action& action : r.actions) {
+    if (!is_blocking(action)) continue;
+    action.event->event.start_ns = at;
+    action.event->event.end_ns = leave_ns;
+    at = leave_ns;
+    place(action.event);
+  }
 }
 
 void ImportBuilder::check_member(TraceComm comm, WorldRank rank, const char* field) const {
@@ -684,18 +684,21 @@ uint64_t ImportBuilder::watermark() const {
 }
 
 void ImportBuilder::flush(uint64_t watermark) {
-  while (!ready_order_.empty()) {
-    const Placed& placed = ready_order_.top();
-    if (placed.start_ns >= watermark || !placed.pending->ready) return;
-    const PendingPtr& top = placed.pending;
-    if (!top->dropped) {
-      if (is_send(top->event.op)) {
+  while (!next_placed_.empty()) {
+    const auto [start_ns, rank] = next_placed_.top();
+    std::deque<PendingPtr>& queue = placed_[rank];
+    const Pending& next = *queue.front();
+    if (start_ns >= watermark || !next.ready) return;
+    if (!next.dropped) {
+      if (is_send(next.event.op)) {
         ++tally_.messages;
-        tally_.message_bytes += top->event.bytes;
+        tally_.message_bytes += next.event.bytes;
       }
-      sink_(top->event);
+      sink_(next.event);
     }
-    ready_order_.pop();
+    queue.pop_front();
+    next_placed_.pop();
+    if (!queue.empty()) next_placed_.emplace(queue.front()->event.start_ns, rank);
   }
 }
 

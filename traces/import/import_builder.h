@@ -21,6 +21,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <memory_resource>
 #include <optional>
 #include <queue>
 #include <string>
@@ -224,6 +225,10 @@ class ImportBuilder {
   [[nodiscard]] uint64_t watermark() const;
   void refuse_what_is_open();
 
+  // Every event being made is allocated here: one per event imported, freed
+  // in the order they were made, which a pool serves without the general
+  // allocator. First among the members, so that it outlives every event.
+  std::pmr::unsynchronized_pool_resource event_memory_;
   std::string source_;
   uint32_t processes_;
   std::map<uint32_t, std::vector<uint32_t>> comms_;
@@ -235,21 +240,15 @@ class ImportBuilder {
   uint64_t now_ns_ = 0;     // no record still to be read is earlier
   uint64_t record_ns_ = 0;  // the record being read
 
-  // An event in the order heap, with its place in the order beside it so
-  // that ordering reads no event.
-  struct Placed {
-    uint64_t start_ns;
-    uint32_t rank;
-    uint64_t seq;  // placement order, which keeps a rank's events in order when their starts tie
-    PendingPtr pending;
-  };
-  struct Later {
-    bool operator()(const Placed& a, const Placed& b) const;
-  };
+  // The events placed and not yet handed on, in the format's order: each
+  // rank places its events in START order, so they wait in a queue per
+  // rank, and a heap of the queues' first events (START, rank) says which
+  // goes next: a few ranks to order, not every event in flight.
   void place(PendingPtr pending);
-  std::priority_queue<Placed, std::vector<Placed>, Later> ready_order_;
+  std::vector<std::deque<PendingPtr>> placed_;      // by world rank
+  using QueueHead = std::pair<uint64_t, uint32_t>;  // (START, rank) of a non-empty queue's first event
+  std::priority_queue<QueueHead, std::vector<QueueHead>, std::greater<>> next_placed_;
   uint64_t events_since_flush_ = 0;
-  uint64_t next_seq_ = 0;  // placement order of events
 
   struct InFlight {
     uint64_t bytes = 0;
