@@ -38,15 +38,14 @@ EXACT: frozenset[str] = frozenset()
 #   and the replay cuts each into packets by size alone.
 # - SKC hit rate: within 0.002. Hits depend on which keys are cached when a packet needs one, which follows the
 #   order of packets; the order follows the compute gaps, which differ between two runs of the program.
-# - mean network latency: within 15 %. It is mostly set by sizes and hops, but contention depends on how the
+# - mean network latency: within 25 %. It is mostly set by sizes and hops, but contention depends on how the
 #   messages overlap, i.e. on the compute gaps of two different executions (each tool slows the program in its own
-#   way, on a 2-core host running 4 ranks). Measured on NPB class S at 4 ranks: within 5 %.
+#   way, on a 2-core host running 4 ranks). Measured on NPB class S at 4 ranks: CG, FT, IS, LU within 1 %, but MG,
+#   whose compute is a few milliseconds in all, +2 % to +20 % from one pair of runs to the next (OTF2: +16 %, +4 %,
+#   +2 %, +20 %, +17 %; DUMPI, whose own work per call lands in the gaps: -10 % to +17 %). Replaying with the gaps
+#   scaled down does not remove it: FT's alltoalls then pile up and differ by 16 %.
 HIT_RATE_TOLERANCE = 0.002
-LATENCY_TOLERANCE = 0.15
-# DUMPI's own work per call (its timers, writing the record after the call returned) lands in the compute gaps:
-# on MG class S, whose compute is a few milliseconds in all, its trace holds 3.7 times the capture library's CPU
-# time, and mean latencies of one run and the other have differed by -10 % to +17 %.
-DUMPI_LATENCY_TOLERANCE = 0.25
+LATENCY_TOLERANCE = 0.25
 
 
 @dataclass
@@ -158,7 +157,7 @@ def replay_figures(result: dict) -> dict[str, float]:
             "latency": stats["latency_mean_ns"]}
 
 
-def compare_replays(captured: dict, imported: dict, latency_tolerance: float = LATENCY_TOLERANCE) -> None:
+def compare_replays(captured: dict, imported: dict) -> None:
     """Packets exactly, hit rate and mean latency within the tolerances above."""
     mine, theirs = replay_figures(captured), replay_figures(imported)
     wrong = []
@@ -167,7 +166,7 @@ def compare_replays(captured: dict, imported: dict, latency_tolerance: float = L
     if abs(mine["hit rate"] - theirs["hit rate"]) > HIT_RATE_TOLERANCE:
         wrong.append(f"hit rate: captured {mine['hit rate']:.5f}, imported {theirs['hit rate']:.5f} "
                      f"(tolerance {HIT_RATE_TOLERANCE})")
-    if abs(theirs["latency"] - mine["latency"]) > latency_tolerance * mine["latency"]:
+    if abs(theirs["latency"] - mine["latency"]) > LATENCY_TOLERANCE * mine["latency"]:
         wrong.append(f"mean latency: captured {mine['latency']:.1f} ns, imported {theirs['latency']:.1f} ns "
-                     f"(tolerance {latency_tolerance:.0%})")
+                     f"(tolerance {LATENCY_TOLERANCE:.0%})")
     assert not wrong, "replays differ:\n  " + "\n  ".join(wrong)
