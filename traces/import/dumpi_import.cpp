@@ -720,7 +720,7 @@ std::vector<std::string> dumpi_known_calls() {
 struct DumpiSource::State {
   DumpiRun run;
   std::string source;
-  std::string sha256;  // of the run's files (dumpi_run_digest)
+  std::string source_note;  // "import: source META (DUMPI .meta and N rank files)", its digest added by the import
   std::vector<uint64_t> clock_shifts;
   TraceHeader header;
   std::vector<std::vector<int64_t>> type_sizes;  // by rank
@@ -1150,8 +1150,9 @@ void State::describe() {
   h.origin = TraceOrigin::kCaptured;
   h.origin_text = "imported from DUMPI " + version + ": " + run.meta.filename().string();
   if (all_cpu) h.cpu_clock = CpuClock::kProcess;
-  std::vector<std::string> notes{"import: source " + run.meta.string() + " (DUMPI .meta and " +
-                                 std::to_string(run.processes) + " rank files) sha256 " + sha256};
+  source_note =
+      "import: source " + run.meta.string() + " (DUMPI .meta and " + std::to_string(run.processes) + " rank files)";
+  std::vector<std::string> notes;
   std::string names;
   for (const std::string& host : hosts) names += (names.empty() ? "" : ", ") + host;
   notes.push_back(
@@ -1175,11 +1176,10 @@ void State::describe() {
   h.notes.insert(h.notes.begin(), notes.begin(), notes.end());
 }
 
-DumpiSource::DumpiSource(const std::string& source, std::string sha256, std::vector<uint64_t> clock_shifts)
+DumpiSource::DumpiSource(const std::string& source, std::vector<uint64_t> clock_shifts)
     : state_(std::make_unique<State>()) {
   State& s = *state_;
   s.source = source;
-  s.sha256 = std::move(sha256);
   s.run = read_dumpi_run(source);
   s.clock_shifts = std::move(clock_shifts);
   if (!s.clock_shifts.empty() && s.clock_shifts.size() != s.run.processes) {
@@ -1197,6 +1197,8 @@ DumpiSource::DumpiSource(const std::string& source, std::string sha256, std::vec
 DumpiSource::~DumpiSource() = default;
 
 const TraceHeader& DumpiSource::header() const { return state_->header; }
+
+const std::string& DumpiSource::source_note() const { return state_->source_note; }
 
 namespace {
 

@@ -24,15 +24,15 @@ class DumpiSource {
   // file once through: their structure, datatype sizes and the
   // communicators their calls made. Throws TraceError naming the file, and
   // the byte offset or field at fault. `clock_shifts` as for Otf2Source.
-  // `sha256`: dumpi_run_digest of the run, for the provenance note (the
-  // caller hashes the run once, however often it is read).
-  DumpiSource(const std::string& source, std::string sha256, std::vector<uint64_t> clock_shifts = {});
+  explicit DumpiSource(const std::string& source, std::vector<uint64_t> clock_shifts = {});
   ~DumpiSource();
   DumpiSource(const DumpiSource&) = delete;
   DumpiSource& operator=(const DumpiSource&) = delete;
 
   // Processes, communicators (world ranks), CPU clock, origin and notes.
   [[nodiscard]] const TraceHeader& header() const;
+  // The note that names the source, to which the import adds its digest (dumpi_run_digest).
+  [[nodiscard]] const std::string& source_note() const;
   // Reads the calls of every rank, merged in time order, into `builder`.
   void read_events(ImportBuilder& builder);
 

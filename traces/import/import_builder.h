@@ -245,7 +245,11 @@ class ImportBuilder {
   // rank, and a heap of the queues' first events (START, rank) says which
   // goes next: a few ranks to order, not every event in flight.
   void place(PendingPtr pending);
-  std::vector<std::deque<PendingPtr>> placed_;      // by world rank
+  struct Placed {
+    uint64_t start_ns;  // the event's, beside it: ordering reads no event
+    PendingPtr pending;
+  };
+  std::vector<std::deque<Placed>> placed_;          // by world rank
   using QueueHead = std::pair<uint64_t, uint32_t>;  // (START, rank) of a non-empty queue's first event
   std::priority_queue<QueueHead, std::vector<QueueHead>, std::greater<>> next_placed_;
   uint64_t events_since_flush_ = 0;

@@ -131,7 +131,7 @@ std::string otf2_archive_digest(const std::string& anchor) {
 
 struct Otf2Source::State {
   std::string anchor;
-  std::string sha256;  // of the archive's files (otf2_archive_digest)
+  std::string source_note;  // "import: source ANCHOR (OTF2 archive)", its digest added by the import
   OTF2_Reader* reader = nullptr;
   OTF2_ErrorCallback previous_error_callback = nullptr;
   TraceHeader header;
@@ -372,7 +372,7 @@ void describe_provenance(State& s) {
   h.origin = TraceOrigin::kCaptured;
   h.origin_text = "imported from OTF2 " + otf2_version(s.reader) + " by " + tool + ": " +
                   std::filesystem::path(s.anchor).filename().string();
-  h.notes.push_back("import: source " + s.anchor + " (OTF2 archive) sha256 " + s.sha256);
+  s.source_note = "import: source " + s.anchor + " (OTF2 archive)";
   h.notes.push_back(
       "import: creator " + (creator.empty() ? std::string("(not named by the archive)") : creator) +
       (creator.empty() && tool == "EZTrace" ? "; EZTrace recognised by its region 'EZTrace finalize'" : ""));
@@ -633,11 +633,10 @@ void open_rank_readers(State& s) {
 
 }  // namespace
 
-Otf2Source::Otf2Source(const std::string& anchor, std::string sha256, std::vector<uint64_t> clock_shifts)
+Otf2Source::Otf2Source(const std::string& anchor, std::vector<uint64_t> clock_shifts)
     : state_(std::make_unique<State>()) {
   State& s = *state_;
   s.anchor = anchor;
-  s.sha256 = std::move(sha256);
   s.clock_shifts = std::move(clock_shifts);
   s.previous_error_callback = OTF2_Error_RegisterCallback(remember_otf2_error, nullptr);
   try {
@@ -669,6 +668,8 @@ Otf2Source::~Otf2Source() {
 }
 
 const TraceHeader& Otf2Source::header() const { return state_->header; }
+
+const std::string& Otf2Source::source_note() const { return state_->source_note; }
 
 void Otf2Source::read_events(ImportBuilder& builder) {
   State& s = *state_;

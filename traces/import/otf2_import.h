@@ -22,15 +22,16 @@ class Otf2Source {
   // Opens the anchor file and reads every definition. Throws TraceError.
   // `clock_shifts`: ns added to each world rank's times (none: all 0), to
   // mend ranks whose clocks disagree (clock_offsets, import_builder.h).
-  // `sha256`: otf2_archive_digest(anchor), for the provenance note (the
-  // caller hashes the archive once, however often it is read).
-  Otf2Source(const std::string& anchor, std::string sha256, std::vector<uint64_t> clock_shifts = {});
+  explicit Otf2Source(const std::string& anchor, std::vector<uint64_t> clock_shifts = {});
   ~Otf2Source();
   Otf2Source(const Otf2Source&) = delete;
   Otf2Source& operator=(const Otf2Source&) = delete;
 
   // Processes, communicators (world ranks), origin and provenance notes.
   [[nodiscard]] const TraceHeader& header() const;
+  // "import: source ANCHOR (OTF2 archive)": the note that names the source,
+  // to which the import adds its digest (otf2_archive_digest).
+  [[nodiscard]] const std::string& source_note() const;
   // Reads the events of every rank, merged in time order, into `builder`.
   void read_events(ImportBuilder& builder);
 

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <functional>
+#include <future>
 #include <memory>
 
 #include "core/atomic_file.h"
@@ -113,9 +115,11 @@ void check_and_write(TraceReader& scratch, const std::vector<uint64_t>& shifts, 
 // matched. Its events are then shifted as they are checked and written,
 // unless one of them depended on the order the ranks were read in: then the
 // source is read a second time with the clocks mended.
+// DIGEST gives the source's SHA-256 for the note that names it, once the
+// events are read: hashing may go on beside the reading.
 template <typename Open>
 ImportSummary import_from(const Open& open, const std::string& source_path, const std::string& out,
-                          std::string_view format) {
+                          std::string_view format, const std::function<std::string()>& digest) {
   ScratchTrace scratch(out);
   auto source = open(std::vector<uint64_t>{});
   Pass pass = read_into_scratch(*source, source_path, scratch.path());
@@ -135,6 +139,7 @@ ImportSummary import_from(const Open& open, const std::string& source_path, cons
   summary.processes = source->header().processes;
   summary.tally = pass.tally;
   TraceHeader header = source->header();  // with what reading the events added
+  header.notes.insert(header.notes.begin(), source->source_note() + " sha256 " + digest());
   for (std::string& note : tally_notes(summary.tally)) header.notes.push_back(std::move(note));
   header.notes.push_back(importer_note());
   TraceReader reader(scratch.path());
@@ -219,29 +224,44 @@ SourceIdentity import_source_identity(const std::string& source) {
 #endif
 }
 
-ImportSummary import_trace(const std::string& source, const std::string& out) {
-  return import_trace(source, out, import_source_identity(source));
-}
+namespace {
 
-ImportSummary import_trace(const std::string& source, const std::string& out, const SourceIdentity& identity) {
+// DIGEST as import_from takes it.
+ImportSummary import_as(std::string_view format, const std::string& source, const std::string& out,
+                        const std::function<std::string()>& digest) {
   CommandFiles files;
   files.input(source, "source");
   files.output(out, "out");
   files.check();
-  if (identity.format == "DUMPI") {
+  if (format == "DUMPI") {
     const auto open = [&](std::vector<uint64_t> shifts) {
-      return std::make_unique<DumpiSource>(source, identity.sha256, std::move(shifts));
+      return std::make_unique<DumpiSource>(source, std::move(shifts));
     };
-    return import_from(open, source, out, "DUMPI");
+    return import_from(open, source, out, "DUMPI", digest);
   }
 #ifdef IBSEC_HAVE_OTF2
   const auto open = [&](std::vector<uint64_t> shifts) {
-    return std::make_unique<Otf2Source>(source, identity.sha256, std::move(shifts));
+    return std::make_unique<Otf2Source>(source, std::move(shifts));
   };
-  return import_from(open, source, out, "OTF2");
+  return import_from(open, source, out, "OTF2", digest);
 #else
   return {};
 #endif
+}
+
+}  // namespace
+
+// The source is hashed on a second thread while it is read: both read every
+// file of it, and neither needs the other until the notes are written.
+ImportSummary import_trace(const std::string& source, const std::string& out) {
+  const std::string_view format = format_of(source);
+  std::future<SourceIdentity> identity =
+      std::async(std::launch::async, [source] { return import_source_identity(source); });
+  return import_as(format, source, out, [&] { return identity.get().sha256; });
+}
+
+ImportSummary import_trace(const std::string& source, const std::string& out, const SourceIdentity& identity) {
+  return import_as(identity.format, source, out, [&] { return identity.sha256; });
 }
 
 }  // namespace ibsec::traces
