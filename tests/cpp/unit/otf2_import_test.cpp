@@ -216,14 +216,21 @@ TEST(Otf2Import, EveryEventKindEventByEvent) {
                           [](const std::string& n) { return n.find("sha256") != std::string::npos; }));
 }
 
-// EZTrace's MPI_Wait without the receive's completion: rebuilt from the only send.
-TEST(Otf2Import, ReceiveWithoutCompletionRebuiltFromItsOnlySend) {
-  Archive a(2, "unrecorded");
+// Rank 1 posts a receive and waits 22..40 with no record of its completion;
+// rank 0 sends it 1000 bytes, its call entered at `send_at`.
+void receive_without_completion(Archive& a, uint64_t send_at) {
   for (uint32_t r = 0; r < 2; ++r) init(a, r);
   a.call(1, "MPI_Irecv", 20, 21, [](auto* w) { OTF2_EvtWriter_MpiIrecvRequest(w, nullptr, 20, 4); });
   a.call(1, "MPI_Wait", 22, 40);
-  a.call(0, "MPI_Send", 30, 35, [](auto* w) { OTF2_EvtWriter_MpiSend(w, nullptr, 31, 1, 0, 1000, 4); });
+  a.call(0, "MPI_Send", send_at, send_at + 5,
+         [&](auto* w) { OTF2_EvtWriter_MpiSend(w, nullptr, send_at + 1, 1, 0, 1000, 4); });
   for (uint32_t r = 0; r < 2; ++r) finalize(a, r);
+}
+
+// EZTrace's MPI_Wait without the receive's completion: rebuilt from the only send.
+TEST(Otf2Import, ReceiveWithoutCompletionRebuiltFromItsOnlySend) {
+  Archive a(2, "unrecorded");
+  receive_without_completion(a, 30);
   ImportSummary summary;
   const auto events = events_by_rank(imported(a.finish(), &summary));
   EXPECT_EQ(events.at(1)[1], "1 20 21 irecv 0 4 1000 0 0 exact");
@@ -397,11 +404,7 @@ TEST(Otf2Import, SkewedClocksShiftedSoEveryReceiveFollowsItsSend) {
 TEST(Otf2Import, SkewedClocksAndAReceiveRebuiltReadAgain) {
   Archive a(2, "skewrebuilt");
   a.eztrace = true;
-  for (uint32_t r = 0; r < 2; ++r) init(a, r);
-  a.call(1, "MPI_Irecv", 20, 21, [](auto* w) { OTF2_EvtWriter_MpiIrecvRequest(w, nullptr, 20, 4); });
-  a.call(1, "MPI_Wait", 22, 40);
-  a.call(0, "MPI_Send", 55, 60, [](auto* w) { OTF2_EvtWriter_MpiSend(w, nullptr, 56, 1, 0, 1000, 4); });
-  for (uint32_t r = 0; r < 2; ++r) finalize(a, r);
+  receive_without_completion(a, 55);
   ImportSummary summary;
   const std::string out = imported(a.finish(), &summary);
   const std::map<uint32_t, std::vector<std::string>> expected = {
