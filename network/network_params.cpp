@@ -47,16 +47,27 @@ void check_lanes(const ParameterValues&, NetworkParams& net) {
   }
 }
 
+// "a, b or c": the names a registry holds, as a description lists them.
+std::string listed(const std::vector<std::string>& names) {
+  std::string text;
+  for (size_t i = 0; i < names.size(); ++i) {
+    if (i > 0) text += i + 1 == names.size() ? " or " : ", ";
+    text += names[i];
+  }
+  return text;
+}
+
+// Declared once the registries are filled (network_parameters() builds it on
+// first use), so the descriptions list what is registered.
 ParameterSet<NetworkParams> declare() {
   const NetworkParams d;
   ParameterSet<NetworkParams> set(d);
   set.custom("network.topology", d.topology.name, "",
-             "a topology of `ibsec-engine registries`: single-switch, fat-tree, fat-tree-built, torus or ibnetdiscover",
-             read_topology)
+             "a topology of `ibsec-engine registries`: " + listed(TopologyRegistry::names()), read_topology)
       .custom("network.routing", kTopologyOwnRouting, "",
               "\"topology\" (the topology's own tables: D-mod-K on a fat tree, dimension order on a torus, minhop on "
-              "an ibnetdiscover fabric) or a routing of `ibsec-engine registries`: minhop, updn, or lft to load a "
-              "subnet manager's tables (docs/topology.md)",
+              "an ibnetdiscover fabric) or a routing of `ibsec-engine registries`: " +
+                  listed(RoutingRegistry::names()) + " (lft loads a subnet manager's tables; docs/topology.md)",
               read_routing)
       .count(
           "network.nodes", [](NetworkParams & n) -> auto& { return n.topology.nodes; }, "nodes",

@@ -44,6 +44,19 @@ TEST(Soak, ThreeLevelFatTreeAsBuilt) {
                                       "network.fat_tree_built.levels=3", "network.nodes=60"})));
 }
 
+// Rings of 5 need their dateline lanes (docs/topology.md): 2 lanes, as soak() gives.
+TEST(Soak, TorusWithDatelineLanes) {
+  expect_soak_survived(saturate(soak({"network.topology=torus", "network.torus.dims=\"5x4x3\""})));
+}
+
+// Minimal routing: up to the group's spines, one global link, down; 1 lane.
+TEST(Soak, DragonflyPlusMinimal) {
+  expect_soak_survived(saturate(soak({"network.topology=dragonfly-plus", "network.dragonfly_plus.groups=5",
+                                      "network.dragonfly_plus.leaves=2", "network.dragonfly_plus.spines=2",
+                                      "network.dragonfly_plus.nodes_per_leaf=4",
+                                      "network.dragonfly_plus.global_links=2"})));
+}
+
 TEST(Soak, SubnetUnderMinhop) {
   expect_soak_survived(saturate(soak({"network.topology=ibnetdiscover", ibnetdiscover("tapered-2to1")})));
 }
