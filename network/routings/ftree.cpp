@@ -163,6 +163,7 @@ class FatTree {
       switches_[s].rank = farthest - switches_[s].rank;
     }
     leaf_rank_ = farthest;
+    if (leaf_rank_ == 0) not_a_fat_tree("every switch has nodes, so all are roots (OpenSM's ERR AB2B)");
     if (leaf_rank_ + 1 < kFewestLevels || leaf_rank_ + 1 > kMostLevels) {
       not_a_fat_tree("the tree has " + std::to_string(leaf_rank_ + 1) + " levels of switches (it routes " +
                      std::to_string(kFewestLevels) + " to " + std::to_string(kMostLevels) + ")");
