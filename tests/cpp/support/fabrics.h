@@ -24,6 +24,13 @@ inline const std::vector<std::string>& updn_fabrics() {
   return names;
 }
 
+// The fat trees OpenSM's ftree routes, with its tables (NAME.ftree.lft);
+// it refuses missing-link (uneven spines) and routes that minhop instead.
+inline const std::vector<std::string>& ftree_fabrics() {
+  static const std::vector<std::string> names{"tapered-2to1", "three-level"};
+  return names;
+}
+
 inline std::string fabric_file(const std::string& name, const std::string& extension) {
   return std::string(IBSEC_FABRICS_DIR) + "/" + name + extension;
 }
