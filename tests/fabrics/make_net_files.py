@@ -145,6 +145,11 @@ FABRICS = {
     # 3 levels: the cores are the switches OpenSM's updn detects as roots (every node 2 hops away).
     "three-level": ("3-level fat tree of 36-port switches: 3 pods of 2 leaves x 3 nodes and 2 spines, every spine "
                     "cabled to each of 2 cores", three_level(3, 2, 3, 2, 2)),
+    # A fat tree with its first leaf (first in OpenSM's switch table, so first in ftree's index order) half
+    # filled: OpenSM's ftree routes the 2 nodes it lacks as dummies, and their counts on the spines' cables steer
+    # which of a leaf's 2 cables to a spine the later leaves' routes take.
+    "partial-leaf": ("2-level fat tree of 36-port switches: leaves of 2, 4, 4 and 4 nodes, two cables from each "
+                     "leaf to each of 3 spines", two_level([2, 4, 4, 4], 3, 2, set())),
     # Minhop's shortest paths run both ways round the ring, so its channel dependencies close a cycle; updn from
     # the root sw0 (ring.roots) does not. Nothing here looks like a spine, so the root is given.
     "ring": ("8 switches in a ring, 2 nodes each, and a cross link sw0-sw4", ring(8, 2, [(0, 4)])),

@@ -8,8 +8,8 @@
 # routed by torus-2QoS (QoS on, as it requires) into NAME.torus-2QoS.lft
 # instead of by updn. A fabric listed in FTREE_FABRICS, one OpenSM's
 # ftree recognises as a fat tree, is also routed by ftree into
-# NAME.ftree.lft; the script fails if OpenSM's log shows that ftree fell
-# back to minhop there. Needs root-free Debian packages ibsim-utils,
+# NAME.ftree.lft; the script fails unless OpenSM's log says ftree, not
+# its fallback minhop, configured the tables. Needs root-free Debian packages ibsim-utils,
 # opensm and infiniband-diags.
 #
 #   tests/fabrics/regenerate.sh [OUT_DIR]   (default: this folder)
@@ -85,7 +85,7 @@ route() {
 
 # The fat trees OpenSM's ftree routes (missing-link it refuses: its spines
 # have different numbers of down-going port groups, ERR AB0A).
-FTREE_FABRICS="tapered-2to1 three-level"
+FTREE_FABRICS="tapered-2to1 three-level partial-leaf"
 
 for net in "$here"/*.net; do
 	name=$(basename "$net" .net)
