@@ -40,8 +40,8 @@ constexpr uint16_t kNoEntry = UINT16_MAX;
 
 [[noreturn]] void not_a_fat_tree(const std::string& why) {
   throw ConfigError(kRoutingKey, "ftree: " + why +
-                                     ", so OpenSM's ftree would not take this fabric for a fat tree and would "
-                                     "route it minhop instead (docs/topology.md, \"ftree\")");
+                                     "; OpenSM's ftree would not take this fabric for a fat tree and would route "
+                                     "it minhop instead (docs/topology.md, \"ftree\")");
 }
 
 // One cable of a port group: the port on this switch and on the far one,
@@ -56,7 +56,6 @@ struct Cable {
 // All the cables from one switch to one neighbour (OpenSM's port group):
 // routes are balanced between groups, then between a group's cables.
 struct PortGroup {
-  uint32_t owner = 0;  // switch index
   Kind far_kind = Kind::kNone;
   uint32_t far = 0;  // node id or switch index
   std::vector<Cable> cables;
@@ -72,7 +71,7 @@ struct TreeSwitch {
   bool is_leaf = false;  // has compute nodes
   // Groups by id into FatTree::groups_, which never moves them: the
   // bubble sorts reorder these lists while routes hold group ids.
-  std::vector<uint32_t> down, sibling, up;
+  std::vector<uint32_t> down, up;
   uint32_t least_down_routes = 0;  // min_counter_down
   bool up_routes_changed = false;  // counter_up_changed
 
@@ -192,16 +191,16 @@ class FatTree {
                                              " is cabled to a switch of the same rank; ftree here routes fat "
                                              "trees without such cables (docs/topology.md, \"ftree\")");
         }
-        add_cable(s, direction == Direction::kUp ? switches_[s].up : switches_[s].down, peer, port);
+        add_cable(direction == Direction::kUp ? switches_[s].up : switches_[s].down, peer, port);
       }
     }
   }
 
-  void add_cable(uint32_t s, std::vector<uint32_t>& list, const Endpoint& peer, uint16_t port) {
+  void add_cable(std::vector<uint32_t>& list, const Endpoint& peer, uint16_t port) {
     auto same_far = [&](uint32_t id) { return groups_[id].far_kind == peer.kind && groups_[id].far == peer.index; };
     auto found = std::ranges::find_if(list, same_far);
     if (found == list.end()) {
-      groups_.push_back({s, peer.kind, peer.index, {}, 0, 0});
+      groups_.push_back({peer.kind, peer.index, {}, 0, 0});
       list.push_back(static_cast<uint32_t>(groups_.size() - 1));
       found = list.end() - 1;
     }
