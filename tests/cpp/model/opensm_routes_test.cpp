@@ -125,6 +125,33 @@ TEST_P(OpenSmFtreeRoutes, FtreeDiffersFromMinhop) {
 
 INSTANTIATE_TEST_SUITE_P(Fabrics, OpenSmFtreeRoutes, ::testing::ValuesIn(testing::ftree_fabrics()), fabric_name);
 
+// Ftree on trees not read from a subnet (switch indices for GUIDs): a
+// k-ary n-tree, a 2:1 tapered 2-level tree as built with its last leaf
+// partly filled, and a full 3-level one (a partly filled pod has spines
+// with fewer down-going groups, which OpenSM refuses); every pair routed,
+// no dependency cycle.
+TEST(FtreeOnGeneratedTrees, RoutesEveryPairWithoutADependencyCycle) {
+  const std::vector<network::TopologyParams> trees{
+      network::TopologyParams::of("fat-tree", 0, {{"network.fat_tree.k", 4}, {"network.fat_tree.n", 3}}),
+      network::TopologyParams::of("fat-tree-built", 100,
+                                  {{"network.fat_tree_built.radix", 36}, {"network.fat_tree_built.taper", "2:1"}}),
+      network::TopologyParams::of("fat-tree-built", 0,
+                                  {{"network.fat_tree_built.radix", 8}, {"network.fat_tree_built.levels", 3}}),
+  };
+  for (network::TopologyParams params : trees) {
+    params.routing = "ftree";
+    const std::string error = config_error_of(params);
+    EXPECT_EQ(error, "") << params.name;
+    if (!error.empty()) continue;
+    const Topology topology = network::build_topology(params);
+    EXPECT_TRUE(network::dependency_cycle(topology).empty()) << params.name;
+    for (uint32_t src = 0; src < topology.nodes; ++src) {
+      for (uint32_t dst = 0; dst < topology.nodes; ++dst)
+        ASSERT_NO_THROW((void)topology.route(NodeId(src), NodeId(dst)));
+    }
+  }
+}
+
 // Where OpenSM's ftree finds no fat tree it routes minhop; ours refuses,
 // naming the routing and the reason OpenSM gives (ERR AB0A on missing-link:
 // its spines have 3 and 2 down-going port groups; ERR AB2B on the ring:
