@@ -5,7 +5,8 @@
 // the leaves, indexed by tuples in a search from the first leaf, then every
 // compute node routed leaf by leaf, down from the roots along the least
 // loaded up-going ports and out again along the least loaded down-going
-// ones (docs/topology.md, "ftree").
+// ones, across cables between switches of one rank (sibling groups) as
+// OpenSM crosses them (docs/topology.md, "ftree").
 //
 // Only the compute nodes' entries are computed: the tables hold no other
 // destination (switch LIDs are not forwarded to), and OpenSM routes the
@@ -71,9 +72,9 @@ struct TreeSwitch {
   bool is_leaf = false;  // has compute nodes
   // Groups by id into FatTree::groups_, which never moves them: the
   // bubble sorts reorder these lists while routes hold group ids.
-  std::vector<uint32_t> down, up;
-  uint32_t least_down_routes = 0;  // min_counter_down
-  bool up_routes_changed = false;  // counter_up_changed
+  std::vector<uint32_t> down, sibling, up;  // sibling: to switches of the same rank
+  uint32_t least_down_routes = 0;           // min_counter_down
+  bool up_routes_changed = false;           // counter_up_changed
 
   static Tuple filled_tuple() {
     Tuple t;
@@ -109,8 +110,8 @@ class FatTree {
     hops_.assign(switches_.size(), std::vector<uint8_t>(targets, kNoPath));
     for (const uint32_t leaf : leaves_) {
       uint32_t routed = 0;
-      for (const uint32_t id : switches_[leaf].down) {
-        const PortGroup& group = groups_[id];
+      for (size_t k = 0; k < switches_[leaf].down.size(); ++k) {  // in place, as OpenSM reads it
+        const PortGroup& group = groups_[switches_[leaf].down[k]];
         if (group.far_kind != Kind::kNode) continue;
         set_entry(leaf, group.far, group.cables.front().port, 1);
         route_down_by_going_up(leaf, std::nullopt, group.far, /*main_path=*/true, 1);
@@ -184,14 +185,11 @@ class FatTree {
                       : switches_[s].rank == far_rank ? Direction::kSibling
                                                       : Direction::kDown;
         }
-        if (direction == Direction::kSibling) {
-          // OpenSM routes over such cables from a variable it leaves
-          // uninitialised on secondary paths: no faithful answer exists.
-          throw ConfigError(kRoutingKey, "ftree: " + switch_name(topology_, s) + " port " + std::to_string(port) +
-                                             " is cabled to a switch of the same rank; ftree here routes fat "
-                                             "trees without such cables (docs/topology.md, \"ftree\")");
-        }
-        add_cable(direction == Direction::kUp ? switches_[s].up : switches_[s].down, peer, port);
+        TreeSwitch& sw = switches_[s];
+        add_cable(direction == Direction::kUp        ? sw.up
+                  : direction == Direction::kSibling ? sw.sibling
+                                                     : sw.down,
+                  peer, port);
       }
     }
   }
@@ -344,7 +342,7 @@ class FatTree {
     const auto load =
         static_cast<int32_t>(switches_[first.far].least_down_routes - switches_[second.far].least_down_routes);
     if (load > 0) return false;
-    return switches_[first.far].tuple < switches_[second.far].tuple;
+    return lower_index(first, second);
   }
 
   // port_group_compare_load_up: fewer routes up first, then the smaller
@@ -354,6 +352,16 @@ class FatTree {
     const PortGroup& second = groups_[b];
     const auto routes = static_cast<int32_t>(first.routes_up - second.routes_up);
     if (routes != 0) return routes < 0;
+    return lower_index(first, second);
+  }
+
+  // compare_port_groups_by_remote_switch_index on two groups' neighbours.
+  // A leaf's groups to nodes get sorted too once a sibling cable counted a
+  // route; OpenSM then reads each node as if it were a switch, and the
+  // bytes it compares are alike for every node (the high bytes of a heap
+  // pointer, a port-group count of 1), so they keep their order.
+  bool lower_index(const PortGroup& first, const PortGroup& second) const {
+    if (first.far_kind != Kind::kSwitch || second.far_kind != Kind::kSwitch) return false;
     return switches_[first.far].tuple < switches_[second.far].tuple;
   }
 
@@ -409,30 +417,34 @@ class FatTree {
   }
 
   // fabric_route_upgoing_by_going_down: from switch s, every down-going
-  // group but the one back to where the route came up from sends the
-  // target's packets up to s on its cable with fewest routes up, unless
-  // the switch below already has as short a route; then on from there.
-  // True if a route reached a node (any leaf reaches one); the cable and
-  // group that carried it count it.
+  // group, then (for a real node) every sibling group, but the one back to
+  // where the route came up from, sends the target's packets to s on its
+  // cable with fewest routes up, unless the switch there already has as
+  // short a route; then on down from there. True if a route reached a node
+  // (any leaf reaches one); the cable and group that carried it count it.
+  // The lists are read in place, as OpenSM does, while the recursion runs.
   bool route_up_by_going_down(uint32_t s, std::optional<uint32_t> came_from, Target target, bool main_path,
                               uint32_t hops) {
     if (switches_[s].down.empty()) return false;
     sort_down_groups_by_routes_up(s);
+    if (!switches_[s].sibling.empty())  // bubble_sort_siblings: every time, by routes up
+      bubble_sort(switches_[s].sibling, [&](uint32_t a, uint32_t b) { return goes_before_up(a, b); });
     bool created = false;
-    const std::vector<uint32_t> order = switches_[s].down;  // the recursion below does not reorder s's groups
-    for (const uint32_t id : order) {
-      PortGroup& group = groups_[id];
+    const size_t downs = switches_[s].down.size();
+    const size_t groups = downs + (target == missing_node_ ? 0 : switches_[s].sibling.size());
+    for (size_t k = 0; k < groups; ++k) {
+      PortGroup& group = groups_[k < downs ? switches_[s].down[k] : switches_[s].sibling[k - downs]];
       if (group.far_kind != Kind::kSwitch) {
         created = true;
         continue;
       }
       if (came_from && group.far == *came_from) continue;
       Cable& cable = least_used_cable(group, [](const Cable& c) { return c.routes_up; });
-      const uint32_t below = group.far;
-      const uint8_t known = hops_[below][target];
+      const uint32_t next = group.far;
+      const uint8_t known = hops_[next][target];
       if (known != kNoPath && hops + 1 >= known) continue;
-      set_entry(below, target, cable.far_port, hops + 1);
-      const bool routed = route_up_by_going_down(below, std::nullopt, target, main_path, hops + 1);
+      set_entry(next, target, cable.far_port, hops + 1);
+      const bool routed = route_up_by_going_down(next, std::nullopt, target, main_path, hops + 1);
       created |= routed;
       if (routed) {
         ++cable.routes_up;
@@ -444,37 +456,52 @@ class FatTree {
   }
 
   // fabric_route_downgoing_by_going_up without reverse hops (OpenSM allows
-  // them only towards I/O nodes): routes up to s first; then the main path
-  // climbs the least loaded up-going group's least loaded cable, counts it,
-  // sets the entry above unless that has a shorter one, and climbs on;
-  // then secondary paths climb every other up-going group on its least
-  // loaded cable without counting, where the switch above has no route as
-  // short.
+  // them only towards I/O nodes): routes down from s first; then the main
+  // path climbs the least loaded up-going group's least loaded cable,
+  // counts it, sets the entry above unless that has a shorter one, and
+  // climbs on; then secondary paths climb every other up-going group, and
+  // cross every sibling group, on its least loaded cable, where the switch
+  // there has no route as short; a sibling path that reaches a node is
+  // counted on the main group and on the sibling cable.
   bool route_down_by_going_up(uint32_t s, std::optional<uint32_t> came_from, Target target, bool main_path,
                               uint32_t hops) {
     bool created = route_up_by_going_down(s, came_from, target, main_path, hops);
     if (switches_[s].rank == 0) return created;
     bubble_sort(switches_[s].up, [&](uint32_t a, uint32_t b) { return goes_before_down(a, b); });
-    const std::vector<uint32_t> order = switches_[s].up;
+    const uint32_t main_group = switches_[s].up.front();
     const auto routes_down = [](const Cable& c) { return c.routes_down; };
     if (main_path) {
-      PortGroup& group = groups_[order.front()];
+      PortGroup& group = groups_[main_group];
       Cable& cable = least_used_cable(group, routes_down);
       const uint32_t above = group.far;
       ++group.routes_down;
       ++cable.routes_down;
       if (group.routes_down == switches_[above].least_down_routes + 1) recount_least_down_routes(above);
-      if (!has_entry(above, target) || hops + 1 < hops_[above][target]) {
+      if (!has_entry(above, target) || hops + 1 < hops_[above][target])
         set_entry(above, target, cable.far_port, hops + 1);
-      }
       created |= route_down_by_going_up(above, s, target, /*main_path=*/true, hops + 1);
     }
-    for (size_t i = main_path ? 1 : 0; i < order.size(); ++i) {
-      PortGroup& group = groups_[order[i]];
+    for (size_t i = main_path ? 1 : 0; i < switches_[s].up.size(); ++i) {
+      PortGroup& group = groups_[switches_[s].up[i]];
       const uint32_t above = group.far;
       if (has_entry(above, target) && hops + 1 >= hops_[above][target]) continue;
       set_entry(above, target, least_used_cable(group, routes_down).far_port, hops + 1);
       created |= route_down_by_going_up(above, s, target, /*main_path=*/false, hops + 1);
+    }
+    if (!switches_[s].sibling.empty())
+      bubble_sort(switches_[s].sibling, [&](uint32_t a, uint32_t b) { return goes_before_down(a, b); });
+    for (size_t i = 0; i < switches_[s].sibling.size(); ++i) {
+      PortGroup& group = groups_[switches_[s].sibling[i]];
+      const uint32_t beside = group.far;
+      if (has_entry(beside, target) && hops + 1 >= hops_[beside][target]) continue;
+      Cable& cable = least_used_cable(group, routes_down);
+      set_entry(beside, target, cable.far_port, hops + 1);
+      const bool routed = route_down_by_going_up(beside, s, target, /*main_path=*/false, hops + 1);
+      created |= routed;
+      if (routed) {
+        ++groups_[main_group].routes_down;
+        ++cable.routes_down;
+      }
     }
     return created;
   }
