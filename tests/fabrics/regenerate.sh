@@ -85,7 +85,7 @@ route() {
 
 # The fat trees OpenSM's ftree routes (missing-link it refuses: its spines
 # have different numbers of down-going port groups, ERR AB0A).
-FTREE_FABRICS="tapered-2to1 three-level partial-leaf"
+FTREE_FABRICS="tapered-2to1 three-level partial-leaf sibling-links"
 
 for net in "$here"/*.net; do
 	name=$(basename "$net" .net)

@@ -20,7 +20,7 @@ NAMES = sorted(path.stem for path in FABRICS.glob("*.net"))
 TOOLS = ("ibsim", "ibsim-run", "opensm", "ibnetdiscover", "dump_fts")
 SEARCH_PATH = os.environ.get("PATH", "") + ":/usr/sbin:/sbin"
 # The fat trees OpenSM's ftree recognises (regenerate.sh's FTREE_FABRICS).
-FTREE_FABRICS = ("partial-leaf", "tapered-2to1", "three-level")
+FTREE_FABRICS = ("partial-leaf", "sibling-links", "tapered-2to1", "three-level")
 
 
 def dumps(name: str) -> tuple[str, ...]:
@@ -40,7 +40,8 @@ def without_provenance(path: Path) -> list[str]:
 
 
 def test_every_net_file_has_its_dumps():
-    assert NAMES == ["missing-link", "partial-leaf", "ring", "tapered-2to1", "three-level", "torus-3x3x3", "torus-4x4"]
+    assert NAMES == ["missing-link", "partial-leaf", "ring", "sibling-links", "tapered-2to1", "three-level",
+                     "torus-3x3x3", "torus-4x4"]
     for name in NAMES:
         for extension in dumps(name):
             assert (FABRICS / f"{name}{extension}").is_file(), f"{name}{extension}"
