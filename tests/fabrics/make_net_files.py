@@ -48,19 +48,26 @@ def add_nodes(net: NetFile, switch: str, count: int) -> int:
     return count + 1
 
 
-def two_level(nodes_per_leaf: list[int], spines: int, links_per_spine: int, missing: set[tuple[int, int]]) -> str:
+def two_level(nodes_per_leaf: list[int], spines: int, links_per_spine: int, missing: set[tuple[int, int]],
+              side_cables: tuple[tuple[str, str], ...] = ()) -> str:
     """Leaf i with nodes on ports 1..nodes_per_leaf[i], then links_per_spine cables to every spine;
-    a (leaf, spine) pair in `missing` has no cables."""
+    a (leaf, spine) pair in `missing` has no cables; then each side cable (a, b) between two switches of a level,
+    on the next free port of each."""
     net = NetFile()
-    spine_next = dict.fromkeys(range(spines), 1)
+    next_port = {f"spine{spine}": 1 for spine in range(spines)}
     for leaf, on_leaf in enumerate(nodes_per_leaf):
         port = add_nodes(net, f"leaf{leaf}", on_leaf)
         for spine in range(spines):
             for _ in range(links_per_spine):
                 if (leaf, spine) not in missing:
-                    net.cable(f"leaf{leaf}", port, f"spine{spine}", spine_next[spine])
-                    spine_next[spine] += 1
+                    net.cable(f"leaf{leaf}", port, f"spine{spine}", next_port[f"spine{spine}"])
+                    next_port[f"spine{spine}"] += 1
                 port += 1
+        next_port[f"leaf{leaf}"] = port
+    for a, b in side_cables:
+        net.cable(a, next_port[a], b, next_port[b])
+        next_port[a] += 1
+        next_port[b] += 1
     return net.text()
 
 
@@ -145,6 +152,16 @@ FABRICS = {
     # 3 levels: the cores are the switches OpenSM's updn detects as roots (every node 2 hops away).
     "three-level": ("3-level fat tree of 36-port switches: 3 pods of 2 leaves x 3 nodes and 2 spines, every spine "
                     "cabled to each of 2 cores", three_level(3, 2, 3, 2, 2)),
+    # A fat tree with its first leaf (first in OpenSM's switch table, so first in ftree's index order) half
+    # filled: OpenSM's ftree routes the 2 nodes it lacks as dummies, and their counts on the spines' cables steer
+    # which of a leaf's 2 cables to a spine the later leaves' routes take.
+    "partial-leaf": ("2-level fat tree of 36-port switches: leaves of 2, 4, 4 and 4 nodes, two cables from each "
+                     "leaf to each of 3 spines", two_level([2, 4, 4, 4], 3, 2, set())),
+    # Cables between switches of one rank (leaf0-leaf1, spine0-spine1): OpenSM's ftree still takes it for a fat
+    # tree and routes over them as sibling port groups.
+    "sibling-links": ("2-level fat tree of 36-port switches: 4 leaves x 3 nodes, one cable from each leaf to each of "
+                      "2 spines, and cables leaf0-leaf1 and spine0-spine1",
+                      two_level([3] * 4, 2, 1, set(), (("leaf0", "leaf1"), ("spine0", "spine1")))),
     # Minhop's shortest paths run both ways round the ring, so its channel dependencies close a cycle; updn from
     # the root sw0 (ring.roots) does not. Nothing here looks like a spine, so the root is given.
     "ring": ("8 switches in a ring, 2 nodes each, and a cross link sw0-sw4", ring(8, 2, [(0, 4)])),

@@ -6,7 +6,10 @@
 # the root switches listed in NAME.roots if that file exists, else from
 # those OpenSM detects); a torus, one with a NAME.torus-2QoS.conf, is
 # routed by torus-2QoS (QoS on, as it requires) into NAME.torus-2QoS.lft
-# instead of by updn. Needs root-free Debian packages ibsim-utils,
+# instead of by updn. A fabric listed in FTREE_FABRICS, one OpenSM's
+# ftree recognises as a fat tree, is also routed by ftree into
+# NAME.ftree.lft; the script fails unless OpenSM's log says ftree, not
+# its fallback minhop, configured the tables. Needs root-free Debian packages ibsim-utils,
 # opensm and infiniband-diags.
 #
 #   tests/fabrics/regenerate.sh [OUT_DIR]   (default: this folder)
@@ -59,6 +62,7 @@ route() {
 	name=$1 engine=$2 tables=$3
 	shift 3
 	start_fabric "$here/$name.net"
+	rm -f "$work/opensm.log"
 	cache=$(mktemp -d -p "$work")
 	(cd "$here" && OSM_CACHE_DIR="$cache" OSM_TMP_DIR="$cache" ibsim-run opensm -o -R "$engine" "$@" -f "$work/opensm.log" >"$work/opensm.out" 2>&1)
 	made="made by tests/fabrics/regenerate.sh from $name.net: ibsim -s, ibsim-run opensm -o -R $engine${*:+ $*} ($versions)"
@@ -79,6 +83,10 @@ route() {
 	stop_fabric
 }
 
+# The fat trees OpenSM's ftree routes (missing-link it refuses: its spines
+# have different numbers of down-going port groups, ERR AB0A).
+FTREE_FABRICS="tapered-2to1 three-level partial-leaf sibling-links"
+
 for net in "$here"/*.net; do
 	name=$(basename "$net" .net)
 	route "$name" minhop "$name.lft"
@@ -89,4 +97,13 @@ for net in "$here"/*.net; do
 	else
 		route "$name" updn "$name.updn.lft"
 	fi
+	case " $FTREE_FABRICS " in
+	*" $name "*)
+		route "$name" ftree "$name.ftree.lft"
+		if ! grep -q "ftree tables configured on all switches" "$work/opensm.log"; then
+			echo "regenerate.sh: $name: OpenSM's ftree did not route the fabric (see its log)" >&2
+			exit 1
+		fi
+		;;
+	esac
 done

@@ -17,7 +17,7 @@ def test_lists_every_registry_with_descriptions(engine):
     r = registries(engine)
     assert set(r) == {"replacement_policies", "schedulers", "topologies", "routings", "security_modes", "link_rates",
                       "link_widths", "trace_ops", "collective_algorithms", "collective_ops", "import_formats"}
-    assert {t["name"] for t in r["routings"]} == {"minhop", "updn", "lft"}
+    assert {t["name"] for t in r["routings"]} == {"minhop", "updn", "ftree", "lft"}
     assert {(f["name"], f["suffix"]) for f in r["import_formats"]} == {("OTF2", ".otf2"), ("DUMPI", ".meta")}
     assert all(isinstance(f["built"], bool) for f in r["import_formats"])
     assert {p["name"] for p in r["replacement_policies"]} >= {"lru", "fifo", "random", "lfu", "opt"}

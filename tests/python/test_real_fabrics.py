@@ -1,6 +1,7 @@
 """Real fabrics (docs/topology.md, "ibnetdiscover"): the committed reference fabrics regenerate identically
-under ibsim + OpenSM (minhop and updn, or torus-2QoS on the tori) when those are installed, and a run on the 2:1
-tapered fat tree delivers every message under our minhop and updn and under OpenSM's own loaded tables."""
+under ibsim + OpenSM (minhop and updn, or torus-2QoS on the tori, and ftree on the fat trees it recognises) when those
+are installed, and a run on the 2:1 tapered fat tree delivers every message under our minhop, updn and ftree and under
+OpenSM's own loaded tables (its minhop's and its ftree's)."""
 
 import json
 import os
@@ -18,12 +19,15 @@ FABRICS = REPO / "tests" / "fabrics"
 NAMES = sorted(path.stem for path in FABRICS.glob("*.net"))
 TOOLS = ("ibsim", "ibsim-run", "opensm", "ibnetdiscover", "dump_fts")
 SEARCH_PATH = os.environ.get("PATH", "") + ":/usr/sbin:/sbin"
+# The fat trees OpenSM's ftree recognises (regenerate.sh's FTREE_FABRICS).
+FTREE_FABRICS = ("partial-leaf", "sibling-links", "tapered-2to1", "three-level")
 
 
 def dumps(name: str) -> tuple[str, ...]:
-    """The fabric, OpenSM's minhop tables, and its updn tables or, on a torus, its torus-2QoS tables."""
+    """The fabric, OpenSM's minhop tables, its updn tables or, on a torus, its torus-2QoS tables, and on a fat tree
+    its ftree tables."""
     routed = ".torus-2QoS.lft" if (FABRICS / f"{name}.torus-2QoS.conf").is_file() else ".updn.lft"
-    return (".ibnd", ".lft", routed)
+    return (".ibnd", ".lft", routed) + ((".ftree.lft",) if name in FTREE_FABRICS else ())
 
 
 def missing_tools() -> list[str]:
@@ -36,10 +40,12 @@ def without_provenance(path: Path) -> list[str]:
 
 
 def test_every_net_file_has_its_dumps():
-    assert NAMES == ["missing-link", "ring", "tapered-2to1", "three-level", "torus-3x3x3", "torus-4x4"]
+    assert NAMES == ["missing-link", "partial-leaf", "ring", "sibling-links", "tapered-2to1", "three-level",
+                     "torus-3x3x3", "torus-4x4"]
     for name in NAMES:
         for extension in dumps(name):
             assert (FABRICS / f"{name}{extension}").is_file(), f"{name}{extension}"
+    assert sorted(path.name for path in FABRICS.glob("*.ftree.lft")) == [f"{name}.ftree.lft" for name in FTREE_FABRICS]
 
 
 @pytest.mark.skipif(bool(missing_tools()), reason=f"needs {', '.join(missing_tools())} "
@@ -64,11 +70,13 @@ def run_on_tapered_fabric(tmp_path: Path, *overrides: str) -> dict:
     return json.loads(out.read_text())
 
 
-@pytest.mark.parametrize("routing", ["topology", "minhop", "updn", "lft"])
+@pytest.mark.parametrize("routing", ["topology", "minhop", "updn", "ftree", "lft", "lft-ftree"])
 def test_uniform_traffic_on_the_tapered_fabric_is_all_delivered(engine, tmp_path, routing):
-    extra = [f"network.routing={routing}"]
+    extra = [f"network.routing={routing.split('-')[0]}"]
     if routing == "lft":
         extra.append(f"network.lft.file={FABRICS / 'tapered-2to1.lft'}")
+    if routing == "lft-ftree":
+        extra.append(f"network.lft.file={FABRICS / 'tapered-2to1.ftree.lft'}")
     result = run_on_tapered_fabric(tmp_path, *extra)
     counts = {name: value for name, value in result["topology"].items() if name != "topology_meta"}
     assert counts == {"name": "ibnetdiscover", "nodes": 96, "switches": 10, "links": 288}

@@ -1,4 +1,4 @@
-// Our minhop and updn against the tables OpenSM 3.3 programmed into the
+// Our minhop, updn and ftree against the tables OpenSM 3.3 programmed into the
 // same fabric under ibsim (tests/fabrics/regenerate.sh), entry for entry,
 // and the loaded tables (network.routing=lft) against both.
 #include <gtest/gtest.h>
@@ -92,6 +92,82 @@ TEST_P(OpenSmUpdnRoutes, LoadedUpdnTablesGiveTheSameRoutesAsUpdn) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Fabrics, OpenSmUpdnRoutes, ::testing::ValuesIn(testing::updn_fabrics()), fabric_name);
+
+class OpenSmFtreeRoutes : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(OpenSmFtreeRoutes, FtreeEqualsOpenSmsTablesEntryForEntry) {
+  const Topology ours = network::build_topology(fabric_params(GetParam(), "ftree"));
+  const Topology opensm = network::build_topology(fabric_params(GetParam(), "lft", "ftree"));
+  ASSERT_EQ(ours.switches.size(), opensm.switches.size());
+  EXPECT_EQ(table_differences(ours, opensm), "");
+}
+
+TEST_P(OpenSmFtreeRoutes, LoadedFtreeTablesGiveTheSameRoutesAsFtree) {
+  const Topology ours = network::build_topology(fabric_params(GetParam(), "ftree"));
+  const Topology loaded = network::build_topology(fabric_params(GetParam(), "lft", "ftree"));
+  EXPECT_EQ(route_differences(ours, loaded), "");
+}
+
+// Fat-tree routes go up and then down only: the channel-dependency check
+// (which build_topology also runs) finds no cycle in ours or OpenSM's.
+TEST_P(OpenSmFtreeRoutes, FtreeTablesHaveNoDependencyCycle) {
+  EXPECT_TRUE(network::dependency_cycle(network::build_topology(fabric_params(GetParam(), "ftree"))).empty());
+  EXPECT_TRUE(network::dependency_cycle(network::build_topology(fabric_params(GetParam(), "lft", "ftree"))).empty());
+}
+
+// Ftree's own tables differ from minhop's: the comparison above would
+// catch an engine that fell back to minhop.
+TEST_P(OpenSmFtreeRoutes, FtreeDiffersFromMinhop) {
+  const Topology ftree = network::build_topology(fabric_params(GetParam(), "ftree"));
+  const Topology minhop = network::build_topology(fabric_params(GetParam(), "minhop"));
+  EXPECT_NE(table_differences(ftree, minhop), "");
+}
+
+INSTANTIATE_TEST_SUITE_P(Fabrics, OpenSmFtreeRoutes, ::testing::ValuesIn(testing::ftree_fabrics()), fabric_name);
+
+// Ftree on trees not read from a subnet (switch indices for GUIDs): a
+// k-ary n-tree, a 2:1 tapered 2-level tree as built with its last leaf
+// partly filled, and a full 3-level one (a partly filled pod has spines
+// with fewer down-going groups, which OpenSM refuses); every pair routed,
+// no dependency cycle.
+TEST(FtreeOnGeneratedTrees, RoutesEveryPairWithoutADependencyCycle) {
+  const std::vector<network::TopologyParams> trees{
+      network::TopologyParams::of("fat-tree", 0, {{"network.fat_tree.k", 4}, {"network.fat_tree.n", 3}}),
+      network::TopologyParams::of("fat-tree-built", 100,
+                                  {{"network.fat_tree_built.radix", 36}, {"network.fat_tree_built.taper", "2:1"}}),
+      network::TopologyParams::of("fat-tree-built", 0,
+                                  {{"network.fat_tree_built.radix", 8}, {"network.fat_tree_built.levels", 3}}),
+  };
+  for (network::TopologyParams params : trees) {
+    params.routing = "ftree";
+    const std::string error = config_error_of(params);
+    EXPECT_EQ(error, "") << params.name;
+    if (!error.empty()) continue;
+    const Topology topology = network::build_topology(params);
+    EXPECT_TRUE(network::dependency_cycle(topology).empty()) << params.name;
+    for (uint32_t src = 0; src < topology.nodes; ++src) {
+      for (uint32_t dst = 0; dst < topology.nodes; ++dst)
+        ASSERT_NO_THROW((void)topology.route(NodeId(src), NodeId(dst)));
+    }
+  }
+}
+
+// Where OpenSM's ftree finds no fat tree it routes minhop; ours refuses,
+// naming the routing and the reason OpenSM gives (ERR AB0A on missing-link:
+// its spines have 3 and 2 down-going port groups; ERR AB2B on the ring:
+// every switch has nodes, so every one is a root).
+TEST(FtreeRefusal, MissingLinkIsNotAFatTreeForOpenSm) {
+  const std::string error = config_error_of(fabric_params("missing-link", "ftree"));
+  EXPECT_EQ(error.rfind("network.routing: ", 0), 0U) << error;
+  EXPECT_NE(error.find("different numbers of down-going port groups"), std::string::npos) << error;
+  EXPECT_NE(error.find("minhop"), std::string::npos) << error;
+}
+
+TEST(FtreeRefusal, RingIsNotAFatTree) {
+  const std::string error = config_error_of(fabric_params("ring", "ftree"));
+  EXPECT_EQ(error.rfind("network.routing: ", 0), 0U) << error;
+  EXPECT_NE(error.find("every switch has nodes"), std::string::npos) << error;
+}
 
 // The comparison above can fail: one entry of OpenSM's tables moved to
 // another cabled port is one difference, named.

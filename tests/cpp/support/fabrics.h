@@ -13,14 +13,25 @@ namespace ibsec::testing {
 
 // The fabrics every engine routes without a channel-dependency cycle.
 inline const std::vector<std::string>& reference_fabrics() {
-  static const std::vector<std::string> names{"tapered-2to1", "missing-link", "three-level"};
+  static const std::vector<std::string> names{"tapered-2to1", "missing-link", "three-level", "partial-leaf",
+                                              "sibling-links"};
   return names;
 }
 
 // The fabrics with OpenSM's updn tables: the above and the ring, on which
 // minhop's tables can deadlock.
 inline const std::vector<std::string>& updn_fabrics() {
-  static const std::vector<std::string> names{"tapered-2to1", "missing-link", "three-level", "ring"};
+  static const std::vector<std::string> names{"tapered-2to1", "missing-link", "three-level",
+                                              "ring",         "partial-leaf", "sibling-links"};
+  return names;
+}
+
+// The fat trees OpenSM's ftree routes, with its tables (NAME.ftree.lft);
+// it refuses missing-link (uneven spines) and routes that minhop instead.
+// partial-leaf's first leaf lacks 2 nodes, which ftree routes as dummies;
+// sibling-links has cables between switches of one rank (sibling groups).
+inline const std::vector<std::string>& ftree_fabrics() {
+  static const std::vector<std::string> names{"tapered-2to1", "three-level", "partial-leaf", "sibling-links"};
   return names;
 }
 
