@@ -26,10 +26,8 @@ def import_trace(source: str | Path, out: str | Path | None = None) -> dict:
     `out`, into the cache, once, where `run(trace=source)` finds it; the summary then also gives the cached trace
     as "cached_trace". EngineError with the engine's message (the file, rank, event and field at fault) when the
     source cannot be imported."""
-    import subprocess
-
-    from ..engine.binary import EngineError, engine_message, engine_path, exit_code_of
     from ..output.files import check_output_file
+    from ..traces.imported import engine_import
 
     if not Path(source).exists():
         raise ConfigError("source", f"{str(source)!r} does not exist")
@@ -39,11 +37,7 @@ def import_trace(source: str | Path, out: str | Path | None = None) -> dict:
         check_output_file(out, "out")
         Path(out).parent.mkdir(parents=True, exist_ok=True)
         target = ["--out", str(out)]
-    done = subprocess.run([engine_path(), "trace", "import", str(source), *target], capture_output=True, text=True,
-                          check=False)
-    if done.returncode != 0:
-        raise EngineError(engine_message(done.stderr, done.returncode), exit_code_of(done.returncode))
+    printed = engine_import(source, *target)
     if out is not None:
         return info(out)
-    cached = done.stdout.strip()
-    return {**info(cached), "cached_trace": cached}
+    return {**info(printed), "cached_trace": printed}
