@@ -21,8 +21,8 @@ from pathlib import Path
 # Every fabric 1 024 nodes, as docs/topology.md names its keys.
 FABRICS = {
     "full fat tree (32-ary 2-tree)": ["network.topology=fat-tree", "network.fat_tree.k=32", "network.fat_tree.n=2"],
-    "2:1 tapered fat tree (radix 64, 2 levels)": ["network.topology=fat-tree-built", "network.nodes=1024",
-                                                  "network.fat_tree_built.radix=64", "network.fat_tree_built.levels=2",
+    "2:1 tapered fat tree (radix 48, 2 levels)": ["network.topology=fat-tree-built", "network.nodes=1024",
+                                                  "network.fat_tree_built.radix=48", "network.fat_tree_built.levels=2",
                                                   'network.fat_tree_built.taper="2:1"'],
     "dragonfly+ minimal (8 groups of 8+8)": ["network.topology=dragonfly-plus", "network.dragonfly_plus.groups=8",
                                              "network.dragonfly_plus.leaves=8", "network.dragonfly_plus.spines=8",
@@ -53,7 +53,8 @@ def run_case(engine: str, overrides: list[str]) -> dict:
 
 def cg_trace(folder: Path, scale: float) -> Path:
     trace = folder / "cg-256.trace.gz"
-    subprocess.run([sys.executable, "-m", "ibsec", "trace", "gen", "CG", "--procs", "256", "--class", "A",
+    ibsec = Path(sys.executable).parent / "ibsec"  # the CLI installed beside this interpreter
+    subprocess.run([str(ibsec), "trace", "gen", "CG", "--procs", "256", "--class", "A",
                     "--scale", str(scale), "--out", str(trace)], check=True, stdout=subprocess.DEVNULL)
     return trace
 
