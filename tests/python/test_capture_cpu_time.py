@@ -15,6 +15,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from test_npb_cpu_time import OWN_CPU_SHARE
 
 from conftest import REPO, run_engine
 from ibsec.capture.mpi import mpirun_command
@@ -70,6 +71,11 @@ def test_the_captures_name_their_clock_and_hosts(captures):
 def test_cpu_replays_agree_where_wall_replays_follow_the_capture_machine(engine, captures):
     cpu = {k: replay(engine, t, "cpu")["replay"]["simulated_execution_time_ns"] for k, t in captures.items()}
     wall = {k: replay(engine, t, "wall")["replay"]["simulated_execution_time_ns"] for k, t in captures.items()}
+    if cpu["own CPUs"] < OWN_CPU_SHARE * wall["own CPUs"]:
+        # With a CPU each the processes compute or poll all the time, so their CPU time is nearly their wall time;
+        # less means something else took the CPUs during that capture, which then tells the two apart no more.
+        pytest.skip(f"the machine was busy: the capture with a CPU each ran {cpu['own CPUs'] / 1e6:.0f} ms of CPU "
+                    f"in {wall['own CPUs'] / 1e6:.0f} ms")
     cpu_gap = abs(cpu["one CPU"] / cpu["own CPUs"] - 1)
     wall_gap = abs(wall["one CPU"] / wall["own CPUs"] - 1)
     assert cpu_gap < 0.10, cpu
