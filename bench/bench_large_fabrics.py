@@ -18,6 +18,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from bench_model import run_case  # beside this script
+
 # Every fabric 1 024 nodes, as docs/topology.md names its keys.
 FABRICS = {
     "full fat tree (32-ary 2-tree)": ["network.topology=fat-tree", "network.fat_tree.k=32", "network.fat_tree.n=2"],
@@ -36,15 +38,8 @@ COLUMNS = ["fabric", "traffic", "security", "latency_mean_ns", "execution_us", "
            "packets_delivered", "packets_per_cpu_second", "peak_rss_mib", "wall_seconds"]
 
 
-def run_case(engine: str, overrides: list[str]) -> dict:
-    with tempfile.TemporaryDirectory() as tmp:
-        result, perf = Path(tmp) / "result.json", Path(tmp) / "perf.json"
-        command = [engine, "run", "--quiet", "--out", str(result), "--perf-json", str(perf)]
-        for item in overrides:
-            command += ["--set", item]
-        subprocess.run(command, check=True)
-        stats = json.loads(result.read_text())["statistics"]
-        timing = json.loads(perf.read_text())
+def measure(engine: str, overrides: list[str]) -> dict:
+    stats, timing = run_case(engine, overrides)
     return {"latency_mean_ns": stats["packet_latency_mean_ns"], "execution_us": stats["simulated_time_us"],
             "out_of_order_packets": stats["out_of_order_packets"], "packets_delivered": stats["packets_delivered"],
             "packets_per_cpu_second": timing["packets_per_second"], "peak_rss_mib": timing["peak_rss_mib"],
@@ -84,7 +79,7 @@ def main():
             for traffic, traffic_keys in traffics.items():
                 for security in SECURITY:
                     row = {"fabric": fabric, "traffic": traffic, "security": security,
-                           **run_case(args.engine, keys + traffic_keys + [f"nic.security={security}"])}
+                           **measure(args.engine, keys + traffic_keys + [f"nic.security={security}"])}
                     rows.append(row)
                     print(" | ".join(f"{row[c]:.6g}" if isinstance(row[c], float) else str(row[c]) for c in COLUMNS),
                           file=sys.stderr, flush=True)
