@@ -211,7 +211,7 @@ void add_convert(CLI::App& trace) {
   cmd->add_option("out", *out, "Trace to write (replaced only once complete); - for standard output")->required();
   cmd->callback([in, out] {
     CommandFiles files;  // the output is checked first, and may not be the trace it is converted from
-    files.input(*in, "in");
+    for (const std::string& file : traces::import_source_files(*in)) files.input(file, "in");
     files.output(*out, "out");
     files.check();
     traces::TraceReader reader(readable_trace(*in, "in"));

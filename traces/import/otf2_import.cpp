@@ -91,9 +91,9 @@ bool is_handle_management(OTF2_CollectiveOp op) {
   return op >= OTF2_COLLECTIVE_OP_CREATE_HANDLE && op <= OTF2_COLLECTIVE_OP_DESTROY_HANDLE_AND_DEALLOCATE;
 }
 
-// Every file of the archive: the anchor, the global definitions and the
-// folder of per-location files, in name order.
-std::vector<std::filesystem::path> archive_files(const std::filesystem::path& anchor) {
+}  // namespace
+
+std::vector<std::filesystem::path> otf2_archive_files(const std::filesystem::path& anchor) {
   std::vector<std::filesystem::path> files{anchor};
   std::filesystem::path stem = anchor;
   stem.replace_extension();
@@ -112,6 +112,8 @@ std::vector<std::filesystem::path> archive_files(const std::filesystem::path& an
   return files;
 }
 
+namespace {
+
 // A string the OTF2 library allocated.
 std::string take_string(char* text) {
   std::string copy = text ? text : "";
@@ -124,7 +126,7 @@ std::string take_string(char* text) {
 std::string otf2_archive_digest(const std::string& anchor) {
   const std::filesystem::path path(anchor);
   std::vector<std::pair<std::string, std::filesystem::path>> files;
-  for (const auto& file : archive_files(path))
+  for (const auto& file : otf2_archive_files(path))
     files.emplace_back(std::filesystem::relative(file, path.parent_path()).generic_string(), file);
   return source_digest(files);
 }

@@ -3,6 +3,7 @@
 // only where libotf2 is found (traces/import/CMakeLists.txt).
 #pragma once
 
+#include <filesystem>
 #include <memory>
 #include <string>
 #include <vector>
@@ -16,6 +17,10 @@ namespace ibsec::traces {
 // folder's files), each by its name relative to the anchor's folder: which
 // source a trace was imported from.
 std::string otf2_archive_digest(const std::string& anchor);
+
+// Every file of the archive: the anchor, the global definitions and the
+// folder of per-location files, in name order.
+std::vector<std::filesystem::path> otf2_archive_files(const std::filesystem::path& anchor);
 
 class Otf2Source {
  public:

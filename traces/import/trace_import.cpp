@@ -230,7 +230,7 @@ namespace {
 ImportSummary import_as(std::string_view format, const std::string& source, const std::string& out,
                         const std::function<std::string()>& digest) {
   CommandFiles files;
-  files.input(source, "source");
+  for (const std::string& file : import_source_files(source)) files.input(file, "source");
   files.output(out, "out");
   files.check();
   if (format == "DUMPI") {
@@ -253,6 +253,23 @@ ImportSummary import_as(std::string_view format, const std::string& source, cons
 
 // The source is hashed on a second thread while it is read: both read every
 // file of it, and neither needs the other until the notes are written.
+std::vector<std::string> import_source_files(const std::string& source) {
+  std::vector<std::string> files;
+  if (is_dumpi_source(source)) {
+    const DumpiRun run = read_dumpi_run(source);
+    files.push_back(run.meta.string());
+    for (const auto& rank_file : run.rank_files) files.push_back(rank_file.string());
+    return files;
+  }
+#ifdef IBSEC_HAVE_OTF2
+  if (is_otf2_anchor(source) && std::filesystem::is_regular_file(source)) {
+    for (const auto& file : otf2_archive_files(source)) files.push_back(file.string());
+    return files;
+  }
+#endif
+  return {source};
+}
+
 ImportSummary import_trace(const std::string& source, const std::string& out) {
   const std::string_view format = format_of(source);
   std::future<SourceIdentity> identity =

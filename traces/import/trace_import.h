@@ -45,6 +45,11 @@ struct SourceIdentity {
 };
 SourceIdentity import_source_identity(const std::string& source);
 
+// Every file an import of SOURCE reads (an OTF2 archive's anchor, definitions
+// and location files; a DUMPI run's .meta and rank files), for the check
+// that an output is none of them; just SOURCE where it names none of those.
+std::vector<std::string> import_source_files(const std::string& source);
+
 // The note every import carries: "import: by ibsec-engine VERSION sha256
 // DIGEST", the program that made it (source_digest.h).
 std::string importer_note();

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "core/errors.h"
 #include "support/dumpi_writer.h"
 #include "support/import_support.h"
 #include "traces/import/dumpi_import.h"
@@ -323,6 +324,25 @@ TEST(DumpiImport, FolderHoldingTheRun) {
   run.finalize(0);
   run.finish();
   EXPECT_EQ(import_trace(run.dir().string(), (run.dir() / "out.trace").string()).format, "DUMPI");
+}
+
+// An output that is one of the run's rank files would destroy the run: refused before anything is read.
+TEST(DumpiImportHostile, OutputIsARankFileOfTheRun) {
+  DumpiRunWriter run(2, "outrank");
+  for (uint32_t r = 0; r < 2; ++r) {
+    run.init(r);
+    run.finalize(r);
+  }
+  const std::string meta = run.finish();
+  const fs::path rank_file = run.dir() / "dumpi-run-0001.bin";
+  const auto before = fs::file_size(rank_file);
+  try {
+    import_trace(meta, rank_file.string());
+    FAIL() << "imported over its own rank file";
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(e.field(), "out");
+  }
+  EXPECT_EQ(fs::file_size(rank_file), before);
 }
 
 TEST(DumpiImport, EveryCommonCallHasALayout) {

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "core/errors.h"
 #include "support/import_support.h"
 #include "traces/import/trace_import.h"
 #include "traces/trace_reader.h"
@@ -678,6 +679,24 @@ TEST(Otf2ImportHostile, OutputIsTheSource) {
   a.call(0, "MPI_Comm_rank", 20, 30);
   const std::string anchor = a.finish();
   EXPECT_THROW(import_trace(anchor, anchor), std::exception);
+}
+
+// Any file of the archive, not only its anchor: an output over a location's
+// event file would destroy the archive. Refused before anything is read.
+TEST(Otf2ImportHostile, OutputIsAnEventFileOfTheArchive) {
+  Archive a(2, "sameevt");
+  for (uint32_t r = 0; r < 2; ++r) a.call(r, "MPI_Comm_rank", 20, 30);
+  const std::string anchor = a.finish();
+  const fs::path events = a.dir() / "trace" / "1.evt";
+  ASSERT_TRUE(fs::is_regular_file(events));
+  const auto before = fs::file_size(events);
+  try {
+    import_trace(anchor, events.string());
+    FAIL() << "imported over its own event file";
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(e.field(), "out");
+  }
+  EXPECT_EQ(fs::file_size(events), before);
 }
 
 // A rank without any event imports (it did nothing), and is still a process.
