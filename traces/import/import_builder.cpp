@@ -40,9 +40,7 @@ std::string op_name(TraceOp op) { return std::string(name(op)); }
 // event its rank placed before; its size may still wait for a match.
 void ImportBuilder::place(PendingPtr pending) {
   const TraceEvent& e = pending->event;
-  std::deque<Placed>& queue = placed_[e.rank];
-  if (queue.empty()) next_placed_.emplace(e.start_ns, e.rank);
-  queue.push_back({e.start_ns, std::move(pending)});
+  placed_.push(e.rank, e.start_ns, std::move(pending));
 }
 
 ImportBuilder::ImportBuilder(std::string source, uint32_t processes, std::map<uint32_t, std::vector<uint32_t>> comms,
@@ -684,11 +682,9 @@ uint64_t ImportBuilder::watermark() const {
 }
 
 void ImportBuilder::flush(uint64_t watermark) {
-  while (!next_placed_.empty()) {
-    const auto [start_ns, rank] = next_placed_.top();
-    std::deque<Placed>& queue = placed_[rank];
-    const Pending& next = *queue.front().pending;
-    if (start_ns >= watermark || !next.ready) return;
+  while (!placed_.empty()) {
+    const Pending& next = *placed_.next();
+    if (placed_.next_start() >= watermark || !next.ready) return;
     if (!next.dropped) {
       if (is_send(next.event.op)) {
         ++tally_.messages;
@@ -696,9 +692,7 @@ void ImportBuilder::flush(uint64_t watermark) {
       }
       sink_(next.event);
     }
-    queue.pop_front();
-    next_placed_.pop();
-    if (!queue.empty()) next_placed_.emplace(queue.front().start_ns, rank);
+    placed_.pop();
   }
 }
 

@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "core/types.h"
+#include "traces/import/rank_queues.h"
 #include "traces/trace_error.h"
 #include "traces/trace_event.h"
 
@@ -245,13 +246,7 @@ class ImportBuilder {
   // rank, and a heap of the queues' first events (START, rank) says which
   // goes next: a few ranks to order, not every event in flight.
   void place(PendingPtr pending);
-  struct Placed {
-    uint64_t start_ns;  // the event's, beside it: ordering reads no event
-    PendingPtr pending;
-  };
-  std::vector<std::deque<Placed>> placed_;          // by world rank
-  using QueueHead = std::pair<uint64_t, uint32_t>;  // (START, rank) of a non-empty queue's first event
-  std::priority_queue<QueueHead, std::vector<QueueHead>, std::greater<>> next_placed_;
+  RankQueues<PendingPtr> placed_;
   uint64_t events_since_flush_ = 0;
 
   struct InFlight {

@@ -87,12 +87,6 @@ bool any_shift(const std::vector<uint64_t>& shifts) {
   return std::any_of(shifts.begin(), shifts.end(), [](uint64_t s) { return s > 0; });
 }
 
-// OPEN(shifts) opens the source with per-rank clock shifts. A source whose
-// ranks' clocks disagree (a receive recorded before its send began) needs
-// the least shifts that mend it, known only once every message has been
-// matched. Its events are then shifted as they are, unless one of them
-// depended on the order the ranks were read in: then the source is read a
-// second time with the clocks mended.
 // The scratch file's events checked and written to `writer`, each rank's
 // clock shifted by `shifts` (empty: none).
 void check_and_write(TraceReader& scratch, const std::vector<uint64_t>& shifts, TraceWriter& writer) {
@@ -251,8 +245,6 @@ ImportSummary import_as(std::string_view format, const std::string& source, cons
 
 }  // namespace
 
-// The source is hashed on a second thread while it is read: both read every
-// file of it, and neither needs the other until the notes are written.
 std::vector<std::string> import_source_files(const std::string& source) {
   std::vector<std::string> files;
   if (is_dumpi_source(source)) {
@@ -270,6 +262,8 @@ std::vector<std::string> import_source_files(const std::string& source) {
   return {source};
 }
 
+// The source is hashed on a second thread while it is read: both read every
+// file of it, and neither needs the other until the notes are written.
 ImportSummary import_trace(const std::string& source, const std::string& out) {
   const std::string_view format = format_of(source);
   std::future<SourceIdentity> identity =
