@@ -51,10 +51,10 @@ TEST(Soak, TorusWithDatelineLanes) {
 
 // Minimal routing: up to the group's spines, one global link, down; 1 lane.
 TEST(Soak, DragonflyPlusMinimal) {
-  expect_soak_survived(saturate(soak({"network.topology=dragonfly-plus", "network.dragonfly_plus.groups=5",
-                                      "network.dragonfly_plus.leaves=2", "network.dragonfly_plus.spines=2",
-                                      "network.dragonfly_plus.nodes_per_leaf=4",
-                                      "network.dragonfly_plus.global_links=2"})));
+  expect_soak_survived(
+      saturate(soak({"network.topology=dragonfly-plus", "network.dragonfly_plus.groups=5",
+                     "network.dragonfly_plus.leaves=2", "network.dragonfly_plus.spines=2",
+                     "network.dragonfly_plus.nodes_per_leaf=4", "network.dragonfly_plus.global_links=2"})));
 }
 
 TEST(Soak, SubnetUnderMinhop) {
