@@ -1,5 +1,6 @@
 #include "network/network_params.h"
 
+#include "network/adaptive_routing.h"
 #include "network/link_rate.h"
 #include "network/routing.h"
 
@@ -17,6 +18,20 @@ void read_routing(const ParameterValues& v, const std::string& key, NetworkParam
   net.topology.routing = v.text(key);
   if (net.topology.routing == kTopologyOwnRouting) return;
   net.topology.routing_own = v.subset(RoutingRegistry::get(net.topology.routing).parameters);
+}
+
+void read_adaptive_routing(const ParameterValues& v, const std::string& key, NetworkParams& net) {
+  net.topology.adaptive = v.text(key);
+  check_adaptive_routing_mode(net.topology.adaptive);
+}
+
+// "off: ...; minimal: ...": the adaptive routing modes, as the parameter's description lists them.
+std::string adaptive_modes_text() {
+  std::string text;
+  for (const AdaptiveRoutingMode& mode : adaptive_routing_modes()) {
+    text += (text.empty() ? "" : "; ") + std::string(mode.name) + ": " + mode.description;
+  }
+  return text;
 }
 
 void read_link_rate(const ParameterValues& v, const std::string& key, NetworkParams& net) {
@@ -69,6 +84,8 @@ ParameterSet<NetworkParams> declare() {
               "an ibnetdiscover fabric) or a routing of `ibsec-engine registries`: " +
                   listed(RoutingRegistry::names()) + " (lft loads a subnet manager's tables; docs/topology.md)",
               read_routing)
+      .custom("network.adaptive_routing", d.topology.adaptive, "",
+              adaptive_modes_text() + " (docs/topology.md, \"Adaptive routing\")", read_adaptive_routing)
       .count(
           "network.nodes", [](NetworkParams & n) -> auto& { return n.topology.nodes; }, "nodes",
           "cluster size; 0 = the topology's own: 16 (the paper's) for single-switch, k^n for fat-tree, every "

@@ -46,7 +46,7 @@ std::string node_name(const Topology& topology, uint32_t node) {
 
 // Follows every node's route to one destination, sharing the switches
 // already known to reach it, so all pairs cost O(nodes x (nodes + switches))
-// instead of O(nodes^2 x hops). Each switch that lies on a route is marked.
+// instead of O(nodes^2 x hops).
 class RoutesToOneNode {
  public:
   RoutesToOneNode(const Topology& topology, uint32_t dst)
@@ -55,7 +55,6 @@ class RoutesToOneNode {
   void follow_all() {
     for (uint32_t src = 0; src < topology_.nodes; ++src) follow(src);
   }
-  [[nodiscard]] bool on_a_route(uint32_t switch_index) const { return state_[switch_index] == State::kReaches; }
 
  private:
   enum class State : uint8_t { kUnknown, kOnThisWalk, kReaches };
@@ -94,71 +93,101 @@ class RoutesToOneNode {
   std::vector<State> state_;
 };
 
-// The dependency graph: channel a -> channel b when a route leaves a switch
-// on a and the next switch on b.
-std::vector<std::vector<uint32_t>> dependency_graph(const Topology& topology, const ChannelNumbers& numbers) {
-  std::vector<std::vector<uint32_t>> next(numbers.size());
-  for (uint32_t dst = 0; dst < topology.nodes; ++dst) {
-    RoutesToOneNode routes(topology, dst);
-    routes.follow_all();
-    for (uint32_t s = 0; s < topology.switches.size(); ++s) {
-      if (!routes.on_a_route(s)) continue;
-      const PortId out = topology.switches[s].forwarding[dst];
-      const Endpoint& peer = topology.switches[s].peer[out.value()];
-      if (peer.kind != Kind::kSwitch) continue;
-      next[numbers.of(s, out)].push_back(numbers.of(peer.index, topology.switches[peer.index].forwarding[dst]));
-    }
+// The switches a packet to dst can cross from any node, on any port its
+// switches may choose (SwitchSpec::candidates).
+std::vector<bool> switches_towards(const Topology& topology, uint32_t dst) {
+  std::vector<bool> reached(topology.switches.size(), false);
+  std::vector<uint32_t> stack;
+  auto visit = [&](const Endpoint& at) {
+    if (at.kind != Kind::kSwitch || reached[at.index]) return;
+    reached[at.index] = true;
+    stack.push_back(at.index);
+  };
+  for (uint32_t src = 0; src < topology.nodes; ++src) visit(topology.node_link[src]);
+  while (!stack.empty()) {
+    const SwitchSpec& spec = topology.switches[stack.back()];
+    stack.pop_back();
+    for (const PortId out : spec.candidates(dst)) visit(spec.peer[out.value()]);
   }
+  return reached;
+}
+
+void sort_unique(std::vector<std::vector<uint32_t>>& next) {
   for (auto& targets : next) {
     std::ranges::sort(targets);
     targets.erase(std::ranges::unique(targets).begin(), targets.end());
   }
-  return next;
 }
 
-// With lane maps the graph's vertices are (channel, lane) pairs, numbered
-// channel * kLaneMapLanes + lane. Given the destination, a vertex fixes the
-// next one: the packet arrives at the channel's far switch on that lane,
-// which gives its output port and lane. So each vertex is followed once per
-// destination, and a route that reaches one already followed adds its edge
-// into it and stops; a card's 16 lanes at its switch collapse at once onto
-// the few output lanes they map to.
-constexpr uint32_t kNoChannel = UINT32_MAX;
-
-std::vector<std::vector<uint32_t>> lane_dependency_graph(const Topology& topology, const ChannelNumbers& numbers) {
-  std::vector<std::vector<uint32_t>> next(static_cast<size_t>(numbers.size()) * kLaneMapLanes);
-  std::vector<uint32_t> followed_for(next.size(), UINT32_MAX);  // by vertex: the destination it was last followed to
+// The dependency graph: channel a -> channel b when a route leaves a switch
+// on a and the next switch on b; with adaptive routing, on any of the ports
+// each may choose.
+std::vector<std::vector<uint32_t>> dependency_graph(const Topology& topology, const ChannelNumbers& numbers) {
+  std::vector<std::vector<uint32_t>> next(numbers.size());
   for (uint32_t dst = 0; dst < topology.nodes; ++dst) {
-    RoutesToOneNode(topology, dst).follow_all();  // every route reaches dst without a loop, else it throws
-    for (uint32_t src = 0; src < topology.nodes; ++src) {
-      for (uint32_t start = 0; start < kLaneMapLanes; ++start) {
-        Endpoint at = topology.node_link[src];
-        auto lane = static_cast<uint8_t>(start);
-        uint32_t held = kNoChannel;  // the (channel, lane) the packet holds while it requests the next
-        while (at.kind == Kind::kSwitch) {
-          const SwitchSpec& spec = topology.switches[at.index];
-          const PortId out = spec.forwarding[dst];
-          const uint8_t out_lane = spec.out_lane(at.port.value(), out.value(), lane);
-          if (out_lane >= kLaneMapLanes) {
-            unroutable(topology, src, dst,
-                       switch_name(topology, at.index) + " maps to lane " + std::to_string(out_lane) +
-                           ", which does not exist");
-          }
-          const uint32_t vertex = numbers.of(at.index, out) * kLaneMapLanes + out_lane;
-          if (held != kNoChannel) next[held].push_back(vertex);
-          if (followed_for[vertex] == dst) break;
-          followed_for[vertex] = dst;
-          held = vertex;
-          lane = out_lane;
-          at = spec.peer[out.value()];
+    RoutesToOneNode(topology, dst).follow_all();  // every table route reaches dst without a loop, else it throws
+    const std::vector<bool> reached = switches_towards(topology, dst);
+    for (uint32_t s = 0; s < topology.switches.size(); ++s) {
+      if (!reached[s]) continue;
+      for (const PortId out : topology.switches[s].candidates(dst)) {
+        const Endpoint& peer = topology.switches[s].peer[out.value()];
+        if (peer.kind != Kind::kSwitch) continue;
+        for (const PortId then : topology.switches[peer.index].candidates(dst)) {
+          next[numbers.of(s, out)].push_back(numbers.of(peer.index, then));
         }
       }
     }
   }
-  for (auto& targets : next) {
-    std::ranges::sort(targets);
-    targets.erase(std::ranges::unique(targets).begin(), targets.end());
+  sort_unique(next);
+  return next;
+}
+
+// With lane maps the graph's vertices are (channel, lane) pairs, numbered
+// channel * kLaneMapLanes + lane. Given the destination, a vertex fixes
+// where the packet arrives next and on which lane, hence the vertices it can
+// request there. So each vertex is expanded once per destination, and a
+// route that reaches one already expanded adds its edge into it and stops; a
+// card's 16 lanes at its switch collapse at once onto the few output lanes
+// they map to.
+constexpr uint32_t kNoChannel = UINT32_MAX;
+
+std::vector<std::vector<uint32_t>> lane_dependency_graph(const Topology& topology, const ChannelNumbers& numbers) {
+  std::vector<std::vector<uint32_t>> next(static_cast<size_t>(numbers.size()) * kLaneMapLanes);
+  std::vector<uint32_t> expanded_for(next.size(), UINT32_MAX);  // by vertex: the destination it was last expanded to
+  struct Arrival {
+    Endpoint at;    // the switch and input port
+    uint8_t lane;   // arrived on
+    uint32_t held;  // the (channel, lane) the packet holds while it requests the next
+  };
+  std::vector<Arrival> work;
+  for (uint32_t dst = 0; dst < topology.nodes; ++dst) {
+    RoutesToOneNode(topology, dst).follow_all();  // every table route reaches dst without a loop, else it throws
+    for (uint32_t src = 0; src < topology.nodes; ++src) {
+      for (uint32_t start = 0; start < kLaneMapLanes; ++start) {
+        work.push_back({topology.node_link[src], static_cast<uint8_t>(start), kNoChannel});
+      }
+      while (!work.empty()) {
+        const Arrival arrival = work.back();
+        work.pop_back();
+        if (arrival.at.kind != Kind::kSwitch) continue;
+        const SwitchSpec& spec = topology.switches[arrival.at.index];
+        for (const PortId out : spec.candidates(dst)) {
+          const uint8_t out_lane = spec.out_lane(arrival.at.port.value(), out.value(), arrival.lane);
+          if (out_lane >= kLaneMapLanes) {
+            unroutable(topology, src, dst,
+                       switch_name(topology, arrival.at.index) + " maps to lane " + std::to_string(out_lane) +
+                           ", which does not exist");
+          }
+          const uint32_t vertex = numbers.of(arrival.at.index, out) * kLaneMapLanes + out_lane;
+          if (arrival.held != kNoChannel) next[arrival.held].push_back(vertex);
+          if (expanded_for[vertex] == dst) continue;
+          expanded_for[vertex] = dst;
+          work.push_back({spec.peer[out.value()], out_lane, vertex});
+        }
+      }
+    }
   }
+  sort_unique(next);
   return next;
 }
 

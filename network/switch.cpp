@@ -14,11 +14,14 @@ constexpr uint32_t encode(uint32_t kind, uint32_t port) { return kind | (port <<
 }  // namespace
 
 Switch::Switch(const sc_core::sc_module_name& name, KernelCounters& counters, PacketPool& pool, uint16_t ports,
-               std::vector<PortId> forwarding, const SwitchParams& params, std::vector<uint8_t> lane_map)
+               std::vector<PortId> forwarding, const SwitchParams& params, std::vector<uint8_t> lane_map,
+               SwitchChoices choices)
     : EventDrivenModule(name, counters),
       pool_(pool),
       forwarding_(std::move(forwarding)),
       lane_map_(std::move(lane_map)),
+      choices_(std::move(choices)),
+      waiting_(ports, 0),
       params_(params),
       slots_(static_cast<size_t>(ports) * params.lanes * params.credits_per_lane),
       rings_(static_cast<size_t>(ports) * params.lanes),
@@ -70,9 +73,39 @@ void Switch::handle(const ModuleEvent& event) {
   const Packet& packet = pool_[handle];
   const uint8_t lane = packet.lane.value();
   const uint32_t queue = queue_index(port, lane);
-  push(queue,
-       Queued{handle, forwarding_[packet.destination.value()].value(), static_cast<uint16_t>(packet.wire_bytes)});
+  const uint16_t output = route(packet.destination, event.at);
+  ++waiting_[output];
+  push(queue, Queued{handle, output, static_cast<uint16_t>(packet.wire_bytes)});
   if (rings_[queue].size == 1) request_for_head(static_cast<uint16_t>(port), lane);
+}
+
+uint16_t Switch::route(NodeId destination, Tick now) {
+  const uint16_t table = forwarding_[destination.value()].value();
+  if (choices_.choice_of.empty()) return table;
+  const uint16_t set = choices_.choice_of[destination.value()];
+  if (set == 0) return table;
+  const uint16_t chosen = least_occupied(choices_.choice_sets[set], now);
+  if (chosen != table) ++stats_.adaptive_choices;
+  return chosen;
+}
+
+// The fewest packets waiting, counting one more for a port still sending;
+// among equals the first from a point that moves on with every choice, so
+// that equal ports share the load and a run stays deterministic.
+uint16_t Switch::least_occupied(const std::vector<PortId>& ports, Tick now) {
+  const auto count = static_cast<uint32_t>(ports.size());
+  const uint32_t first = next_choice_++ % count;
+  uint16_t best = 0;
+  uint32_t best_load = UINT32_MAX;
+  for (uint32_t i = 0; i < count; ++i) {
+    const uint16_t port = ports[(first + i) % count].value();
+    const uint32_t load = waiting_[port] + (outputs_[port].link->busy_until() > now ? 1 : 0);
+    if (load < best_load) {
+      best = port;
+      best_load = load;
+    }
+  }
+  return best;
 }
 
 void Switch::request_for_head(uint16_t input, uint8_t lane) {
@@ -148,6 +181,7 @@ void Switch::grant(uint16_t output, size_t request_index, Tick now) {
 
   const PacketHandle handle = front(queue).packet;
   pop(queue);
+  --waiting_[output];
   if (rings_[queue].size > 0) request_for_head(request.input, request.lane);
 
   Packet& packet = pool_[handle];

@@ -10,7 +10,10 @@
 // Timing: a packet whose head arrives at t can start on its output port at
 // t + traversal latency at the earliest. An input port feeds one output at a
 // time and is busy until the tail has gone through; all links have the same
-// rate, so the tail never overtakes the head. The switch wakes only when a
+// rate, so the tail never overtakes the head. With adaptive routing a packet
+// whose destination has several ports takes the one with the fewest packets
+// waiting for it (plus one if it is sending), ties going round-robin; the
+// choice is made once, when its head is routed. The switch wakes only when a
 // packet has been routed, or when a waiting request can next be served (its
 // output or input frees, or credits come back), never merely because a
 // transfer ended.
@@ -36,13 +39,24 @@ struct SwitchStats : StatGroupOf<SwitchStats> {
   Counter packets_forwarded{
       *this,
       {"switch_hops_total", "packets", "packets forwarded by switches (each switch a packet crosses counts it)"}};
+  Counter adaptive_choices{*this,
+                           {"adaptive_choices", "packets",
+                            "packets a switch sent on a port other than its forwarding table's, chosen by adaptive "
+                            "routing for having fewer packets waiting (network.adaptive_routing)"}};
+};
+
+// Adaptive routing's port sets (SwitchSpec::choice_of and choice_sets); empty for none.
+struct SwitchChoices {
+  std::vector<uint16_t> choice_of;
+  std::vector<std::vector<PortId>> choice_sets;
 };
 
 class Switch final : public EventDrivenModule, public PacketReceiver, public LinkSender {
  public:
   // `lane_map` as SwitchSpec::lane_map: empty, or an output lane by (input, output, arrival lane).
   Switch(const sc_core::sc_module_name& name, KernelCounters& counters, PacketPool& pool, uint16_t ports,
-         std::vector<PortId> forwarding, const SwitchParams& params, std::vector<uint8_t> lane_map = {});
+         std::vector<PortId> forwarding, const SwitchParams& params, std::vector<uint8_t> lane_map = {},
+         SwitchChoices choices = {});
 
   // Wiring, done once while the cluster is assembled.
   void attach_output(PortId port, CreditLink* link) { outputs_[port.value()].link = link; }
@@ -89,6 +103,8 @@ class Switch final : public EventDrivenModule, public PacketReceiver, public Lin
   void push(uint32_t queue, const Queued& entry);
   void pop(uint32_t queue);
 
+  [[nodiscard]] uint16_t route(NodeId destination, Tick now);
+  [[nodiscard]] uint16_t least_occupied(const std::vector<PortId>& ports, Tick now);
   void request_for_head(uint16_t input, uint8_t lane);
   void mark_dirty(uint16_t output);
   void retry_at(uint16_t output, Tick at, Tick now);
@@ -103,6 +119,9 @@ class Switch final : public EventDrivenModule, public PacketReceiver, public Lin
   PacketPool& pool_;
   std::vector<PortId> forwarding_;
   std::vector<uint8_t> lane_map_;
+  SwitchChoices choices_;
+  uint32_t next_choice_ = 0;       // where the tie-break among equally occupied ports starts
+  std::vector<uint32_t> waiting_;  // by output: packets in the input buffers routed to it
   SwitchParams params_;
   // Input buffers: one ring of credits_per_lane slots per (input, lane), all
   // in one block so that a switch's state stays in few cache lines.

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "core/errors.h"
+#include "network/adaptive_routing.h"
 #include "network/routing.h"
 #include "network/topology_wiring.h"
 
@@ -98,6 +99,10 @@ bool Topology::maps_lanes() const {
   return std::ranges::any_of(switches, [](const SwitchSpec& spec) { return !spec.lane_map.empty(); });
 }
 
+bool Topology::adaptive() const {
+  return std::ranges::any_of(switches, [](const SwitchSpec& spec) { return spec.choice_sets.size() > 1; });
+}
+
 uint32_t Topology::switch_hops(NodeId src, NodeId dst) const {
   uint32_t hops = 0;
   walk(*this, src, dst, 0, [&](uint32_t, PortId, uint8_t) { ++hops; });
@@ -121,7 +126,7 @@ TopologyParams TopologyParams::of(std::string name, uint32_t nodes, const Parame
   ParameterTable values;
   for (const ParameterInfo& info : entry.parameters) values[info.key] = info.default_value;
   for (const auto& [key, value] : own) values[key] = value;
-  return {std::move(name), nodes, 0, ParameterValues(std::move(values)), kTopologyOwnRouting, {}};
+  return {std::move(name), nodes, 0, ParameterValues(std::move(values)), kTopologyOwnRouting, {}, "off"};
 }
 
 std::vector<ParameterInfo> topology_parameters() {
@@ -158,7 +163,10 @@ Topology build_topology(const TopologyParams& params) {
     const RoutingEntry& routing = RoutingRegistry::get(params.routing);
     routing.route(topology, params.routing_own.subset(routing.parameters));
   }
-  if (params.routing != kTopologyOwnRouting || topology.subnet) check_routes(topology, routing_field(params));
+  const bool adaptive = add_choices(topology, params.adaptive);
+  if (params.routing != kTopologyOwnRouting || topology.subnet || adaptive) {
+    check_routes(topology, adaptive ? "network.adaptive_routing" : routing_field(params));
+  }
   return topology;
 }
 

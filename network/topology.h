@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -46,6 +47,20 @@ struct SwitchSpec {
   // it arrived on), at (in * ports + out) * kLaneMapLanes + lane. Empty: a
   // packet keeps its lane, as on every fabric without one.
   std::vector<uint8_t> lane_map;
+  // Adaptive routing (network.adaptive_routing): the output ports a packet
+  // to each destination may leave by, the switch taking the least occupied
+  // when it routes the packet's head. choice_of[destination] indexes
+  // choice_sets; set 0 is empty and means the forwarding table's port alone,
+  // as does an empty choice_of.
+  std::vector<uint16_t> choice_of;
+  std::vector<std::vector<PortId>> choice_sets;
+
+  // The ports a packet to `destination` may leave by: its choice set, or the table's port.
+  [[nodiscard]] std::span<const PortId> candidates(uint32_t destination) const {
+    const uint16_t set = choice_of.empty() ? 0 : choice_of[destination];
+    if (set == 0) return {&forwarding[destination], 1};
+    return choice_sets[set];
+  }
 
   [[nodiscard]] uint8_t out_lane(uint32_t in, uint32_t out, uint8_t lane) const {
     return lane_map.empty() ? lane : lane_map[(static_cast<size_t>(in) * ports + out) * kLaneMapLanes + lane];
@@ -63,6 +78,7 @@ struct TopologyParams {
   ParameterValues own;                        // the topology's own parameters (network.<topology>.*)
   std::string routing = kTopologyOwnRouting;  // network.routing
   ParameterValues routing_own;                // the routing's own parameters (network.<routing>.*)
+  std::string adaptive = "off";               // network.adaptive_routing (network/adaptive_routing.h)
 
   // The named topology with its own parameters at their defaults, then `own` over them.
   static TopologyParams of(std::string name, uint32_t nodes = 0, const ParameterTable& own = {});
@@ -114,6 +130,8 @@ struct Topology {
 
   // True if any switch changes a packet's lane (SwitchSpec::lane_map).
   [[nodiscard]] bool maps_lanes() const;
+  // True if any switch chooses among ports (SwitchSpec::choice_sets).
+  [[nodiscard]] bool adaptive() const;
 
   // Switches a packet traverses from src to dst, following the forwarding
   // tables (for closed-form latency checks). src == dst counts the leaf

@@ -470,14 +470,24 @@ void Cic::deliver(network::PacketHandle handle, Tick now) {
       return;
     }
   }
-  uint32_t& expected = expected_sequence_[session_direction(packet.source_process, packet.destination_process)];
-  if (packet.sequence != expected) ++stats_.out_of_order;
-  expected = packet.sequence + 1;
+  count_reordering(packet);
   packet.delivered = now;
   ++stats_.packets_received;
   in_upstream_->return_credits(packet.lane, packet.wire_bytes, now);
   host_->on_packet_delivered(packet, now);
   pool_.release(handle);
+}
+
+void Cic::count_reordering(const network::Packet& packet) {
+  Arrivals& session = arrivals_[session_direction(packet.source_process, packet.destination_process)];
+  if (packet.sequence >= session.next_expected) {
+    session.next_expected = packet.sequence + 1;
+    return;
+  }
+  ++stats_.out_of_order;
+  stats_.reordering_extent_max.raise_to(session.next_expected - packet.sequence);
+  if (!session.reordered) ++stats_.reordered_sessions;
+  session.reordered = true;
 }
 
 // A packet that failed its checks frees its buffer space, and never reaches

@@ -118,8 +118,19 @@ struct CicStats : StatGroupOf<CicStats> {
   Counter prefetches_issued{*this, {"prefetches_issued", "keys", "key memory reads started to fill prefetch buffers"}};
   Counter prefetches_cancelled{
       *this, {"prefetches_cancelled", "keys", "queued prefetches a look-up needed first (fetched on demand)"}};
-  Counter out_of_order{
-      *this, {"out_of_order_packets", "packets", "deliveries whose session sequence number was not the next one"}};
+  // Reordering as RFC 4737 defines it: a packet is reordered if a later one
+  // of its session and direction was delivered before it; its extent is how
+  // many sequence numbers it came behind the next expected.
+  Counter out_of_order{*this,
+                       {"out_of_order_packets", "packets",
+                        "deliveries behind a later packet of their session and direction (RFC 4737 reordering)"}};
+  Counter reordered_sessions{
+      *this, {"reordered_sessions", "sessions", "session directions with at least one out-of-order delivery"}};
+  Counter reordering_extent_max{*this,
+                                {"reordering_extent_max", "packets",
+                                 "the most sequence numbers an out-of-order delivery came behind the next expected one "
+                                 "(RFC 4737 extent; the functional replay window holds 64)",
+                                 Merge::kMax}};
   Counter max_send_backlog{*this, {"max_send_backlog", "packets", "longest send queue at any card", Merge::kMax}};
   // What held up a direction while packets waited to enter its look-up stage
   // (docs/cic.md, "What limits a card"); each in ps, one reason at a time.
@@ -257,6 +268,7 @@ class Cic final : public EventDrivenModule, public network::PacketReceiver, publ
   void prefetch_loaded(Tick now);
   Tick read_key_memory(SessionKeyId key, Tick now);
   void deliver(network::PacketHandle handle, Tick now);
+  void count_reordering(const network::Packet& packet);
   void drop_received(network::PacketHandle handle, Tick now);
   void free_received(network::PacketHandle handle, Tick now);
 
@@ -282,8 +294,12 @@ class Cic final : public EventDrivenModule, public network::PacketReceiver, publ
   network::CreditLink* in_upstream_ = nullptr;
   HostInterface* host_ = nullptr;
   std::unordered_map<uint64_t, uint32_t> next_sequence_;  // by (source, destination) process
-  std::unordered_map<uint64_t, uint32_t> expected_sequence_;
-  std::unique_ptr<CardCrypto> crypto_;  // functional mode only
+  struct Arrivals {
+    uint32_t next_expected = 0;  // one past the highest sequence number delivered
+    bool reordered = false;
+  };
+  std::unordered_map<uint64_t, Arrivals> arrivals_;  // by (source, destination) process
+  std::unique_ptr<CardCrypto> crypto_;               // functional mode only
   CicStats stats_;
   std::optional<StackDistanceProfile> stack_distances_;
   std::vector<ShadowCaches> shadow_caches_;

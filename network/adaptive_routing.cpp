@@ -1,0 +1,115 @@
+#include "network/adaptive_routing.h"
+
+#include <algorithm>
+#include <deque>
+#include <map>
+
+#include "core/errors.h"
+#include "network/routing.h"
+
+namespace ibsec::network {
+namespace {
+
+using Kind = Endpoint::Kind;
+constexpr const char* kField = "network.adaptive_routing";
+constexpr uint32_t kUnreached = UINT32_MAX;
+
+// Switch hops from every switch to the node's switch (1 on it), over every cable.
+std::vector<uint32_t> hops_to(const Topology& topology, uint32_t node_switch) {
+  std::vector<uint32_t> hops(topology.switches.size(), kUnreached);
+  std::deque<uint32_t> queue{node_switch};
+  hops[node_switch] = 1;
+  while (!queue.empty()) {
+    const uint32_t s = queue.front();
+    queue.pop_front();
+    for (const Endpoint& peer : topology.switches[s].peer) {
+      if (peer.kind != Kind::kSwitch || hops[peer.index] != kUnreached) continue;
+      hops[peer.index] = hops[s] + 1;
+      queue.push_back(peer.index);
+    }
+  }
+  return hops;
+}
+
+// The ports of switch s on a path of fewest hops to a node on another switch.
+std::vector<PortId> minimal_ports(const SwitchSpec& spec, const std::vector<uint32_t>& hops, uint32_t s) {
+  std::vector<PortId> ports;
+  for (uint16_t p = 0; p < spec.ports; ++p) {
+    const Endpoint& peer = spec.peer[p];
+    if (peer.kind == Kind::kSwitch && hops[peer.index] + 1 == hops[s]) ports.emplace_back(p);
+  }
+  return ports;
+}
+
+// Each distinct set once per switch; set 0 is the empty one.
+class ChoiceSets {
+ public:
+  explicit ChoiceSets(SwitchSpec& spec) : spec_(spec) {
+    spec_.choice_sets.assign(1, {});
+    spec_.choice_of.assign(spec_.forwarding.size(), 0);
+  }
+  void set(uint32_t destination, std::vector<PortId> ports) {
+    auto [at, added] = index_.try_emplace(ports, static_cast<uint16_t>(spec_.choice_sets.size()));
+    if (added) {
+      if (spec_.choice_sets.size() > UINT16_MAX) throw ConfigError(kField, "more than 65 535 port sets on a switch");
+      spec_.choice_sets.push_back(std::move(ports));
+    }
+    spec_.choice_of[destination] = at->second;
+  }
+
+ private:
+  SwitchSpec& spec_;
+  std::map<std::vector<PortId>, uint16_t> index_;
+};
+
+void add_minimal_choices(Topology& topology) {
+  std::vector<ChoiceSets> sets(topology.switches.begin(), topology.switches.end());
+  // Nodes on one switch share their hop counts.
+  std::map<uint32_t, std::vector<uint32_t>> hops_by_switch;
+  for (uint32_t node = 0; node < topology.nodes; ++node) {
+    const uint32_t node_switch = topology.node_link[node].index;
+    auto [at, added] = hops_by_switch.try_emplace(node_switch);
+    if (added) at->second = hops_to(topology, node_switch);
+    const std::vector<uint32_t>& hops = at->second;
+    for (uint32_t s = 0; s < topology.switches.size(); ++s) {
+      if (s == node_switch || hops[s] == kUnreached) continue;
+      const SwitchSpec& spec = topology.switches[s];
+      std::vector<PortId> ports = minimal_ports(spec, hops, s);
+      if (std::ranges::find(ports, spec.forwarding[node]) == ports.end()) {
+        throw ConfigError(kField, "minimal adaptive routing needs forwarding tables of fewest hops, but " +
+                                      switch_name(topology, s) + " sends node " + std::to_string(node) +
+                                      "'s packets by port " + std::to_string(spec.forwarding[node].value()) +
+                                      ", on no shortest path (docs/topology.md, \"Adaptive routing\")");
+      }
+      if (ports.size() > 1) sets[s].set(node, std::move(ports));
+    }
+  }
+}
+
+}  // namespace
+
+const std::vector<AdaptiveRoutingMode>& adaptive_routing_modes() {
+  static const std::vector<AdaptiveRoutingMode> modes{
+      {"off", "every packet follows the forwarding tables"},
+      {"minimal", "each switch sends a packet on the least occupied of its ports on a path of fewest hops"},
+  };
+  return modes;
+}
+
+void check_adaptive_routing_mode(const std::string& mode) {
+  std::string names;
+  for (const AdaptiveRoutingMode& m : adaptive_routing_modes()) {
+    if (mode == m.name) return;
+    names += (names.empty() ? "" : ", ") + std::string(m.name);
+  }
+  throw ConfigError(kField, "must be one of " + names + ", got \"" + mode + "\"");
+}
+
+bool add_choices(Topology& topology, const std::string& mode) {
+  check_adaptive_routing_mode(mode);
+  if (mode == "off") return false;
+  add_minimal_choices(topology);
+  return true;
+}
+
+}  // namespace ibsec::network
