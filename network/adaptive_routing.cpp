@@ -5,7 +5,6 @@
 #include <map>
 
 #include "core/errors.h"
-#include "network/routing.h"
 
 namespace ibsec::network {
 namespace {
@@ -75,13 +74,11 @@ void add_minimal_choices(Topology& topology) {
       if (s == node_switch || hops[s] == kUnreached) continue;
       const SwitchSpec& spec = topology.switches[s];
       std::vector<PortId> ports = minimal_ports(spec, hops, s);
-      if (std::ranges::find(ports, spec.forwarding[node]) == ports.end()) {
-        throw ConfigError(kField, "minimal adaptive routing needs forwarding tables of fewest hops, but " +
-                                      switch_name(topology, s) + " sends node " + std::to_string(node) +
-                                      "'s packets by port " + std::to_string(spec.forwarding[node].value()) +
-                                      ", on no shortest path (docs/topology.md, \"Adaptive routing\")");
-      }
-      if (ports.size() > 1) sets[s].set(node, std::move(ports));
+      // A table port off every shortest path (a switch no table route
+      // crosses, or tables of more hops) is replaced too: every hop then
+      // comes one switch nearer, so no mix of choices and tables can loop.
+      const bool table_minimal = std::ranges::find(ports, spec.forwarding[node]) != ports.end();
+      if (ports.size() > 1 || !table_minimal) sets[s].set(node, std::move(ports));
     }
   }
 }

@@ -26,10 +26,10 @@ const std::vector<AdaptiveRoutingMode>& adaptive_routing_modes();
 void check_adaptive_routing_mode(const std::string& mode);
 
 // Gives every switch its choice sets for `mode` (SwitchSpec::choice_sets)
-// and returns true, or returns false for "off". Throws ConfigError naming
-// network.adaptive_routing if the forwarding tables take a port that is not
-// on a path of fewest hops: a choice among minimal ports could then loop
-// with them.
+// and returns true, or returns false for "off". Under "minimal" a switch
+// keeps its table's port only where that is its one port on a path of
+// fewest hops, so the tables matter only for the hop counts they imply; the
+// routes' deadlock freedom is check_routes' to judge (network/routing.h).
 bool add_choices(Topology& topology, const std::string& mode);
 
 }  // namespace ibsec::network

@@ -285,7 +285,11 @@ void check_routes(const Topology& topology, const std::string& field) {
   }
   if (!cycle.empty()) {
     throw ConfigError(field,
-                      "the forwarding tables can deadlock: their channel-dependency graph has the cycle " +
+                      std::string(topology.adaptive()
+                                      ? "the routes adaptive routing may choose can deadlock: their channel-dependency "
+                                        "graph has the cycle "
+                                      : "the forwarding tables can deadlock: their channel-dependency graph has the "
+                                        "cycle ") +
                           cycle_text(topology, cycle) +
                           (topology.maps_lanes() ? " (docs/topology.md)"
                                                  : " (every session may use any virtual lane, so the tables must be "
