@@ -228,6 +228,7 @@ nlohmann::ordered_json Attacker::report(const nic::AttackOutcomes& outcomes, con
           {"detected", detected},
           {"delivered_despite_attack", delivered},
           {"false_drops", outcomes.false_drops},
+          {"replays_ahead_of_original", outcomes.replays_ahead_of_original},
           {"snooped", stats_.snooped},
           {"snooped_plaintext", snooped_plaintext},
           {"not_sent_no_credits", stats_.not_sent_no_credits},

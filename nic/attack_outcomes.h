@@ -16,6 +16,11 @@ struct AttackOutcomes {
   std::array<uint64_t, network::kAttackKinds> detected{};   // dropped by the card's checks
   std::array<uint64_t, network::kAttackKinds> delivered{};  // passed every check: the attack succeeded
   uint64_t false_drops = 0;                                 // genuine, unaltered packets dropped
+  // On a fabric that reorders (adaptive routing) a replay can arrive before
+  // its original. It carries the original's bytes and passes every check, so
+  // the host gets it in the original's place, and the original that follows
+  // is refused as the duplicate: the same bytes once, neither a breach nor a loss.
+  uint64_t replays_ahead_of_original = 0;
 
   AttackOutcomes& operator+=(const AttackOutcomes& o) {
     for (size_t k = 0; k < network::kAttackKinds; ++k) {
@@ -23,6 +28,7 @@ struct AttackOutcomes {
       delivered[k] += o.delivered[k];
     }
     false_drops += o.false_drops;
+    replays_ahead_of_original += o.replays_ahead_of_original;
     return *this;
   }
 };

@@ -53,6 +53,8 @@ class CardCrypto {
   // Checks everything before the host sees the packet; counts each drop by
   // reason and each delivered payload unlike the one sent.
   [[nodiscard]] ReceiveVerdict receive(const network::Packet& packet, network::PacketHandle handle);
+  // False under NoSecurity: nothing is checked, so a replay is delivered beside its original.
+  [[nodiscard]] bool encrypts() const { return params_.encrypts; }
 
   // The record in key memory for `slot`, null before its key exchange. Key
   // memory is outside the card: whatever writes it may alter a record.

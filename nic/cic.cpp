@@ -12,6 +12,11 @@ uint64_t session_direction(uint32_t source_process, uint32_t destination_process
   return (static_cast<uint64_t>(source_process) << 32) | destination_process;
 }
 
+// One packet of one session direction, by its sequence number.
+std::pair<uint64_t, uint32_t> sequence_key(const network::Packet& packet) {
+  return {session_direction(packet.source_process, packet.destination_process), packet.sequence};
+}
+
 }  // namespace
 
 namespace {
@@ -461,7 +466,11 @@ void Cic::deliver(network::PacketHandle handle, Tick now) {
     drop_received(handle, now);
     return;
   }
-  if (packet.attack != network::AttackKind::kNone) {
+  if (crypto_ && crypto_->encrypts() && packet.attack == network::AttackKind::kReplay) {
+    // Its original has not been seen, or the window would have refused it.
+    ++attack_outcomes_.replays_ahead_of_original;
+    overtaken_originals_.insert(sequence_key(packet));
+  } else if (packet.attack != network::AttackKind::kNone) {
     ++attack_outcomes_.delivered[static_cast<size_t>(packet.attack)];
     // No host sent a forged packet, so no host model has a message to
     // credit it to: the process got it, which is what is counted.
@@ -495,7 +504,7 @@ void Cic::count_reordering(const network::Packet& packet) {
 void Cic::drop_received(network::PacketHandle handle, Tick now) {
   const network::Packet& packet = pool_[handle];
   if (packet.attack == network::AttackKind::kNone) {
-    ++attack_outcomes_.false_drops;
+    if (overtaken_originals_.erase(sequence_key(packet)) == 0) ++attack_outcomes_.false_drops;
   } else {
     ++attack_outcomes_.detected[static_cast<size_t>(packet.attack)];
   }

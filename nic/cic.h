@@ -24,7 +24,9 @@
 #include <deque>
 #include <memory>
 #include <optional>
+#include <set>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include <boost/circular_buffer.hpp>
@@ -304,6 +306,9 @@ class Cic final : public EventDrivenModule, public network::PacketReceiver, publ
   std::optional<StackDistanceProfile> stack_distances_;
   std::vector<ShadowCaches> shadow_caches_;
   AttackOutcomes attack_outcomes_;
+  // Originals a replay overtook, by (session direction, sequence number):
+  // their refusal as duplicates is no false drop.
+  std::set<std::pair<uint64_t, uint32_t>> overtaken_originals_;
 };
 
 }  // namespace ibsec::nic

@@ -283,6 +283,7 @@ struct BuiltRoute {
   uint32_t dst;                   // from node 0
   uint32_t switches;              // the route crosses, by docs/topology.md
   const char* link_rate;
+  const char* adaptive = "off";  // network.adaptive_routing: a choice of equally short ports, the same time
 };
 
 void PrintTo(const BuiltRoute& r, std::ostream* os) { *os << r.name; }
@@ -295,7 +296,8 @@ class BuiltFatTree : public ::testing::TestWithParam<BuiltRoute> {};
 
 TEST_P(BuiltFatTree, OnePacketMatchesTheClosedForm) {
   const BuiltRoute route = GetParam();
-  std::vector<std::string> overrides{"network.topology=fat-tree-built"};
+  std::vector<std::string> overrides{"network.topology=fat-tree-built",
+                                     std::string("network.adaptive_routing=") + route.adaptive};
   overrides.insert(overrides.end(), route.tree.begin(), route.tree.end());
   expect_closed_form_route(overrides, route.dst, route.switches, route.link_rate);
 }
@@ -306,7 +308,10 @@ INSTANTIATE_TEST_SUITE_P(ZeroLoadLatency, BuiltFatTree,
                                            BuiltRoute{"AcrossSpinesHdr", kTwoLevel2to1, 50, 3, "HDR"},
                                            BuiltRoute{"ThreeLevelWithinPod", kThreeLevel8Port, 15, 3, "SDR"},
                                            BuiltRoute{"AcrossCores", kThreeLevel8Port, 19, 5, "SDR"},
-                                           BuiltRoute{"AcrossCoresHdr", kThreeLevel8Port, 17, 5, "HDR"}),
+                                           BuiltRoute{"AcrossCoresHdr", kThreeLevel8Port, 17, 5, "HDR"},
+                                           BuiltRoute{"AcrossSpinesAdaptive", kTwoLevel2to1, 95, 3, "SDR", "minimal"},
+                                           BuiltRoute{"AcrossCoresAdaptive", kThreeLevel8Port, 19, 5, "HDR",
+                                                      "minimal"}),
                          [](const auto& info) { return std::string(info.param.name); });
 
 // Tori (network.topology=torus, 2 lanes for the datelines of rings of 5 or more): a packet
@@ -354,6 +359,7 @@ struct DragonflyRoute {
   uint32_t dst;       // from node 0
   uint32_t switches;  // 1, 3 or 4
   const char* link_rate;
+  const char* adaptive = "off";  // network.adaptive_routing
 };
 
 void PrintTo(const DragonflyRoute& r, std::ostream* os) { *os << r.name; }
@@ -362,7 +368,9 @@ class DragonflyLatency : public ::testing::TestWithParam<DragonflyRoute> {};
 
 TEST_P(DragonflyLatency, OnePacketMatchesTheClosedForm) {
   const DragonflyRoute route = GetParam();
-  expect_closed_form_route({"network.topology=dragonfly-plus"}, route.dst, route.switches, route.link_rate);
+  expect_closed_form_route(
+      {"network.topology=dragonfly-plus", std::string("network.adaptive_routing=") + route.adaptive}, route.dst,
+      route.switches, route.link_rate);
 }
 
 INSTANTIATE_TEST_SUITE_P(ZeroLoadLatency, DragonflyLatency,
@@ -370,7 +378,9 @@ INSTANTIATE_TEST_SUITE_P(ZeroLoadLatency, DragonflyLatency,
                                            DragonflyRoute{"SameGroup", 15, 3, "SDR"},
                                            DragonflyRoute{"NextGroup", 16, 4, "SDR"},
                                            DragonflyRoute{"LastGroup", 79, 4, "SDR"},
-                                           DragonflyRoute{"LastGroupHdr", 79, 4, "HDR"}),
+                                           DragonflyRoute{"LastGroupHdr", 79, 4, "HDR"},
+                                           DragonflyRoute{"SameGroupAdaptive", 15, 3, "SDR", "minimal"},
+                                           DragonflyRoute{"LastGroupAdaptive", 79, 4, "HDR", "minimal"}),
                          [](const auto& info) { return std::string(info.param.name); });
 
 TEST(ZeroLoadLatency, TorusOnOneLaneIsRefusedNamingTheCycle) {
