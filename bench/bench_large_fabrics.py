@@ -21,15 +21,18 @@ from pathlib import Path
 from bench_model import run_case  # beside this script
 
 # Every fabric 1 024 nodes, as docs/topology.md names its keys.
+TAPERED = ["network.topology=fat-tree-built", "network.nodes=1024", "network.fat_tree_built.radix=48",
+           "network.fat_tree_built.levels=2", 'network.fat_tree_built.taper="2:1"']
+DRAGONFLY = ["network.topology=dragonfly-plus", "network.dragonfly_plus.groups=8", "network.dragonfly_plus.leaves=8",
+             "network.dragonfly_plus.spines=8", "network.dragonfly_plus.nodes_per_leaf=16",
+             "network.dragonfly_plus.global_links=7"]
+ADAPTIVE = ["network.adaptive_routing=minimal"]
 FABRICS = {
     "full fat tree (32-ary 2-tree)": ["network.topology=fat-tree", "network.fat_tree.k=32", "network.fat_tree.n=2"],
-    "2:1 tapered fat tree (radix 48, 2 levels)": ["network.topology=fat-tree-built", "network.nodes=1024",
-                                                  "network.fat_tree_built.radix=48", "network.fat_tree_built.levels=2",
-                                                  'network.fat_tree_built.taper="2:1"'],
-    "dragonfly+ minimal (8 groups of 8+8)": ["network.topology=dragonfly-plus", "network.dragonfly_plus.groups=8",
-                                             "network.dragonfly_plus.leaves=8", "network.dragonfly_plus.spines=8",
-                                             "network.dragonfly_plus.nodes_per_leaf=16",
-                                             "network.dragonfly_plus.global_links=7"],
+    "2:1 tapered fat tree (radix 48, 2 levels)": TAPERED,
+    "2:1 tapered fat tree, adaptive": TAPERED + ADAPTIVE,
+    "dragonfly+ minimal (8 groups of 8+8)": DRAGONFLY,
+    "dragonfly+ adaptive (minimal ports)": DRAGONFLY + ADAPTIVE,
     "3-D torus (8x8x8, 2 nodes a switch)": ["network.topology=torus", 'network.torus.dims="8x8x8"',
                                             "network.torus.nodes_per_switch=2", "network.virtual_lanes=2"],
 }
