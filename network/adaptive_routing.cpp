@@ -13,23 +13,6 @@ using Kind = Endpoint::Kind;
 constexpr const char* kField = "network.adaptive_routing";
 constexpr uint32_t kUnreached = UINT32_MAX;
 
-// Switch hops from every switch to the node's switch (1 on it), over every cable.
-std::vector<uint32_t> hops_to(const Topology& topology, uint32_t node_switch) {
-  std::vector<uint32_t> hops(topology.switches.size(), kUnreached);
-  std::deque<uint32_t> queue{node_switch};
-  hops[node_switch] = 1;
-  while (!queue.empty()) {
-    const uint32_t s = queue.front();
-    queue.pop_front();
-    for (const Endpoint& peer : topology.switches[s].peer) {
-      if (peer.kind != Kind::kSwitch || hops[peer.index] != kUnreached) continue;
-      hops[peer.index] = hops[s] + 1;
-      queue.push_back(peer.index);
-    }
-  }
-  return hops;
-}
-
 // The ports of switch s on a path of fewest hops to a node on another switch.
 std::vector<PortId> minimal_ports(const SwitchSpec& spec, const std::vector<uint32_t>& hops, uint32_t s) {
   std::vector<PortId> ports;
@@ -43,17 +26,22 @@ std::vector<PortId> minimal_ports(const SwitchSpec& spec, const std::vector<uint
 // Each distinct set once per switch; set 0 is the empty one.
 class ChoiceSets {
  public:
+  // Sets a builder made already (detours) are kept.
   explicit ChoiceSets(SwitchSpec& spec) : spec_(spec) {
-    spec_.choice_sets.assign(1, {});
-    spec_.choice_of.assign(spec_.forwarding.size(), 0);
+    PortChoices& choices = spec_.choices;
+    if (choices.sets.empty()) choices.sets.assign(1, {});
+    choices.hops.resize(choices.sets.size());
+    choices.of.assign(spec_.forwarding.size(), 0);
   }
   void set(uint32_t destination, std::vector<PortId> ports) {
-    auto [at, added] = index_.try_emplace(ports, static_cast<uint16_t>(spec_.choice_sets.size()));
+    PortChoices& choices = spec_.choices;
+    auto [at, added] = index_.try_emplace(ports, static_cast<uint16_t>(choices.sets.size()));
     if (added) {
-      if (spec_.choice_sets.size() > UINT16_MAX) throw ConfigError(kField, "more than 65 535 port sets on a switch");
-      spec_.choice_sets.push_back(std::move(ports));
+      if (choices.sets.size() > UINT16_MAX) throw ConfigError(kField, "more than 65 535 port sets on a switch");
+      choices.sets.push_back(std::move(ports));
+      choices.hops.emplace_back();  // every port of a minimal set is as short
     }
-    spec_.choice_of[destination] = at->second;
+    choices.of[destination] = at->second;
   }
 
  private:
@@ -68,7 +56,7 @@ void add_minimal_choices(Topology& topology) {
   for (uint32_t node = 0; node < topology.nodes; ++node) {
     const uint32_t node_switch = topology.node_link[node].index;
     auto [at, added] = hops_by_switch.try_emplace(node_switch);
-    if (added) at->second = hops_to(topology, node_switch);
+    if (added) at->second = hops_to_switch(topology, node_switch);
     const std::vector<uint32_t>& hops = at->second;
     for (uint32_t s = 0; s < topology.switches.size(); ++s) {
       if (s == node_switch || hops[s] == kUnreached) continue;
@@ -89,6 +77,9 @@ const std::vector<AdaptiveRoutingMode>& adaptive_routing_modes() {
   static const std::vector<AdaptiveRoutingMode> modes{
       {"off", "every packet follows the forwarding tables"},
       {"minimal", "each switch sends a packet on the least occupied of its ports on a path of fewest hops"},
+      {"ugal",
+       "minimal's choices, and on a dragonfly-plus routes through another group too, each port's occupancy weighed "
+       "by its path's length (UGAL); needs 2 virtual lanes"},
   };
   return modes;
 }
@@ -102,9 +93,33 @@ void check_adaptive_routing_mode(const std::string& mode) {
   throw ConfigError(kField, "must be one of " + names + ", got \"" + mode + "\"");
 }
 
+std::vector<uint32_t> hops_to_switch(const Topology& topology, uint32_t to) {
+  std::vector<uint32_t> hops(topology.switches.size(), kUnreached);
+  std::deque<uint32_t> queue{to};
+  hops[to] = 1;
+  while (!queue.empty()) {
+    const uint32_t s = queue.front();
+    queue.pop_front();
+    for (const Endpoint& peer : topology.switches[s].peer) {
+      if (peer.kind != Kind::kSwitch || hops[peer.index] != kUnreached) continue;
+      hops[peer.index] = hops[s] + 1;
+      queue.push_back(peer.index);
+    }
+  }
+  return hops;
+}
+
 bool add_choices(Topology& topology, const std::string& mode) {
   check_adaptive_routing_mode(mode);
   if (mode == "off") return false;
+  const bool detours =
+      std::ranges::any_of(topology.switches, [](const SwitchSpec& s) { return !s.choices.detour_of.empty(); });
+  if (mode == "ugal" && !detours) {
+    throw ConfigError(kField,
+                      "ugal takes non-minimal routes that only the dragonfly-plus topology builds, with its "
+                      "own routing; " +
+                          topology.name + " has none: use minimal");
+  }
   add_minimal_choices(topology);
   return true;
 }

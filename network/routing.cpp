@@ -171,7 +171,7 @@ std::vector<std::vector<uint32_t>> lane_dependency_graph(const Topology& topolog
         work.pop_back();
         if (arrival.at.kind != Kind::kSwitch) continue;
         const SwitchSpec& spec = topology.switches[arrival.at.index];
-        for (const PortId out : spec.candidates(dst)) {
+        for (const PortId out : spec.candidates(dst, arrival.at.port.value(), arrival.lane)) {
           const uint8_t out_lane = spec.out_lane(arrival.at.port.value(), out.value(), arrival.lane);
           if (out_lane >= kLaneMapLanes) {
             unroutable(topology, src, dst,

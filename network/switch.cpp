@@ -15,7 +15,7 @@ constexpr uint32_t encode(uint32_t kind, uint32_t port) { return kind | (port <<
 
 Switch::Switch(const sc_core::sc_module_name& name, KernelCounters& counters, PacketPool& pool, uint16_t ports,
                std::vector<PortId> forwarding, const SwitchParams& params, std::vector<uint8_t> lane_map,
-               SwitchChoices choices)
+               PortChoices choices)
     : EventDrivenModule(name, counters),
       pool_(pool),
       forwarding_(std::move(forwarding)),
@@ -73,39 +73,45 @@ void Switch::handle(const ModuleEvent& event) {
   const Packet& packet = pool_[handle];
   const uint8_t lane = packet.lane.value();
   const uint32_t queue = queue_index(port, lane);
-  const uint16_t output = route(packet.destination, event.at);
+  const uint16_t output = route(packet, static_cast<uint16_t>(port), event.at);
   ++waiting_[output];
   push(queue, Queued{handle, output, static_cast<uint16_t>(packet.wire_bytes)});
   if (rings_[queue].size == 1) request_for_head(static_cast<uint16_t>(port), lane);
 }
 
-uint16_t Switch::route(NodeId destination, Tick now) {
-  const uint16_t table = forwarding_[destination.value()].value();
-  if (choices_.choice_of.empty()) return table;
-  const uint16_t set = choices_.choice_of[destination.value()];
+uint16_t Switch::route(const Packet& packet, uint16_t input, Tick now) {
+  const uint16_t table = forwarding_[packet.destination.value()].value();
+  const uint16_t set = choices_.set_for(packet.destination.value(), input, packet.lane.value());
   if (set == 0) return table;
-  const uint16_t chosen = least_occupied(choices_.choice_sets[set], now);
+  const uint16_t chosen = least_costly(set, now);
   if (chosen != table) ++stats_.adaptive_choices;
   return chosen;
 }
 
-// The fewest packets waiting, counting one more for a port still sending;
-// among equals the first from a point that moves on with every choice, so
-// that equal ports share the load and a run stays deterministic.
-uint16_t Switch::least_occupied(const std::vector<PortId>& ports, Tick now) {
+// A port's cost is the packets waiting for it, plus one if it is sending,
+// plus one, times the switches its path crosses where the set says (UGAL:
+// a longer path must be that much less busy); the lowest wins. Among equals
+// the first from a point that moves on with every choice, so that equal
+// ports share the load and a run stays deterministic.
+uint16_t Switch::least_costly(uint16_t set, Tick now) {
+  const std::vector<PortId>& ports = choices_.sets[set];
+  const std::vector<uint8_t>& hops = choices_.hops[set];
   const auto count = static_cast<uint32_t>(ports.size());
   const uint32_t first = next_choice_++ % count;
-  uint16_t best = 0;
-  uint32_t best_load = UINT32_MAX;
-  for (uint32_t i = 0; i < count; ++i) {
-    const uint16_t port = ports[(first + i) % count].value();
-    const uint32_t load = waiting_[port] + (outputs_[port].link->busy_until() > now ? 1 : 0);
-    if (load < best_load) {
-      best = port;
-      best_load = load;
+  uint32_t best = first;
+  uint64_t best_cost = UINT64_MAX;
+  for (uint32_t k = 0; k < count; ++k) {
+    const uint32_t i = (first + k) % count;
+    const uint16_t port = ports[i].value();
+    const uint64_t occupancy = waiting_[port] + (outputs_[port].link->busy_until() > now ? 1 : 0);
+    const uint64_t cost = hops.empty() ? occupancy : (occupancy + 1) * hops[i];
+    if (cost < best_cost) {
+      best = i;
+      best_cost = cost;
     }
   }
-  return best;
+  if (!hops.empty() && hops[best] > *std::ranges::min_element(hops)) ++stats_.nonminimal_routes;
+  return ports[best].value();
 }
 
 void Switch::request_for_head(uint16_t input, uint8_t lane) {

@@ -43,12 +43,10 @@ struct SwitchStats : StatGroupOf<SwitchStats> {
                            {"adaptive_choices", "packets",
                             "packets a switch sent on a port other than its forwarding table's, chosen by adaptive "
                             "routing for having fewer packets waiting (network.adaptive_routing)"}};
-};
-
-// Adaptive routing's port sets (SwitchSpec::choice_of and choice_sets); empty for none.
-struct SwitchChoices {
-  std::vector<uint16_t> choice_of;
-  std::vector<std::vector<PortId>> choice_sets;
+  Counter nonminimal_routes{*this,
+                            {"nonminimal_routes", "packets",
+                             "packets a switch sent on a longer path than its shortest, UGAL's detour through another "
+                             "group (network.adaptive_routing=ugal)"}};
 };
 
 class Switch final : public EventDrivenModule, public PacketReceiver, public LinkSender {
@@ -56,7 +54,7 @@ class Switch final : public EventDrivenModule, public PacketReceiver, public Lin
   // `lane_map` as SwitchSpec::lane_map: empty, or an output lane by (input, output, arrival lane).
   Switch(const sc_core::sc_module_name& name, KernelCounters& counters, PacketPool& pool, uint16_t ports,
          std::vector<PortId> forwarding, const SwitchParams& params, std::vector<uint8_t> lane_map = {},
-         SwitchChoices choices = {});
+         PortChoices choices = {});
 
   // Wiring, done once while the cluster is assembled.
   void attach_output(PortId port, CreditLink* link) { outputs_[port.value()].link = link; }
@@ -103,8 +101,8 @@ class Switch final : public EventDrivenModule, public PacketReceiver, public Lin
   void push(uint32_t queue, const Queued& entry);
   void pop(uint32_t queue);
 
-  [[nodiscard]] uint16_t route(NodeId destination, Tick now);
-  [[nodiscard]] uint16_t least_occupied(const std::vector<PortId>& ports, Tick now);
+  [[nodiscard]] uint16_t route(const Packet& packet, uint16_t input, Tick now);
+  [[nodiscard]] uint16_t least_costly(uint16_t set, Tick now);
   void request_for_head(uint16_t input, uint8_t lane);
   void mark_dirty(uint16_t output);
   void retry_at(uint16_t output, Tick at, Tick now);
@@ -119,7 +117,7 @@ class Switch final : public EventDrivenModule, public PacketReceiver, public Lin
   PacketPool& pool_;
   std::vector<PortId> forwarding_;
   std::vector<uint8_t> lane_map_;
-  SwitchChoices choices_;
+  PortChoices choices_;
   uint32_t next_choice_ = 0;       // where the tie-break among equally occupied ports starts
   std::vector<uint32_t> waiting_;  // by output: packets in the input buffers routed to it
   SwitchParams params_;

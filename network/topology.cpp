@@ -100,7 +100,7 @@ bool Topology::maps_lanes() const {
 }
 
 bool Topology::adaptive() const {
-  return std::ranges::any_of(switches, [](const SwitchSpec& spec) { return spec.choice_sets.size() > 1; });
+  return std::ranges::any_of(switches, [](const SwitchSpec& spec) { return !spec.choices.empty(); });
 }
 
 uint32_t Topology::switch_hops(NodeId src, NodeId dst) const {
@@ -155,9 +155,13 @@ std::string routing_field(const TopologyParams& params) {
 Topology build_topology(const TopologyParams& params) {
   Topology topology = TopologyRegistry::get(params.name).build(params);
   if (params.routing != kTopologyOwnRouting) {
-    // The builder's lanes belong to its own tables (a torus's datelines to
-    // dimension-order routes); another routing's tables keep every lane.
-    for (SwitchSpec& spec : topology.switches) spec.lane_map.clear();
+    // The builder's lanes and detours belong to its own tables (a torus's
+    // datelines to dimension-order routes, a dragonfly+'s detours to its
+    // minimal ones); another routing's tables keep every lane.
+    for (SwitchSpec& spec : topology.switches) {
+      spec.lane_map.clear();
+      spec.choices = {};
+    }
     topology.lanes_needed = 1;
     topology.lanes_needed_by.clear();
     const RoutingEntry& routing = RoutingRegistry::get(params.routing);

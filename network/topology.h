@@ -37,6 +37,40 @@ struct Endpoint {
 // SL-to-VL mapping table has one entry per SL for every port pair.
 inline constexpr uint32_t kLaneMapLanes = 16;
 
+// Adaptive routing's port sets for one switch (network.adaptive_routing,
+// network/adaptive_routing.h): the output ports a packet to each
+// destination may leave by, the switch taking the least occupied when it
+// routes the packet's head.
+struct PortChoices {
+  enum DetourFrom : uint8_t { kNoDetour, kDetourOnAnyLane, kDetourOnLaneZero };
+
+  // by destination: an index into sets; set 0 is empty and means the
+  // forwarding table's port alone, as does an empty `of`.
+  std::vector<uint16_t> of;
+  std::vector<std::vector<PortId>> sets;
+  // Per set, the switches each of its ports leads through to the
+  // destination (this one included), for a choice that weighs occupancy by
+  // path length (UGAL); empty where every port of the set is as short.
+  std::vector<std::vector<uint8_t>> hops;
+  // Non-minimal choices (network.adaptive_routing=ugal): a packet that
+  // arrives by an input port detour_from allows takes
+  // sets[detour_of[destination]] instead (0: none).
+  std::vector<uint16_t> detour_of;
+  std::vector<uint8_t> detour_from;  // by input port, a DetourFrom
+
+  [[nodiscard]] bool empty() const { return sets.size() <= 1; }
+  // The set for a destination (0: the table's port).
+  [[nodiscard]] uint16_t set_for(uint32_t destination) const { return of.empty() ? 0 : of[destination]; }
+  // The same for a packet that arrived by input `in` on `lane`.
+  [[nodiscard]] uint16_t set_for(uint32_t destination, uint32_t in, uint8_t lane) const {
+    if (!detour_of.empty() && detour_of[destination] != 0) {
+      const uint8_t from = detour_from[in];
+      if (from == kDetourOnAnyLane || (from == kDetourOnLaneZero && lane == 0)) return detour_of[destination];
+    }
+    return set_for(destination);
+  }
+};
+
 struct SwitchSpec {
   uint16_t ports = 0;              // radix
   uint8_t level = 0;               // 0 = leaf (attached to nodes)
@@ -47,19 +81,19 @@ struct SwitchSpec {
   // it arrived on), at (in * ports + out) * kLaneMapLanes + lane. Empty: a
   // packet keeps its lane, as on every fabric without one.
   std::vector<uint8_t> lane_map;
-  // Adaptive routing (network.adaptive_routing): the output ports a packet
-  // to each destination may leave by, the switch taking the least occupied
-  // when it routes the packet's head. choice_of[destination] indexes
-  // choice_sets; set 0 is empty and means the forwarding table's port alone,
-  // as does an empty choice_of.
-  std::vector<uint16_t> choice_of;
-  std::vector<std::vector<PortId>> choice_sets;
+  PortChoices choices;  // adaptive routing's; empty without it
 
   // The ports a packet to `destination` may leave by: its choice set, or the table's port.
   [[nodiscard]] std::span<const PortId> candidates(uint32_t destination) const {
-    const uint16_t set = choice_of.empty() ? 0 : choice_of[destination];
+    const uint16_t set = choices.set_for(destination);
     if (set == 0) return {&forwarding[destination], 1};
-    return choice_sets[set];
+    return choices.sets[set];
+  }
+  // The same for a packet that arrived by `in` on `lane`, detours included.
+  [[nodiscard]] std::span<const PortId> candidates(uint32_t destination, uint32_t in, uint8_t lane) const {
+    const uint16_t set = choices.set_for(destination, in, lane);
+    if (set == 0) return {&forwarding[destination], 1};
+    return choices.sets[set];
   }
 
   [[nodiscard]] uint8_t out_lane(uint32_t in, uint32_t out, uint8_t lane) const {

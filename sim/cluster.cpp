@@ -114,8 +114,7 @@ void Cluster::build_switches() {
     const auto& spec = topology_->switches[s];
     const std::string name = "switch_" + std::to_string(s);
     switches_.push_back(std::make_unique<network::Switch>(name.c_str(), kernel_, pool_, spec.ports, spec.forwarding,
-                                                          params, spec.lane_map,
-                                                          network::SwitchChoices{spec.choice_of, spec.choice_sets}));
+                                                          params, spec.lane_map, spec.choices));
   }
 }
 

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "core/errors.h"
+#include "network/adaptive_routing.h"
 #include "network/topology_wiring.h"
 
 namespace ibsec::network {
@@ -199,6 +200,90 @@ void fill_spine(SwitchSpec& spec, const DragonflyShape& shape, uint32_t group, u
   }
 }
 
+// --- UGAL detours (network.adaptive_routing=ugal) ------------------------------
+
+// A card's packet enters lane 0 at its leaf. A packet that turns from a
+// spine back up at a leaf, or from one global link onto another at a spine,
+// is on the second leg of a detour and goes on lane 1. Lane 1 then carries
+// only up, across, down routes, and lane 0 the same with a last turn onto
+// lane 1: no cycle on either, and none from lane 1 back to lane 0.
+void map_detour_lanes(Topology& topology, const DragonflyShape& shape) {
+  for (size_t index = 0; index < topology.switches.size(); ++index) {
+    SwitchSpec& spec = topology.switches[index];
+    const bool leaf = index % shape.switches_per_group() < shape.leaves;
+    // A leaf's ports above its nodes go up; a spine's above its leaves go across.
+    const uint32_t first_upper = leaf ? shape.nodes_per_leaf : shape.leaves;
+    spec.lane_map.assign(static_cast<size_t>(spec.ports) * spec.ports * kLaneMapLanes, 0);
+    for (uint32_t in = 0; in < spec.ports; ++in) {
+      for (uint32_t out = 0; out < spec.ports; ++out) {
+        for (uint32_t lane = 0; lane < kLaneMapLanes; ++lane) {
+          uint32_t mapped = lane;
+          if (leaf && in < first_upper) mapped = 0;
+          if (in >= first_upper && out >= first_upper) mapped = 1;
+          spec.lane_map[(static_cast<size_t>(in) * spec.ports + out) * kLaneMapLanes + lane] =
+              static_cast<uint8_t>(mapped);
+        }
+      }
+    }
+  }
+  topology.lanes_needed = 2;
+  topology.lanes_needed_by = "dragonfly+ UGAL routing (a detour's second leg on lane 1)";
+}
+
+// The detour set of switch s towards the leaf of nodes first..end: a leaf's every spine, a spine's
+// every global link and its shortest ports; each port with the switches the
+// shortest path from the switch it leads to crosses, plus this one.
+void add_detour_set(SwitchSpec& spec, bool leaf, const DragonflyShape& shape, const std::vector<uint32_t>& hops,
+                    uint32_t s, uint32_t first_node, uint32_t end_node) {
+  std::vector<PortId> ports;
+  std::vector<uint8_t> lengths;
+  const uint32_t first = leaf ? shape.nodes_per_leaf : shape.leaves;
+  for (uint32_t p = 0; p < spec.ports; ++p) {
+    const Endpoint& peer = spec.peer[p];
+    if (peer.kind != Endpoint::Kind::kSwitch) continue;
+    const bool shortest = hops[peer.index] + 1 == hops[s];
+    if (p < first && !shortest) continue;
+    ports.emplace_back(static_cast<uint16_t>(p));
+    lengths.push_back(static_cast<uint8_t>(std::min<uint32_t>(hops[peer.index] + 1, UINT8_MAX)));
+  }
+  const auto index = static_cast<uint16_t>(spec.choices.sets.size());
+  spec.choices.sets.push_back(std::move(ports));
+  spec.choices.hops.push_back(std::move(lengths));
+  for (uint32_t n = first_node; n < end_node; ++n) spec.choices.detour_of[n] = index;
+}
+
+// Packets from a node may detour at their leaf, and packets on lane 0 from a
+// leaf at its spine (lane 1 ones are already on a detour's second leg), to
+// nodes of other groups only.
+void add_detours(Topology& topology, const DragonflyShape& shape) {
+  map_detour_lanes(topology, shape);
+  for (size_t index = 0; index < topology.switches.size(); ++index) {
+    SwitchSpec& spec = topology.switches[index];
+    const bool leaf = index % shape.switches_per_group() < shape.leaves;
+    PortChoices& choices = spec.choices;
+    choices.sets.assign(1, {});
+    choices.hops.assign(1, {});
+    choices.detour_of.assign(shape.nodes, 0);
+    choices.detour_from.assign(spec.ports, PortChoices::kNoDetour);
+    const uint32_t lower = leaf ? shape.nodes_per_leaf : shape.leaves;
+    for (uint32_t p = 0; p < lower; ++p) {
+      choices.detour_from[p] = leaf ? PortChoices::kDetourOnAnyLane : PortChoices::kDetourOnLaneZero;
+    }
+  }
+  const uint32_t per_leaf = shape.nodes_per_leaf;
+  for (uint32_t first_node = 0; first_node < shape.nodes; first_node += per_leaf) {
+    const uint32_t end_node = std::min(first_node + per_leaf, shape.nodes);
+    const uint32_t group = shape.group_of_node(first_node);
+    const uint32_t t = shape.leaf(group, shape.leaf_of_node(first_node));
+    const std::vector<uint32_t> hops = hops_to_switch(topology, t);
+    for (uint32_t s = 0; s < topology.switches.size(); ++s) {
+      if (s / shape.switches_per_group() == group) continue;
+      const bool leaf = s % shape.switches_per_group() < shape.leaves;
+      add_detour_set(topology.switches[s], leaf, shape, hops, s, first_node, end_node);
+    }
+  }
+}
+
 std::vector<ShapeCount> shape_counts(const DragonflyShape& shape) {
   return {
       {"groups", "groups", "groups of leaf and spine switches", shape.groups},
@@ -227,6 +312,7 @@ Topology build_dragonfly_plus(const TopologyParams& params) {
     }
   }
   wire(topology, shape);
+  if (params.adaptive == "ugal") add_detours(topology, shape);
   return topology;
 }
 

@@ -117,7 +117,7 @@ void expect_fat_tree_choices(const Topology& t) {
 TEST(AdaptiveRouting, OffGivesNoChoice) {
   const Topology t = build_topology(fat_tree(4, 3));
   EXPECT_FALSE(t.adaptive());
-  for (const SwitchSpec& spec : t.switches) EXPECT_TRUE(spec.choice_of.empty());
+  for (const SwitchSpec& spec : t.switches) EXPECT_TRUE(spec.choices.empty());
 }
 
 TEST(AdaptiveRouting, FullFatTreeOffersEveryUpPortTowardsANodeNotBelow) {
