@@ -96,5 +96,39 @@ TEST(AdaptiveRouting, TheReplayWindowAcceptsReorderingAndStillStopsReplays) {
   EXPECT_EQ(count(statistics["packets_dropped_replay"]), count(replay["attacked"]));
 }
 
+// The default dragonfly+ (5 groups of 16 nodes, one global link between two
+// groups) with every node sending to the node 16 on: a whole group to the
+// next. Minimal routes put it all on one global link, λ* = 1/16 of the link
+// rate (docs/network.md); UGAL detours through the other groups' links too.
+std::vector<std::string> group_to_group(const char* adaptive) {
+  return {"network.topology=dragonfly-plus",
+          "traffic.pattern=shift",
+          "traffic.shift=16",
+          "network.virtual_lanes=2",
+          std::string("network.adaptive_routing=") + adaptive,
+          "traffic.messages=40000"};
+}
+
+constexpr double kPayloadShare = 256.0 / 282.0;  // 26 header bytes, NoSecurity
+
+TEST(AdaptiveRouting, GroupToGroupTrafficOnMinimalRoutesStopsAtOneGlobalLink) {
+  const Saturated s = saturate(group_to_group("minimal"));
+  const double accepted = s.statistics["accepted_throughput"].get<double>() / kPayloadShare;
+  EXPECT_LE(accepted, 1.0 / 16 * 1.01);
+  EXPECT_GE(accepted, 1.0 / 16 * 0.95);
+}
+
+TEST(AdaptiveRouting, UgalTakesGroupToGroupTrafficBeyondTheMinimalBound) {
+  const Saturated s = saturate(group_to_group("ugal"));
+  EXPECT_TRUE(s.outcome.drained);
+  EXPECT_EQ(s.statistics["packets_delivered"], s.statistics["packets_handed_over"]);
+  EXPECT_EQ(s.statistics["credits_missing_at_end"], 0);
+  EXPECT_GT(count(s.statistics["nonminimal_routes"]), 1000U);
+  const double accepted = s.statistics["accepted_throughput"].get<double>() / kPayloadShare;
+  EXPECT_GT(accepted, 1.0 / 16 * 1.1);
+  // Each detour crosses two global links: at most 2.5 of a group's 4 carry its traffic (docs/network.md).
+  EXPECT_LT(accepted, 2.5 / 16);
+}
+
 }  // namespace
 }  // namespace ibsec

@@ -368,9 +368,9 @@ class DragonflyLatency : public ::testing::TestWithParam<DragonflyRoute> {};
 
 TEST_P(DragonflyLatency, OnePacketMatchesTheClosedForm) {
   const DragonflyRoute route = GetParam();
-  expect_closed_form_route(
-      {"network.topology=dragonfly-plus", std::string("network.adaptive_routing=") + route.adaptive}, route.dst,
-      route.switches, route.link_rate);
+  expect_closed_form_route({"network.topology=dragonfly-plus",
+                            std::string("network.adaptive_routing=") + route.adaptive, "network.virtual_lanes=2"},
+                           route.dst, route.switches, route.link_rate);
 }
 
 INSTANTIATE_TEST_SUITE_P(ZeroLoadLatency, DragonflyLatency,
@@ -380,7 +380,9 @@ INSTANTIATE_TEST_SUITE_P(ZeroLoadLatency, DragonflyLatency,
                                            DragonflyRoute{"LastGroup", 79, 4, "SDR"},
                                            DragonflyRoute{"LastGroupHdr", 79, 4, "HDR"},
                                            DragonflyRoute{"SameGroupAdaptive", 15, 3, "SDR", "minimal"},
-                                           DragonflyRoute{"LastGroupAdaptive", 79, 4, "HDR", "minimal"}),
+                                           DragonflyRoute{"LastGroupAdaptive", 79, 4, "HDR", "minimal"},
+                                           DragonflyRoute{"NextGroupUgal", 16, 4, "SDR", "ugal"},
+                                           DragonflyRoute{"LastGroupUgalHdr", 79, 4, "HDR", "ugal"}),
                          [](const auto& info) { return std::string(info.param.name); });
 
 TEST(ZeroLoadLatency, TorusOnOneLaneIsRefusedNamingTheCycle) {

@@ -1,7 +1,8 @@
 // Deadlock-freedom soaks of the fabrics as built and as read from a subnet:
 // every source saturated for a million messages on each topology and
 // routing whose channel-dependency graph the route check accepted, with
-// mixed sizes on two lanes. All delivered, in order, every credit back.
+// mixed sizes on two lanes. All delivered, in order (but for adaptive
+// routing, which reorders), every credit back.
 // Long (seconds each): ctest -L soak, run by CI.
 #include <gtest/gtest.h>
 
@@ -56,6 +57,29 @@ TEST(Soak, DragonflyPlusMinimal) {
                      "network.dragonfly_plus.leaves=2", "network.dragonfly_plus.spines=2",
                      "network.dragonfly_plus.nodes_per_leaf=4", "network.dragonfly_plus.global_links=2"})));
 }
+
+// Adaptive routing: every up-link a choice; the choices' dependency graph is
+// the check's, and packets of a session overtake each other.
+TEST(Soak, TaperedFatTreeAdaptive) {
+  const testing::Saturated s =
+      saturate(soak({"network.topology=fat-tree-built", "network.nodes=100", "network.fat_tree_built.taper=\"2:1\"",
+                     "network.adaptive_routing=minimal"}));
+  expect_soak_survived(s, testing::Order::kMayChange);
+  EXPECT_GT(s.statistics["out_of_order_packets"].get<uint64_t>(), 0U);
+}
+
+// UGAL: detours through a third group, their second leg on lane 1, under
+// uniform traffic and under the shift that sends a whole group to the next.
+void expect_ugal_survives(const char* pattern) {
+  const testing::Saturated s =
+      saturate(soak({"network.topology=dragonfly-plus", "network.adaptive_routing=ugal", pattern, "traffic.shift=16"}));
+  expect_soak_survived(s, testing::Order::kMayChange);
+  EXPECT_GT(s.statistics["nonminimal_routes"].get<uint64_t>(), 0U) << pattern;
+}
+
+TEST(Soak, DragonflyPlusUgalUniform) { expect_ugal_survives("traffic.pattern=uniform"); }
+
+TEST(Soak, DragonflyPlusUgalGroupToGroup) { expect_ugal_survives("traffic.pattern=shift"); }
 
 TEST(Soak, SubnetUnderMinhop) {
   expect_soak_survived(saturate(soak({"network.topology=ibnetdiscover", ibnetdiscover("tapered-2to1")})));

@@ -3,8 +3,9 @@
 // of its up ports towards a node not below it and only its table's port
 // otherwise; on a dragonfly+ a leaf may take any spine that has a global link
 // to the destination's group; every path through the choices has the table
-// route's number of switches; and fabrics whose choices could deadlock are
-// refused naming the parameter.
+// route's number of switches; UGAL's detours on a dragonfly+ offered at the
+// source group only, weighed by length, loop-free and on two lanes; and
+// fabrics whose choices could deadlock are refused naming the parameter.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -12,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "core/errors.h"
 #include "network/routing.h"
 #include "network/topology.h"
 #include "support/topology_refusal.h"
@@ -176,6 +178,96 @@ TEST(AdaptiveRouting, DragonflyPlusWithOneLinkPerPairChoosesOnlyInsideAGroup) {
     }
   }
   expect_every_path_as_short_as_the_table_route(t);
+}
+
+// ---- UGAL on dragonfly+ ----
+
+Topology ugal(TopologyParams params) {
+  params.adaptive = "ugal";
+  return build_topology(params);
+}
+
+// Every path the choices and detours allow from src, followed through the
+// lane maps as a packet would be; fails on one that loops or ends elsewhere.
+void detour_path_lengths(const Topology& t, uint32_t dst, Endpoint at, uint8_t lane, uint32_t so_far,
+                         std::set<uint32_t>& lengths) {
+  if (at.kind == Kind::kNode) {
+    EXPECT_EQ(at.index, dst);
+    lengths.insert(so_far);
+    return;
+  }
+  ASSERT_LE(so_far, 7U) << "longer than a detour: a loop";
+  const SwitchSpec& spec = t.switches[at.index];
+  for (const PortId out : spec.candidates(dst, at.port.value(), lane)) {
+    detour_path_lengths(t, dst, spec.peer[out.value()], spec.out_lane(at.port.value(), out.value(), lane), so_far + 1,
+                        lengths);
+  }
+}
+
+// The default dragonfly+ (5 groups of 4 leaves and 4 spines, one global link
+// a spine): from a leaf every spine is a way to another group, the one with
+// the link the shortest; a spine reached from a leaf on lane 0 may take its
+// global link to any group; a packet that came across a global link, or up
+// on lane 1, may not detour again.
+TEST(AdaptiveRouting, UgalOffersEverySpineAndEveryGlobalLinkAtTheSourceGroupOnly) {
+  const Topology t = ugal(dragonfly(5, 4, 4, 4, 1));
+  EXPECT_EQ(t.lanes_needed, 2U);
+  const uint32_t dst = 79;  // the last group's last node
+  const SwitchSpec& leaf = t.switches[0];
+  const auto from_node = leaf.candidates(dst, 0, 3);  // any lane a card sends on
+  EXPECT_EQ(as_set(from_node), up_ports(t, 0));
+  const uint16_t set = leaf.choices.set_for(dst, 0, 3);
+  const std::vector<uint8_t>& hops = leaf.choices.hops[set];
+  const uint16_t table = leaf.forwarding[dst].value();
+  for (size_t i = 0; i < from_node.size(); ++i) {
+    // leaf, spine with the link, spine, leaf: 4; any other spine leads on a longer path.
+    if (from_node[i].value() == table) {
+      EXPECT_EQ(hops[i], 4U);
+    } else {
+      EXPECT_GT(hops[i], 4U);
+    }
+  }
+  const uint32_t spine = 4;  // group 0's first spine: leaves on ports 0-3, its global link on port 4
+  const SwitchSpec& s = t.switches[spine];
+  EXPECT_EQ(as_set(s.candidates(dst, 0, 0)).count(4), 1U) << "from a leaf on lane 0: its global link";
+  EXPECT_EQ(as_set(s.candidates(dst, 0, 1)), as_set(s.candidates(dst))) << "on lane 1: no second detour";
+  EXPECT_EQ(as_set(s.candidates(dst, 4, 0)), as_set(s.candidates(dst))) << "across a global link: none";
+  EXPECT_EQ(as_set(s.candidates(3, 0, 0)), as_set(s.candidates(3))) << "to its own group: none";
+}
+
+TEST(AdaptiveRouting, EveryUgalPathEndsAtItsDestinationWithinSevenSwitches) {
+  const Topology t = ugal(dragonfly(5, 4, 4, 4, 1));
+  for (uint32_t src = 0; src < t.nodes; src += 3) {
+    for (uint32_t dst = 0; dst < t.nodes; ++dst) {
+      std::set<uint32_t> lengths;
+      detour_path_lengths(t, dst, t.node_link[src], 0, 0, lengths);
+      ASSERT_FALSE(lengths.empty());
+      EXPECT_EQ(*lengths.begin(), t.switch_hops(NodeId(src), NodeId(dst))) << src << " -> " << dst;
+    }
+  }
+}
+
+TEST(AdaptiveRouting, UgalNeedsTwoLanesAndSaysWhichCycleOneWouldClose) {
+  const Topology t = ugal(dragonfly(5, 4, 4, 4, 1));
+  EXPECT_NO_THROW(check_virtual_lanes(t, 2));
+  try {
+    check_virtual_lanes(t, 1);
+    ADD_FAILURE() << "one lane accepted";
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(e.field(), "network.virtual_lanes");
+    EXPECT_NE(std::string(e.what()).find("UGAL"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("back to the first"), std::string::npos) << e.what();
+  }
+}
+
+TEST(AdaptiveRouting, UgalIsRefusedWhereNoDetourIsBuilt) {
+  TopologyParams tree = fat_tree(4, 2);
+  tree.adaptive = "ugal";
+  EXPECT_NE(testing::refusal_of(tree, "network.adaptive_routing").find("use minimal"), std::string::npos);
+  TopologyParams other_tables = dragonfly(5, 4, 4, 4, 1);
+  other_tables.routing = "minhop";
+  other_tables.adaptive = "ugal";
+  EXPECT_NE(testing::refusal_of(other_tables, "network.adaptive_routing").find("its own routing"), std::string::npos);
 }
 
 TEST(AdaptiveRouting, ATorusIsRefusedForTheCycleItsChoicesClose) {
