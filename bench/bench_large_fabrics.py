@@ -33,6 +33,7 @@ FABRICS = {
     "2:1 tapered fat tree, adaptive": TAPERED + ADAPTIVE,
     "dragonfly+ minimal (8 groups of 8+8)": DRAGONFLY,
     "dragonfly+ adaptive (minimal ports)": DRAGONFLY + ADAPTIVE,
+    "dragonfly+ UGAL (2 lanes)": DRAGONFLY + ["network.adaptive_routing=ugal", "network.virtual_lanes=2"],
     "3-D torus (8x8x8, 2 nodes a switch)": ["network.topology=torus", 'network.torus.dims="8x8x8"',
                                             "network.torus.nodes_per_switch=2", "network.virtual_lanes=2"],
 }
