@@ -1,10 +1,11 @@
 #include "network/adaptive_routing.h"
 
 #include <algorithm>
-#include <deque>
 #include <map>
 
 #include "core/errors.h"
+#include "network/routings/least_loaded_ports.h"
+#include "network/routings/minhop.h"
 
 namespace ibsec::network {
 namespace {
@@ -94,18 +95,10 @@ void check_adaptive_routing_mode(const std::string& mode) {
 }
 
 std::vector<uint32_t> hops_to_switch(const Topology& topology, uint32_t to) {
-  std::vector<uint32_t> hops(topology.switches.size(), kUnreached);
-  std::deque<uint32_t> queue{to};
-  hops[to] = 1;
-  while (!queue.empty()) {
-    const uint32_t s = queue.front();
-    queue.pop_front();
-    for (const Endpoint& peer : topology.switches[s].peer) {
-      if (peer.kind != Kind::kSwitch || hops[peer.index] != kUnreached) continue;
-      hops[peer.index] = hops[s] + 1;
-      queue.push_back(peer.index);
-    }
-  }
+  const std::vector<uint8_t> between = min_hop_distances(topology, to);
+  std::vector<uint32_t> hops(between.size());
+  std::ranges::transform(between, hops.begin(),
+                         [](uint8_t h) { return h == kNoPath ? kUnreached : static_cast<uint32_t>(h) + 1; });
   return hops;
 }
 
