@@ -44,7 +44,7 @@ TEST(SimConfig, SwitchAndFecLatencyFollowTheGenerationUnlessGiven) {
   EXPECT_EQ(sdr.network.switch_latency(), 200'000U);  // InfiniScale III, as before link generations
   EXPECT_EQ(sdr.network.fec_latency(), 0U);
   EXPECT_EQ(sdr.network.link().propagation, 10'000U);
-  EXPECT_EQ(sdr.nic.rx_serialization, network::SerializationRate(1000, 1));
+  EXPECT_EQ(sdr.network.link().serialization, network::SerializationRate(1000, 1));
   EXPECT_EQ(sdr.resolved["network"]["switch_latency_ns"], "generation");
 
   const sim::SimConfig hdr = sim::load_config(nlohmann::json(), {"network.link_rate=HDR", "network.link_width=2x"});
@@ -52,7 +52,7 @@ TEST(SimConfig, SwitchAndFecLatencyFollowTheGenerationUnlessGiven) {
   EXPECT_EQ(hdr.network.fec_latency(), 100'000U);     // RS(544,514)
   EXPECT_EQ(hdr.network.link().propagation, 110'000U);
   EXPECT_EQ(hdr.network.switches().traversal_latency, 130'000U);
-  EXPECT_EQ(hdr.nic.rx_serialization, network::SerializationRate(80, 1));  // 100 Gb/s
+  EXPECT_EQ(hdr.network.link().serialization, network::SerializationRate(80, 1));  // 100 Gb/s
 
   const sim::SimConfig given = sim::load_config(
       nlohmann::json(), {"network.link_rate=HDR", "network.switch_latency_ns=55.5", "network.fec_latency_ns=0"});
