@@ -39,6 +39,16 @@ TEST(SimConfig, DefaultsAreThePapers) {
   EXPECT_EQ(c.resolved["network"]["link_rate"], "SDR");
 }
 
+TEST(SimConfig, ACablesOwnRateBringsItsGenerationsFec) {
+  const sim::SimConfig sdr = sim::load_config(nlohmann::json(), {});
+  const network::LinkParams hdr = sdr.network.link(network::CableRate{"HDR", "2x"});
+  EXPECT_EQ(hdr.serialization, network::SerializationRate(80, 1));  // 100 Gb/s
+  EXPECT_EQ(hdr.propagation, 110'000U);                             // the cable and RS(544,514)
+  EXPECT_EQ(sdr.network.link(std::nullopt).propagation, 10'000U);   // the fabric's own SDR
+  const sim::SimConfig given = sim::load_config(nlohmann::json(), {"network.fec_latency_ns=7"});
+  EXPECT_EQ(given.network.link(network::CableRate{"HDR", "4x"}).propagation, 17'000U);  // given: every link
+}
+
 TEST(SimConfig, SwitchAndFecLatencyFollowTheGenerationUnlessGiven) {
   const sim::SimConfig sdr = sim::load_config(nlohmann::json(), {});
   EXPECT_EQ(sdr.network.switch_latency(), 200'000U);  // InfiniScale III, as before link generations
