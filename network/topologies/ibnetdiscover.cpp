@@ -3,9 +3,10 @@
 // cables, and one node per cabled CA port. Node ids and switch indices
 // follow the LIDs the subnet manager assigned, so both are stable across
 // dumps of the same subnet. Every cable keeps the width and generation the
-// file gives it (the reader has checked both ends agree and that the link-rate
-// table knows them), so a fabric may mix rates. Routed by minhop as OpenSM routes it unless
-// network.routing says otherwise (docs/topology.md, "ibnetdiscover").
+// file gives it (the reader has checked that both ends agree and that the
+// link-rate table knows them), so a fabric may mix rates. Routed by minhop
+// as OpenSM routes it unless network.routing says otherwise
+// (docs/topology.md, "ibnetdiscover").
 #include <algorithm>
 #include <deque>
 #include <map>
