@@ -197,13 +197,14 @@ void Attacker::spoof(PacketHandle handle, Tick head_at) {
 }
 
 void Attacker::send_own(PacketHandle handle, Tick head_at) {
-  const Packet& packet = context_.pool[handle];
+  Packet& packet = context_.pool[handle];
   if (!link_->take_credits(packet.lane, packet.wire_bytes, now())) {
     ++stats_.not_sent_no_credits;
     context_.pool.release(handle);
     return;
   }
   ++stats_.attacked[static_cast<size_t>(packet.attack)];
+  packet.tail_at = head_at + link_->serialization(packet.wire_bytes);  // on the tapped link, as a sender's would
   receiver_->on_packet_head(receiver_port_, handle, head_at);
 }
 

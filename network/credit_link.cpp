@@ -54,11 +54,13 @@ bool CreditLink::take_credits(VirtualLane lane, uint32_t wire_bytes, Tick now) {
   return true;
 }
 
-Tick CreditLink::send(PacketHandle handle, const Packet& packet, Tick now) {
+Tick CreditLink::send(PacketHandle handle, Packet& packet, Tick now, Tick tail_not_before) {
   assert(busy_until_ <= now);
   credits_[packet.lane.value()] -= credits_for(packet.wire_bytes);
   const Tick duration = serialization(packet.wire_bytes);
-  busy_until_ = now + duration;
+  const Tick start = tail_not_before > now + duration ? tail_not_before - duration : now;
+  busy_until_ = start + duration;
+  packet.tail_at = busy_until_ + params_.propagation;
   ++stats_.packets;
   stats_.bytes += packet.wire_bytes;
   stats_.busy += duration;
@@ -66,7 +68,7 @@ Tick CreditLink::send(PacketHandle handle, const Packet& packet, Tick now) {
     stats_.credit_stall_time += now - stalled_since_;
     stalled_since_ = kNotStalled;
   }
-  receiver_.on_packet_head(receiver_port_, handle, now + params_.propagation);
+  receiver_.on_packet_head(receiver_port_, handle, start + params_.propagation);
   return busy_until_;
 }
 

@@ -24,7 +24,7 @@ class PacketReceiver {
  public:
   virtual ~PacketReceiver() = default;
   // The packet's first byte arrives on `port` at `head_at`; its last byte
-  // follows one serialization time later.
+  // at Packet::tail_at, one serialization time of the link later.
   virtual void on_packet_head(PortId port, PacketHandle packet, Tick head_at) = 0;
 };
 
@@ -85,9 +85,13 @@ class CreditLink {
   // (an attacker's, attack/attacker.h), so that the receiver's buffer is
   // never overrun; false, taking nothing, when they are not there at `now`.
   bool take_credits(VirtualLane lane, uint32_t wire_bytes, Tick now);
-  // Starts sending at `now` (can_send must hold); returns when the tail has
-  // left, i.e. when the link is free again.
-  Tick send(PacketHandle handle, const Packet& packet, Tick now);
+  // Starts sending at `now` (can_send must hold), or later if the tail must
+  // not leave before `tail_not_before` (a switch cutting through onto a
+  // faster link: docs/network.md, "Links of different rates"); the link is
+  // the packet's from `now`. Sets packet.tail_at to when the tail reaches
+  // the receiver; returns when the tail has left, i.e. when the link is free
+  // again.
+  Tick send(PacketHandle handle, Packet& packet, Tick now, Tick tail_not_before = 0);
   // The receiver freed the buffer space of a packet at `freed_at`; the
   // credits reach the sender one propagation delay later. Calls must come in
   // non-decreasing `freed_at` order (one receiver port drains in order).

@@ -1,5 +1,9 @@
 #include "network/links.h"
 
+#include <algorithm>
+
+#include "network/link_rate.h"
+
 namespace ibsec::network {
 
 std::vector<LinkEnds> links_of(const Topology& topology) {
@@ -15,6 +19,27 @@ std::vector<LinkEnds> links_of(const Topology& topology) {
     }
   }
   return links;
+}
+
+std::vector<RateCount> cable_rate_counts(const Topology& topology) {
+  std::vector<RateCount> counts;
+  if (!topology.has_cable_rates()) return counts;
+  for (const LinkEnds& link : links_of(topology)) {
+    const std::optional<CableRate> rate = topology.rate_at(link.from);
+    if (!rate) continue;
+    const auto seen = std::ranges::find(counts, *rate, &RateCount::rate);
+    if (seen != counts.end()) {
+      ++seen->links;
+    } else {
+      counts.push_back({*rate, 1});
+    }
+  }
+  auto ps_per_byte = [](const RateCount& c) {
+    return link_rate(c.rate.generation, c.rate.width).serialization.ps_per_byte();
+  };
+  std::ranges::stable_sort(counts,
+                           [&](const RateCount& a, const RateCount& b) { return ps_per_byte(a) > ps_per_byte(b); });
+  return counts;
 }
 
 }  // namespace ibsec::network

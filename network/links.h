@@ -5,6 +5,7 @@
 // lists them so a drawing can join a run's table on the link index.
 #pragma once
 
+#include <cstdint>
 #include <vector>
 
 #include "network/topology.h"
@@ -18,5 +19,15 @@ struct LinkEnds {
 };
 
 std::vector<LinkEnds> links_of(const Topology& topology);
+
+// A cable rate the topology gives and how many one-way links run at it.
+struct RateCount {
+  CableRate rate;
+  uint64_t links = 0;
+};
+// Every rate the topology gives its cables (Topology::rate_at), slowest
+// first, each with its links; empty when it gives none (the fabric's rate
+// throughout).
+std::vector<RateCount> cable_rate_counts(const Topology& topology);
 
 }  // namespace ibsec::network

@@ -138,6 +138,16 @@ LinkParams NetworkParams::link() const {
   return {rate().serialization, link_delay + fec_latency(), virtual_lanes, credits_per_lane()};
 }
 
+LinkRate NetworkParams::rate(const std::optional<CableRate>& cable) const {
+  return cable ? network::link_rate(cable->generation, cable->width) : rate();
+}
+
+LinkParams NetworkParams::link(const std::optional<CableRate>& cable) const {
+  if (!cable) return link();
+  const Tick fec = fec_latency_given.value_or(link_generation(cable->generation).fec_latency);
+  return {rate(cable).serialization, link_delay + fec, virtual_lanes, credits_per_lane()};
+}
+
 SwitchParams NetworkParams::switches() const { return {switch_latency(), virtual_lanes, credits_per_lane()}; }
 
 const ParameterSet<NetworkParams>& network_parameters() {

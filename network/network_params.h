@@ -38,6 +38,12 @@ struct NetworkParams {
   // What forward error correction adds to every link (0 without FEC).
   [[nodiscard]] Tick fec_latency() const;
   [[nodiscard]] LinkParams link() const;
+  // A cable's own rate, or (none) the fabric's.
+  [[nodiscard]] LinkRate rate(const std::optional<CableRate>& cable) const;
+  // The link of a cable with its own rate: its serialization, and its
+  // generation's FEC delay unless network.fec_latency_ns gives one for every
+  // link. Without a rate of its own, link().
+  [[nodiscard]] LinkParams link(const std::optional<CableRate>& cable) const;
   [[nodiscard]] SwitchParams switches() const;
 };
 

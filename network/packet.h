@@ -31,6 +31,7 @@ struct Packet {
   Tick handover = 0;        // host gave it to the sending card
   Tick lookup_started = 0;  // entered the sending card's look-up stage (per-packet latency)
   Tick delivered = 0;       // verified and handed to the receiving host
+  Tick tail_at = 0;         // its last byte reaches the far end of the link it is on now (CreditLink::send)
   SessionKeyId key{0};      // one key per pair of communicating processes
   uint32_t sequence = 0;    // per session and direction
   NodeId source{0};

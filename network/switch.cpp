@@ -194,8 +194,10 @@ void Switch::grant(uint16_t output, size_t request_index, Tick now) {
   const uint32_t wire_bytes = packet.wire_bytes;
   // It leaves on its output lane; the buffer it frees is its arrival lane's.
   packet.lane = VirtualLane(out_lane(request.input, output, request.lane));
+  // Its tail leaves no earlier than one traversal after it arrived (with
+  // equal rates never later than now + serialization, so it starts now).
   // `packet` is not read after send: an attacker on the link may grow the pool.
-  const Tick tail_out = out.link->send(handle, packet, now);
+  const Tick tail_out = out.link->send(handle, packet, now, packet.tail_at + params_.traversal_latency);
   input_busy_until_[request.input] = tail_out;
   upstream_[request.input]->return_credits(VirtualLane(request.lane), wire_bytes, tail_out);
   ++stats_.packets_forwarded;

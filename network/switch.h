@@ -8,12 +8,15 @@
 // it hands back upstream the arrival lane's.
 //
 // Timing: a packet whose head arrives at t can start on its output port at
-// t + traversal latency at the earliest. An input port feeds one output at a
-// time and is busy until the tail has gone through; all links have the same
-// rate, so the tail never overtakes the head. With adaptive routing a packet
-// whose destination has several ports takes the one with the fewest packets
-// waiting for it (plus one if it is sending), ties going round-robin; the
-// choice is made once, when its head is routed. The switch wakes only when a
+// t + traversal latency at the earliest, and its tail leaves no earlier than
+// the traversal latency after the tail arrived (Packet::tail_at), which holds
+// back a packet going onto a faster link (docs/network.md, "Links of
+// different rates"). An input port feeds one output at a time and is busy
+// until the tail has gone through. With adaptive routing a packet whose
+// destination has several ports takes the least costly: the fewest packets
+// waiting for it (plus one if it is sending), weighed by path length where
+// the set says (UGAL), ties going round-robin; the choice is made once, when
+// its head is routed. The switch wakes only when a
 // packet has been routed, or when a waiting request can next be served (its
 // output or input frees, or credits come back), never merely because a
 // transfer ended.

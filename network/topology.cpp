@@ -37,6 +37,19 @@ void connect(Topology& topology, Endpoint a, Endpoint b) {
   end(b) = a;
 }
 
+void set_cable_rate(Topology& topology, Endpoint a, Endpoint b, const CableRate& rate) {
+  for (const Endpoint& at : {a, b}) {
+    if (at.kind == Endpoint::Kind::kNode) {
+      topology.node_rate.resize(topology.nodes);
+      topology.node_rate[at.index] = rate;
+    } else {
+      SwitchSpec& spec = topology.switches[at.index];
+      spec.port_rate.resize(spec.ports);
+      spec.port_rate[at.port.value()] = rate;
+    }
+  }
+}
+
 SwitchSpec make_switch(uint32_t ports, uint32_t level, uint32_t nodes) {
   SwitchSpec spec;
   spec.ports = static_cast<uint16_t>(ports);
@@ -94,6 +107,18 @@ void walk(const Topology& topology, NodeId src, NodeId dst, uint8_t lane, OnHop 
 }
 
 }  // namespace
+
+std::optional<CableRate> Topology::rate_at(const Endpoint& end) const {
+  if (end.kind == Kind::kNode) return end.index < node_rate.size() ? node_rate[end.index] : std::nullopt;
+  if (end.kind != Kind::kSwitch) return std::nullopt;
+  const auto& rates = switches[end.index].port_rate;
+  return end.port.value() < rates.size() ? rates[end.port.value()] : std::nullopt;
+}
+
+bool Topology::has_cable_rates() const {
+  return !node_rate.empty() ||
+         std::ranges::any_of(switches, [](const SwitchSpec& spec) { return !spec.port_rate.empty(); });
+}
 
 bool Topology::maps_lanes() const {
   return std::ranges::any_of(switches, [](const SwitchSpec& spec) { return !spec.lane_map.empty(); });

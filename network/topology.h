@@ -32,6 +32,17 @@ struct Endpoint {
   bool operator==(const Endpoint&) const = default;
 };
 
+// A cable's own generation and width, as a fabric read from a subnet gives
+// them ("QDR", "4x"; names of network/link_rate.h). Both directions of a
+// cable share it. A link without one runs at the fabric's network.link_rate
+// and network.link_width (docs/network.md, "Links of different rates").
+struct CableRate {
+  std::string generation;
+  std::string width;
+  [[nodiscard]] std::string name() const { return width + generation; }  // "4xQDR", as ibnetdiscover writes it
+  bool operator==(const CableRate&) const = default;
+};
+
 // Lanes a lane map covers for each (input, output) pair: a packet may
 // arrive on any of InfiniBand's 16 VLs (15 data lanes and VL15), as an
 // SL-to-VL mapping table has one entry per SL for every port pair.
@@ -81,6 +92,9 @@ struct SwitchSpec {
   // it arrived on), at (in * ports + out) * kLaneMapLanes + lane. Empty: a
   // packet keeps its lane, as on every fabric without one.
   std::vector<uint8_t> lane_map;
+  // The rate of the cable in each port, by port; empty when every cable of
+  // the switch runs at the fabric's rate.
+  std::vector<std::optional<CableRate>> port_rate;
   PortChoices choices;  // adaptive routing's; empty without it
 
   // The ports a packet to `destination` may leave by: its choice set, or the table's port.
@@ -127,8 +141,8 @@ struct SubnetAddresses {
   std::vector<uint16_t> node_lid;    // by node id (ids are in LID order)
   std::vector<uint16_t> switch_lid;  // by switch index (indices are in LID order)
   std::vector<uint64_t> switch_guid;
-  std::string link_rate;   // every link's generation, as the file gives it ("QDR")
-  std::string link_width;  // and width ("4x")
+  std::string link_rate;   // node 0's link's generation, as the file gives it ("QDR")
+  std::string link_width;  // and width ("4x"); Topology::node_rate and port_rate hold every cable's
 };
 
 // A count that describes a topology's shape beyond its nodes and switches
@@ -161,6 +175,16 @@ struct Topology {
   // what needs them, for the message that refuses fewer.
   uint32_t lanes_needed = 1;
   std::string lanes_needed_by;
+  // The rate of each node's cable, by node; empty when every node's cable
+  // runs at the fabric's rate (every built topology: only a fabric read
+  // from a subnet gives its cables their own rates).
+  std::vector<std::optional<CableRate>> node_rate;
+
+  // The cable rate at one end of a link (a node's card or a switch port),
+  // if the topology gives it one.
+  [[nodiscard]] std::optional<CableRate> rate_at(const Endpoint& end) const;
+  // True if some cable has a rate of its own.
+  [[nodiscard]] bool has_cable_rates() const;
 
   // True if any switch changes a packet's lane (SwitchSpec::lane_map).
   [[nodiscard]] bool maps_lanes() const;

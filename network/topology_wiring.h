@@ -42,13 +42,16 @@ inline Topology unwired_topology(std::string name, uint32_t nodes, std::vector<S
                     .subnet = {},
                     .shape = std::move(shape),
                     .lanes_needed = 1,
-                    .lanes_needed_by = {}};
+                    .lanes_needed_by = {},
+                    .node_rate = {}};
   topology.node_link.resize(nodes);
   return topology;
 }
 
 // Plugs one cable in at both ends, so the two sides cannot disagree.
 void connect(Topology& topology, Endpoint a, Endpoint b);
+// Gives the cable between a and b (connected) its own rate, at both ends.
+void set_cable_rate(Topology& topology, Endpoint a, Endpoint b, const CableRate& rate);
 // A switch of `ports` ports at `level` with a forwarding table for `nodes` destinations.
 SwitchSpec make_switch(uint32_t ports, uint32_t level, uint32_t nodes);
 

@@ -156,9 +156,8 @@ void Cic::submit(const MessageRequest& message, Tick now) {
   wake_later(tx_, kAdvanceSend, params_.clock.next_edge(now));
 }
 
-void Cic::on_packet_head(PortId /*port*/, network::PacketHandle packet, Tick head_at) {
-  const Tick tail = head_at + params_.rx_serialization.ticks(pool_[packet].wire_bytes);
-  schedule(params_.clock.next_edge(tail), kTailArrived, packet.value());
+void Cic::on_packet_head(PortId /*port*/, network::PacketHandle packet, Tick /*head_at*/) {
+  schedule(params_.clock.next_edge(pool_[packet].tail_at), kTailArrived, packet.value());
 }
 
 void Cic::on_credits_returned(PortId /*port*/, Tick at) { wake_later(tx_, kAdvanceSend, params_.clock.next_edge(at)); }
@@ -325,7 +324,7 @@ bool Cic::emit(Pipeline& pipe, EventKind kind, Tick now) {
     deliver(handle, now);
     return true;
   }
-  const network::Packet& packet = pool_[handle];
+  network::Packet& packet = pool_[handle];
   if (!out_->can_send(packet.lane, packet.wire_bytes, now)) return false;
   const bool last = packet.last_of_message;
   const uint32_t message = packet.message;

@@ -84,8 +84,7 @@ struct CicParams {
   uint32_t security_bytes = 24;  // key id 4 + sequence number 4 + GCM tag 16
   uint32_t lanes = 1;
   uint32_t total_processes = 1;
-  uint32_t prefetch_list_entries = 0;                    // keys remembered per process; 0 = as many as the buffer holds
-  network::SerializationRate rx_serialization{1000, 1};  // on the incoming link
+  uint32_t prefetch_list_entries = 0;  // keys remembered per process; 0 = as many as the buffer holds
   // nic.crypto.mode = functional: real AES-GCM on synthetic payloads, beside
   // unchanged timing (docs/crypto.md, "In the card").
   bool functional_crypto = false;

@@ -1,6 +1,7 @@
 #include "sim/cluster.h"
 
 #include <chrono>
+#include <optional>
 #include <set>
 
 #include "core/errors.h"
@@ -172,12 +173,14 @@ network::CreditLink& Cluster::add_link_via(bool attacked, const network::LinkPar
 void Cluster::wire() {
   using Site = attack::AttackSite::Kind;
   build_attacker();
-  const network::LinkParams params = config_.network.link();
+  const network::LinkParams fabric_params = config_.network.link();
   std::vector<network::CreditLink*> card_out(cards_.size());
   std::vector<network::CreditLink*> card_in(cards_.size());
   for (const LinkEnds& ends : network::links_of(*topology_)) {
     const network::Endpoint& from = ends.from;
     const network::Endpoint& to = ends.to;
+    const std::optional<network::CableRate> rate = topology_->rate_at(from);
+    const network::LinkParams params = rate ? config_.network.link(rate) : fabric_params;
     if (from.kind == network::Endpoint::Kind::kNode) {
       network::CreditLink& link = add_link_via(attacked(Site::kNodeOut, from.index), params, *cards_[from.index],
                                                PortId(0), *switches_[to.index], to.port);

@@ -9,6 +9,7 @@
 #include "core/spelling.h"
 #include "hosts/placement.h"
 #include "network/link_rate.h"
+#include "network/links.h"
 #include "network/routing.h"
 
 namespace ibsec::sim {
@@ -156,16 +157,32 @@ void check_attack(const SimConfig& config, uint32_t nodes) {
   }
 }
 
-// The cycle-level links share one rate; a real fabric's file says which.
+// A real fabric's file gives every cable its rate, and the links run at it.
+// network.link_rate and network.link_width still set the switches' latency
+// ("generation") and the unit of traffic.load, so they must be the fabric's
+// rate, or on a fabric of mixed rates one of its rates (docs/network.md,
+// "Links of different rates").
 void check_fabric_rate(const SimConfig& config) {
   const auto& subnet = config.topology->subnet;
-  if (!subnet || (subnet->link_rate == config.network.link_rate && subnet->link_width == config.network.link_width)) {
-    return;
+  if (!subnet) return;
+  const network::CableRate given{config.network.link_rate, config.network.link_width};
+  const std::vector<network::RateCount> rates = network::cable_rate_counts(*config.topology);
+  if (rates.size() <= 1) {
+    if (subnet->link_rate == given.generation && subnet->link_width == given.width) return;
+    throw ConfigError("network.link_rate", subnet->file + ": the fabric's links are " + subnet->link_width +
+                                               subnet->link_rate + ", not " + given.name() +
+                                               ": set network.link_rate=" + subnet->link_rate +
+                                               " and network.link_width=" + subnet->link_width);
   }
-  throw ConfigError("network.link_rate", subnet->file + ": the fabric's links are " + subnet->link_width +
-                                             subnet->link_rate + ", not " + config.network.link_width +
-                                             config.network.link_rate + ": set network.link_rate=" + subnet->link_rate +
-                                             " and network.link_width=" + subnet->link_width);
+  std::string found;
+  for (const network::RateCount& rate : rates) {
+    if (rate.rate == given) return;
+    found += (found.empty() ? "" : ", ") + rate.rate.name() + " (" + std::to_string(rate.links) + " links)";
+  }
+  throw ConfigError("network.link_rate",
+                    subnet->file + ": the fabric mixes " + found + ", and " + given.name() +
+                        " is none of them: set network.link_rate and network.link_width to one (they set the "
+                        "switches' latency and the unit of traffic.load)");
 }
 
 void check_together(SimConfig& config) {
@@ -201,7 +218,6 @@ void derive_across(SimConfig& config) {
   config.nic.skc.seed = config.seed;
   config.nic.key_seed = config.seed;
   config.nic.lanes = config.network.virtual_lanes;
-  config.nic.rx_serialization = config.network.rate().serialization;
   config.scheduling.seed = config.seed;
   if (config.attack) config.attack->seed = attack::attacker_seed(config.seed);
 }

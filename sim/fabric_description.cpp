@@ -69,6 +69,15 @@ nlohmann::ordered_json topology_section(const network::Topology& topology, size_
   };
   for (const network::ShapeCount& count : topology.shape)
     counts.push_back({count.name, count.unit, count.description, count.value});
+  // A fabric of mixed rates says which, and how many links run at each.
+  const std::vector<network::RateCount> rates = network::cable_rate_counts(topology);
+  if (rates.size() > 1) {
+    for (const network::RateCount& rate : rates) {
+      counts.push_back({"links_at_" + rate.rate.name(), "links",
+                        "one-way links at " + rate.rate.name() + " (this fabric mixes link rates; docs/network.md)",
+                        rate.links});
+    }
+  }
   nlohmann::ordered_json section = {{"name", topology.name}};
   nlohmann::ordered_json meta = nlohmann::ordered_json::object();
   for (const Statistic& count : counts) {

@@ -55,13 +55,14 @@ void RunStatistics::on_delivered(const network::Packet& packet, Tick now) {
   if (log_ != nullptr) log_->record(packet);
 }
 
-std::vector<Statistic> RunStatistics::report(uint32_t nodes, double ps_per_byte, uint64_t stuck, bool drained) const {
+std::vector<Statistic> RunStatistics::report(uint32_t nodes, double ps_per_byte, double capacity_nodes, uint64_t stuck,
+                                             bool drained) const {
   const LatencyHistogram& lat = latency_;
   const LatencyHistogram& pkt = packet_latency_;
   // Throughput as a fraction of what the nodes' links could carry in the window.
   const Throughput& tp = throughput_;
   const double window = static_cast<double>(tp.window_end - tp.window_start);
-  const double capacity_bytes = window / ps_per_byte * nodes;
+  const double capacity_bytes = window / ps_per_byte * capacity_nodes;
   return {
       {"packets_handed_over", "packets", "packets the hosts gave their cards", packets_handed_over_},
       {"packets_delivered", "packets", "packets verified and handed to the destination host", packets_delivered_},

@@ -45,9 +45,13 @@ class RunStatistics final : public hosts::DeliverySink {
   [[nodiscard]] Tick last_delivery() const { return last_delivery_; }
 
   // The run-level lines of the result: hand-overs and deliveries, latency,
-  // throughput per node as a fraction of the link data rate. `stuck` packets
-  // were still inside at the end; `drained`: every packet was delivered.
-  [[nodiscard]] std::vector<Statistic> report(uint32_t nodes, double ps_per_byte, uint64_t stuck, bool drained) const;
+  // throughput as a fraction of what the nodes' links carry. A byte takes
+  // `ps_per_byte` at the fabric's rate; `capacity_nodes` is the nodes' link
+  // data rates summed in units of that rate (`nodes` when every node's cable
+  // runs at it). `stuck` packets were still inside at the end; `drained`:
+  // every packet was delivered.
+  [[nodiscard]] std::vector<Statistic> report(uint32_t nodes, double ps_per_byte, double capacity_nodes, uint64_t stuck,
+                                              bool drained) const;
 
  private:
   void open_window(Tick now);

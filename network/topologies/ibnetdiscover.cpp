@@ -2,8 +2,11 @@
 // (network.ibnetdiscover.file): its switches with their port counts and
 // cables, and one node per cabled CA port. Node ids and switch indices
 // follow the LIDs the subnet manager assigned, so both are stable across
-// dumps of the same subnet. Routed by minhop as OpenSM routes it unless
-// network.routing says otherwise (docs/topology.md, "ibnetdiscover").
+// dumps of the same subnet. Every cable keeps the width and generation the
+// file gives it (the reader has checked that both ends agree and that the
+// link-rate table knows them), so a fabric may mix rates. Routed by minhop
+// as OpenSM routes it unless network.routing says otherwise
+// (docs/topology.md, "ibnetdiscover").
 #include <algorithm>
 #include <deque>
 #include <map>
@@ -59,23 +62,6 @@ LidOrder order_by_lid(const SubnetFile& file) {
   if (order.nodes.empty())
     subnet_file_error(file, file.devices.front().line, "type", "no cabled CA port in the fabric");
   return order;
-}
-
-// One rate for the whole fabric: the cycle-level links all share
-// network.link_rate and network.link_width (docs/topology.md says why).
-void check_one_rate(const SubnetFile& file) {
-  const SubnetLink* first = nullptr;
-  for (const SubnetDevice& device : file.devices) {
-    for (const SubnetLink& link : device.links) {
-      if (first == nullptr) first = &link;
-      if (link.width != first->width || link.generation != first->generation) {
-        subnet_file_error(file, link.line, "rate",
-                          link.width + link.generation + " differs from " + first->width + first->generation +
-                              " (line " + std::to_string(first->line) +
-                              "): links of different rates in one fabric are not modelled");
-      }
-    }
-  }
 }
 
 void check_sizes(const TopologyParams& params, const LidOrder& order) {
@@ -137,6 +123,8 @@ Topology wire(const SubnetFile& file, const LidOrder& order) {
                         "a CA cabled to another CA is not modelled: \"" + link.remote + "\"");
     }
     connect(topology, node_card(node), switch_port(remote->second, link.remote_port));
+    set_cable_rate(topology, node_card(node), switch_port(remote->second, link.remote_port),
+                   {link.generation, link.width});
     addresses.node_lid.push_back(link.lid);
   }
   for (const SubnetDevice* device : order.switches) {
@@ -145,6 +133,8 @@ Topology wire(const SubnetFile& file, const LidOrder& order) {
       if (remote == switch_index.end()) continue;  // a CA: cabled above
       connect(topology, switch_port(switch_index[device->id], link.port),
               switch_port(remote->second, link.remote_port));
+      set_cable_rate(topology, switch_port(switch_index[device->id], link.port),
+                     switch_port(remote->second, link.remote_port), {link.generation, link.width});
     }
   }
   topology.subnet = std::move(addresses);
@@ -156,7 +146,6 @@ Topology build_ibnetdiscover(const TopologyParams& params) {
   const std::string path = params.own.text(kFileKey);
   if (path.empty()) throw ConfigError(kFileKey, "give the file ibnetdiscover printed for the fabric");
   const SubnetFile file = read_ibnetdiscover(path, kFileKey);
-  check_one_rate(file);
   const LidOrder order = order_by_lid(file);
   check_sizes(params, order);
   Topology topology = wire(file, order);

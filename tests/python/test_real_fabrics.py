@@ -1,7 +1,7 @@
 """Real fabrics (docs/topology.md, "ibnetdiscover"): the committed reference fabrics regenerate identically
 under ibsim + OpenSM (minhop and updn, or torus-2QoS on the tori, and ftree on the fat trees it recognises) when those
 are installed, and a run on the 2:1 tapered fat tree delivers every message under our minhop, updn and ftree and under
-OpenSM's own loaded tables (its minhop's and its ftree's)."""
+OpenSM's own loaded tables (its minhop's and its ftree's); a fabric whose links mix rates runs and says so."""
 
 import json
 import os
@@ -12,6 +12,8 @@ from pathlib import Path
 import pytest
 
 from conftest import REPO, run_ibsec
+from ibsec.output import fabric_drawing
+from ibsec.runs.collect import check_result
 
 pytestmark = pytest.mark.model
 
@@ -111,3 +113,25 @@ def test_the_ring_is_refused_under_minhop_and_delivered_under_updn_from_its_root
     stats = json.loads((tmp_path / "run.json").read_text())["statistics"]
     assert stats["drained"]
     assert stats["messages_delivered"] == stats["messages_handed_over"]
+
+
+def test_a_fabric_of_mixed_rates_runs_and_says_which_rates(engine, tmp_path):
+    out = tmp_path / "run.json"
+    done = run_ibsec("run", "paper-16", "--set", "network.nodes=0", "--set", "network.topology=ibnetdiscover",
+                     "--set", f"network.ibnetdiscover.file={FABRICS / 'mixed-rates.ibnd'}",
+                     "--set", "network.link_rate=QDR", "--set", "traffic.messages=2000", "--out", str(out))
+    assert done.returncode == 0, done.stderr
+    result = check_result(out, json.loads(out.read_text()))
+    rates = {name: count for name, count in result["topology"].items() if name.startswith("links_at_")}
+    assert rates == {"links_at_1xQDR": 2, "links_at_4xQDR": 6, "links_at_4xFDR": 2}
+    assert result["statistics"]["drained"]
+    assert fabric_drawing.title_of(result) == "ibnetdiscover: 4 nodes, 2 switches"
+
+
+def test_a_rate_the_mixed_fabric_does_not_have_is_refused(engine, tmp_path):
+    done = run_ibsec("run", "paper-16", "--set", "network.nodes=0", "--set", "network.topology=ibnetdiscover",
+                     "--set", f"network.ibnetdiscover.file={FABRICS / 'mixed-rates.ibnd'}",
+                     "--out", str(tmp_path / "run.json"))
+    assert done.returncode != 0
+    assert "the fabric mixes 1xQDR (2 links), 4xQDR (6 links), 4xFDR (2 links), and 4xSDR is none of them" \
+        in done.stderr

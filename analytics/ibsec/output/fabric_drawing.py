@@ -155,9 +155,10 @@ def _counted(value: int, name: str) -> str:
 def title_of(fabric: dict) -> str:
     topology = fabric["topology"]
     meta = topology.get("topology_meta", {})
-    # The counts of parts (nodes, switches, levels, leaves, ...), not of links or ports, and none that is 0.
+    # The counts of parts (nodes, switches, levels, leaves, ...), not of links (a mixed fabric's links at each
+    # rate among them) or ports, and none that is 0.
     counts = [_counted(topology[name], name) for name, about in meta.items()
-              if name != "links" and about.get("unit") != "ports" and topology[name] != 0]
+              if about.get("unit") not in ("links", "ports") and topology[name] != 0]
     return f"{topology['name']}: {', '.join(counts)}"
 
 

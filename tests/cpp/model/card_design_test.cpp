@@ -161,7 +161,8 @@ TEST_P(CardSaturation, AcceptedRateMatchesTheClosedForm) {
   const sim::SimConfig config = config_with(overrides);
   nic::CardLoad load;
   load.payload_bytes = 256;
-  load.link_ps_per_packet = static_cast<double>(config.nic.rx_serialization.ticks(256 + kHeaders + kSecurityBytes));
+  load.link_ps_per_packet =
+      static_cast<double>(config.network.link().serialization.ticks(256 + kHeaders + kSecurityBytes));
   load.miss_rate = c.miss_rate;
   const nic::CardRateBounds bounds = nic::card_rate_bounds(config.nic, load);
   const double predicted_gbps = bounds.sustainable() * 256 * 8 / 1e9;

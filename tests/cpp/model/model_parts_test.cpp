@@ -39,12 +39,22 @@ TEST(SimConfig, DefaultsAreThePapers) {
   EXPECT_EQ(c.resolved["network"]["link_rate"], "SDR");
 }
 
+TEST(SimConfig, ACablesOwnRateBringsItsGenerationsFec) {
+  const sim::SimConfig sdr = sim::load_config(nlohmann::json(), {});
+  const network::LinkParams hdr = sdr.network.link(network::CableRate{"HDR", "2x"});
+  EXPECT_EQ(hdr.serialization, network::SerializationRate(80, 1));  // 100 Gb/s
+  EXPECT_EQ(hdr.propagation, 110'000U);                             // the cable and RS(544,514)
+  EXPECT_EQ(sdr.network.link(std::nullopt).propagation, 10'000U);   // the fabric's own SDR
+  const sim::SimConfig given = sim::load_config(nlohmann::json(), {"network.fec_latency_ns=7"});
+  EXPECT_EQ(given.network.link(network::CableRate{"HDR", "4x"}).propagation, 17'000U);  // given: every link
+}
+
 TEST(SimConfig, SwitchAndFecLatencyFollowTheGenerationUnlessGiven) {
   const sim::SimConfig sdr = sim::load_config(nlohmann::json(), {});
   EXPECT_EQ(sdr.network.switch_latency(), 200'000U);  // InfiniScale III, as before link generations
   EXPECT_EQ(sdr.network.fec_latency(), 0U);
   EXPECT_EQ(sdr.network.link().propagation, 10'000U);
-  EXPECT_EQ(sdr.nic.rx_serialization, network::SerializationRate(1000, 1));
+  EXPECT_EQ(sdr.network.link().serialization, network::SerializationRate(1000, 1));
   EXPECT_EQ(sdr.resolved["network"]["switch_latency_ns"], "generation");
 
   const sim::SimConfig hdr = sim::load_config(nlohmann::json(), {"network.link_rate=HDR", "network.link_width=2x"});
@@ -52,7 +62,7 @@ TEST(SimConfig, SwitchAndFecLatencyFollowTheGenerationUnlessGiven) {
   EXPECT_EQ(hdr.network.fec_latency(), 100'000U);     // RS(544,514)
   EXPECT_EQ(hdr.network.link().propagation, 110'000U);
   EXPECT_EQ(hdr.network.switches().traversal_latency, 130'000U);
-  EXPECT_EQ(hdr.nic.rx_serialization, network::SerializationRate(80, 1));  // 100 Gb/s
+  EXPECT_EQ(hdr.network.link().serialization, network::SerializationRate(80, 1));  // 100 Gb/s
 
   const sim::SimConfig given = sim::load_config(
       nlohmann::json(), {"network.link_rate=HDR", "network.switch_latency_ns=55.5", "network.fec_latency_ns=0"});

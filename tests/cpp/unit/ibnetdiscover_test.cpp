@@ -3,10 +3,12 @@
 // each refused with its file, line and field.
 #include <gtest/gtest.h>
 
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "core/errors.h"
+#include "network/links.h"
 #include "network/routing.h"
 #include "network/topology.h"
 #include "network/topology_wiring.h"
@@ -155,10 +157,36 @@ TEST(Ibnetdiscover, RefusesEndsOfDifferentRates) {
       "f.ibnd:3: field 'rate'", "4xSDR here, 4xDDR at the other end (line 14)");
 }
 
-TEST(Ibnetdiscover, RefusesLinksOfDifferentRatesInOneFabric) {
+TEST(Ibnetdiscover, KeepsEveryCablesOwnRate) {
+  // node-b's first port on 4xDDR, the switches' cable on 12xQDR; the rest 4xSDR.
   auto lines = with_line(kFabric, 8, R"([1]	"H-0000000000000030"[1](31) 		# "node-b" lid 4 4xDDR)");
   lines = with_line(lines, 18, R"([1](31) 	"S-0000000000000011"[1]		# lid 4 lmc 0 "sw-b" lid 2 4xDDR)");
-  expect_error(fabric(lines), "f.ibnd:8: field 'rate'", "links of different rates in one fabric are not modelled");
+  lines = with_line(lines, 4, R"([3]	"S-0000000000000011"[3]		# "sw-b" lid 2 12xQDR)");
+  lines = with_line(lines, 10, R"([3]	"S-0000000000000010"[3]		# "sw-a" lid 1 12xQDR)");
+  const Topology topology = build_topology(fabric(lines));
+  const CableRate sdr{"SDR", "4x"};
+  const CableRate ddr{"DDR", "4x"};
+  const CableRate qdr{"QDR", "12x"};
+  EXPECT_EQ(topology.node_rate, (std::vector<std::optional<CableRate>>{sdr, ddr, sdr}));
+  EXPECT_EQ(topology.rate_at({Endpoint::Kind::kSwitch, 1, PortId(1)}), ddr);  // node 1's cable, switch end
+  EXPECT_EQ(topology.rate_at({Endpoint::Kind::kSwitch, 0, PortId(3)}), qdr);
+  EXPECT_EQ(topology.rate_at({Endpoint::Kind::kSwitch, 1, PortId(3)}), qdr);
+  EXPECT_EQ(topology.rate_at({Endpoint::Kind::kSwitch, 0, PortId(0)}), std::nullopt);  // management port
+  const std::vector<RateCount> counts = cable_rate_counts(topology);
+  ASSERT_EQ(counts.size(), 3U);  // slowest first, one-way links
+  EXPECT_EQ(counts[0].rate, sdr);
+  EXPECT_EQ(counts[0].links, 4U);
+  EXPECT_EQ(counts[1].rate, ddr);
+  EXPECT_EQ(counts[1].links, 2U);
+  EXPECT_EQ(counts[2].rate, qdr);
+  EXPECT_EQ(counts[2].links, 2U);
+}
+
+TEST(Ibnetdiscover, RefusesAMalformedRate) {
+  auto lines = with_line(kFabric, 3, R"([1]	"H-0000000000000020"[1](21) 		# "node-a" lid 3 QDR)");
+  expect_error(fabric(lines), "f.ibnd:3: field 'rate'", "no width and speed (e.g. 4xQDR) at the end");
+  lines = with_line(kFabric, 3, R"([1]	"H-0000000000000020"[1](21) 		# "node-a" lid 3 3xQDR)");
+  expect_error(fabric(lines), "f.ibnd:3: field 'rate'", "unknown link width 3x");
 }
 
 TEST(Ibnetdiscover, RefusesAnUnmodelledSpeed) {
@@ -270,7 +298,8 @@ Topology clockwise_ring() {
                 .subnet = {},
                 .shape = {},
                 .lanes_needed = 1,
-                .lanes_needed_by = {}};
+                .lanes_needed_by = {},
+                .node_rate = {}};
   ring.node_link.resize(4);
   for (uint32_t s = 0; s < 4; ++s) ring.switches.push_back(wiring::make_switch(3, 0, 4));
   for (uint32_t s = 0; s < 4; ++s) {
