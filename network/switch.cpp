@@ -21,6 +21,7 @@ Switch::Switch(const sc_core::sc_module_name& name, KernelCounters& counters, Pa
       forwarding_(std::move(forwarding)),
       lane_map_(std::move(lane_map)),
       choices_(std::move(choices)),
+      adaptive_(!choices_.empty()),
       waiting_(ports, 0),
       params_(params),
       slots_(static_cast<size_t>(ports) * params.lanes * params.credits_per_lane),
@@ -73,8 +74,9 @@ void Switch::handle(const ModuleEvent& event) {
   const Packet& packet = pool_[handle];
   const uint8_t lane = packet.lane.value();
   const uint32_t queue = queue_index(port, lane);
-  const uint16_t output = route(packet, static_cast<uint16_t>(port), event.at);
-  ++waiting_[output];
+  const uint16_t output = adaptive_ ? route(packet, static_cast<uint16_t>(port), event.at)
+                                    : forwarding_[packet.destination.value()].value();
+  if (adaptive_) ++waiting_[output];
   push(queue, Queued{handle, output, static_cast<uint16_t>(packet.wire_bytes)});
   if (rings_[queue].size == 1) request_for_head(static_cast<uint16_t>(port), lane);
 }
@@ -187,7 +189,7 @@ void Switch::grant(uint16_t output, size_t request_index, Tick now) {
 
   const PacketHandle handle = front(queue).packet;
   pop(queue);
-  --waiting_[output];
+  if (adaptive_) --waiting_[output];
   if (rings_[queue].size > 0) request_for_head(request.input, request.lane);
 
   Packet& packet = pool_[handle];

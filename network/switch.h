@@ -122,7 +122,8 @@ class Switch final : public EventDrivenModule, public PacketReceiver, public Lin
   std::vector<uint8_t> lane_map_;
   PortChoices choices_;
   uint32_t next_choice_ = 0;       // where the tie-break among equally occupied ports starts
-  std::vector<uint32_t> waiting_;  // by output: packets in the input buffers routed to it
+  bool adaptive_;                  // any choice at all; without one the hot path keeps to the table
+  std::vector<uint32_t> waiting_;  // by output: packets in the input buffers routed to it (adaptive only)
   SwitchParams params_;
   // Input buffers: one ring of credits_per_lane slots per (input, lane), all
   // in one block so that a switch's state stays in few cache lines.

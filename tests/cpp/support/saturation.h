@@ -39,7 +39,9 @@ enum class Order { kKept, kMayChange };
 inline void expect_soak_survived(const Saturated& s, Order order = Order::kKept) {
   EXPECT_TRUE(s.outcome.drained);
   EXPECT_EQ(s.statistics["packets_delivered"], s.statistics["packets_handed_over"]);
-  if (order == Order::kKept) EXPECT_EQ(s.statistics["out_of_order_packets"], 0);
+  if (order == Order::kKept) {
+    EXPECT_EQ(s.statistics["out_of_order_packets"], 0);
+  }
   EXPECT_EQ(s.statistics["credits_missing_at_end"], 0);
   EXPECT_GT(s.statistics["offers_refused"].get<uint64_t>(), 0U) << "the sources were not saturated";
 }
