@@ -134,17 +134,14 @@ Tick NetworkParams::fec_latency() const { return fec_latency_given.value_or(link
 
 // The FEC encoder and decoder sit at the two ends of every cable, so their
 // delay adds to the cable's: for packets and for the credits coming back.
-LinkParams NetworkParams::link() const {
-  return {rate().serialization, link_delay + fec_latency(), virtual_lanes, credits_per_lane()};
-}
+LinkParams NetworkParams::link() const { return link(std::nullopt); }
 
 LinkRate NetworkParams::rate(const std::optional<CableRate>& cable) const {
   return cable ? network::link_rate(cable->generation, cable->width) : rate();
 }
 
 LinkParams NetworkParams::link(const std::optional<CableRate>& cable) const {
-  if (!cable) return link();
-  const Tick fec = fec_latency_given.value_or(link_generation(cable->generation).fec_latency);
+  const Tick fec = fec_latency_given.value_or(link_generation(cable ? cable->generation : link_rate).fec_latency);
   return {rate(cable).serialization, link_delay + fec, virtual_lanes, credits_per_lane()};
 }
 

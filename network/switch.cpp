@@ -102,6 +102,7 @@ uint16_t Switch::least_costly(uint16_t set, Tick now) {
   const uint32_t first = next_choice_++ % count;
   uint32_t best = first;
   uint64_t best_cost = UINT64_MAX;
+  uint8_t shortest = UINT8_MAX;
   for (uint32_t k = 0; k < count; ++k) {
     const uint32_t i = (first + k) % count;
     const uint16_t port = ports[i].value();
@@ -111,8 +112,9 @@ uint16_t Switch::least_costly(uint16_t set, Tick now) {
       best = i;
       best_cost = cost;
     }
+    if (!hops.empty()) shortest = std::min(shortest, hops[i]);
   }
-  if (!hops.empty() && hops[best] > *std::ranges::min_element(hops)) ++stats_.nonminimal_routes;
+  if (!hops.empty() && hops[best] > shortest) ++stats_.nonminimal_routes;
   return ports[best].value();
 }
 

@@ -99,13 +99,14 @@ struct SwitchSpec {
 
   // The ports a packet to `destination` may leave by: its choice set, or the table's port.
   [[nodiscard]] std::span<const PortId> candidates(uint32_t destination) const {
-    const uint16_t set = choices.set_for(destination);
-    if (set == 0) return {&forwarding[destination], 1};
-    return choices.sets[set];
+    return ports_of(choices.set_for(destination), destination);
   }
   // The same for a packet that arrived by `in` on `lane`, detours included.
   [[nodiscard]] std::span<const PortId> candidates(uint32_t destination, uint32_t in, uint8_t lane) const {
-    const uint16_t set = choices.set_for(destination, in, lane);
+    return ports_of(choices.set_for(destination, in, lane), destination);
+  }
+  // Choice set `set`'s ports, or for set 0 the table's port to `destination`.
+  [[nodiscard]] std::span<const PortId> ports_of(uint16_t set, uint32_t destination) const {
     if (set == 0) return {&forwarding[destination], 1};
     return choices.sets[set];
   }
@@ -188,7 +189,7 @@ struct Topology {
 
   // True if any switch changes a packet's lane (SwitchSpec::lane_map).
   [[nodiscard]] bool maps_lanes() const;
-  // True if any switch chooses among ports (SwitchSpec::choice_sets).
+  // True if any switch chooses among ports (SwitchSpec::choices).
   [[nodiscard]] bool adaptive() const;
 
   // Switches a packet traverses from src to dst, following the forwarding
