@@ -6,22 +6,15 @@
 
 #include <gtest/gtest.h>
 
-#include "core/errors.h"
 #include "network/topology.h"
+#include "support/config_refusal.h"
 
 namespace ibsec::testing {
 
 // What building `params` refuses with, after checking the error names
 // `field`; a failure, and "", if it builds.
 inline std::string refusal_of(const network::TopologyParams& params, const std::string& field) {
-  try {
-    (void)network::build_topology(params);
-  } catch (const ConfigError& e) {
-    EXPECT_EQ(e.field(), field) << e.what();
-    return e.what();
-  }
-  ADD_FAILURE() << "built";
-  return "";
+  return config_refusal([&] { (void)network::build_topology(params); }, field);
 }
 
 }  // namespace ibsec::testing
