@@ -55,6 +55,18 @@ std::optional<Tick> duration_or_generation(const ParameterValues& v, const std::
                              "\" for the link generation's own figure (docs/network.md), got " + value.dump());
 }
 
+// network.switch_buffers: how each (input, lane) buffer of a switch is organised.
+constexpr const char* kFifoBuffers = "fifo";
+constexpr const char* kVoqBuffers = "voq";
+
+void read_switch_buffers(const ParameterValues& v, const std::string& key, NetworkParams& net) {
+  const std::string name = v.text(key);
+  if (name != kFifoBuffers && name != kVoqBuffers) {
+    throw ConfigError(key, std::string("\"") + kFifoBuffers + "\" or \"" + kVoqBuffers + "\", got \"" + name + "\"");
+  }
+  net.virtual_output_queues = name == kVoqBuffers;
+}
+
 void check_lanes(const ParameterValues&, NetworkParams& net) {
   if (net.virtual_lanes < 1 || net.virtual_lanes > kMaxVirtualLanes) {
     throw ConfigError("network.virtual_lanes",
@@ -120,6 +132,12 @@ ParameterSet<NetworkParams> declare() {
              "needs 2 (its dateline lanes)")
       .count("network.vl_buffer_bytes", &NetworkParams::vl_buffer_bytes, "bytes",
              "input buffer per port and virtual lane (64-byte credits)")
+      .custom("network.switch_buffers", kFifoBuffers, "",
+              "how a switch's input buffer of each port and lane is organised: fifo (InfiniBand's: only the head "
+              "packet may leave, so it blocks those behind it) or voq (virtual output queues in the same buffer: "
+              "any packet whose output is free may leave, in order per output; docs/network.md, \"Virtual output "
+              "queues\")",
+              read_switch_buffers)
       .check(check_lanes);
   return set;
 }
@@ -145,7 +163,9 @@ LinkParams NetworkParams::link(const std::optional<CableRate>& cable) const {
   return {rate(cable).serialization, link_delay + fec, virtual_lanes, credits_per_lane()};
 }
 
-SwitchParams NetworkParams::switches() const { return {switch_latency(), virtual_lanes, credits_per_lane()}; }
+SwitchParams NetworkParams::switches() const {
+  return {switch_latency(), virtual_lanes, credits_per_lane(), virtual_output_queues};
+}
 
 const ParameterSet<NetworkParams>& network_parameters() {
   static const ParameterSet<NetworkParams> set = declare();

@@ -25,11 +25,13 @@ Switch::Switch(const sc_core::sc_module_name& name, KernelCounters& counters, Pa
       waiting_(ports, 0),
       params_(params),
       slots_(static_cast<size_t>(ports) * params.lanes * params.credits_per_lane),
-      rings_(static_cast<size_t>(ports) * params.lanes),
-      high_water_(rings_.size(), 0),
+      buffers_(static_cast<size_t>(ports) * params.lanes),
+      queues_(buffers_.size() * (params.virtual_output_queues ? ports : 1)),
+      high_water_(buffers_.size(), 0),
       input_busy_until_(ports, 0),
       upstream_(ports, nullptr),
       outputs_(ports) {
+  assert(slots_.size() < kNoSlot && "slot indices are 32 bits");
   for (auto& out : outputs_) out.requests.reserve(static_cast<size_t>(ports) * params_.lanes);
   assert((lane_map_.empty() || lane_map_.size() == static_cast<size_t>(ports) * ports * kLaneMapLanes) &&
          "a lane map has an entry per input, output and lane");
@@ -41,27 +43,45 @@ void Switch::on_packet_head(PortId port, PacketHandle packet, Tick head_at) {
 
 void Switch::on_credits_returned(PortId port, Tick at) { schedule(at, encode(kRetry, port.value())); }
 
-void Switch::push(uint32_t queue, const Queued& entry) {
-  Ring& ring = rings_[queue];
+// A slot comes from the buffer's free chain, most recently freed first (so a
+// lightly used buffer keeps to a few cache lines); with none freed, every
+// slot taken so far is held, and they are the buffer's first `held`.
+bool Switch::push(uint32_t buffer, uint32_t queue, const Queued& entry) {
+  LaneBuffer& lane = buffers_[buffer];
   // Credits bound the packets upstream may send: each takes at least one.
-  assert(ring.size < params_.credits_per_lane && "input buffer overrun: credit accounting is broken");
-  slots_[queue * params_.credits_per_lane + (ring.head + ring.size) % params_.credits_per_lane] = entry;
-  ++ring.size;
-  high_water_[queue] = std::max(high_water_[queue], ring.size);
+  assert(lane.held < params_.credits_per_lane && "input buffer overrun: credit accounting is broken");
+  uint32_t slot = lane.free_head;
+  if (slot != kNoSlot) {
+    lane.free_head = slots_[slot].next;
+  } else {
+    slot = buffer * params_.credits_per_lane + lane.held;
+  }
+  slots_[slot] = entry;  // next: none, it is the queue's last
+  high_water_[buffer] = std::max(high_water_[buffer], ++lane.held);
+  Queue& q = queues_[queue];
+  const bool was_empty = q.head == kNoSlot;
+  (was_empty ? q.head : slots_[q.tail].next) = slot;
+  q.tail = slot;
+  return was_empty;
 }
 
 uint32_t Switch::input_high_water(PortId port) const {
   uint32_t high = 0;
   for (uint32_t lane = 0; lane < params_.lanes; ++lane) {
-    high = std::max(high, high_water_[queue_index(port.value(), lane)]);
+    high = std::max(high, high_water_[buffer_index(port.value(), lane)]);
   }
   return high;
 }
 
-void Switch::pop(uint32_t queue) {
-  Ring& ring = rings_[queue];
-  ring.head = (ring.head + 1) % params_.credits_per_lane;
-  --ring.size;
+void Switch::pop(uint32_t buffer, uint32_t queue) {
+  Queue& q = queues_[queue];
+  const uint32_t slot = q.head;
+  q.head = slots_[slot].next;
+  if (q.head == kNoSlot) q.tail = kNoSlot;
+  LaneBuffer& lane = buffers_[buffer];
+  slots_[slot].next = lane.free_head;
+  lane.free_head = slot;
+  --lane.held;
 }
 
 void Switch::handle(const ModuleEvent& event) {
@@ -73,12 +93,14 @@ void Switch::handle(const ModuleEvent& event) {
   const PacketHandle handle(event.arg);
   const Packet& packet = pool_[handle];
   const uint8_t lane = packet.lane.value();
-  const uint32_t queue = queue_index(port, lane);
+  const uint32_t buffer = buffer_index(port, lane);
   const uint16_t output = adaptive_ ? route(packet, static_cast<uint16_t>(port), event.at)
                                     : forwarding_[packet.destination.value()].value();
   if (adaptive_) ++waiting_[output];
-  push(queue, Queued{handle, output, static_cast<uint16_t>(packet.wire_bytes)});
-  if (rings_[queue].size == 1) request_for_head(static_cast<uint16_t>(port), lane);
+  const uint32_t queue = queue_index(buffer, output);
+  if (push(buffer, queue, Queued{handle, output, static_cast<uint16_t>(packet.wire_bytes)})) {
+    request_for_head(static_cast<uint16_t>(port), lane, queue);
+  }
 }
 
 uint16_t Switch::route(const Packet& packet, uint16_t input, Tick now) {
@@ -118,8 +140,8 @@ uint16_t Switch::least_costly(uint16_t set, Tick now) {
   return ports[best].value();
 }
 
-void Switch::request_for_head(uint16_t input, uint8_t lane) {
-  const uint16_t output = front(queue_index(input, lane)).output;
+void Switch::request_for_head(uint16_t input, uint8_t lane, uint32_t queue) {
+  const uint16_t output = front(queue).output;
   outputs_[output].requests.push_back(Request{input, lane});
   mark_dirty(output);
 }
@@ -164,12 +186,12 @@ void Switch::arbitrate(uint16_t output, Tick now) {
       input_frees = std::min(input_frees, input_busy_until_[request.input]);
       continue;
     }
-    const uint32_t slot = queue_index(request.input, request.lane);
-    const uint32_t distance = (slot + slots - out.next_grant) % slots;
+    const uint32_t buffer = buffer_index(request.input, request.lane);
+    const uint32_t distance = (buffer + slots - out.next_grant) % slots;
     if (distance >= best_distance) continue;
     const VirtualLane lane(out_lane(request.input, output, request.lane));
     assert(lane.value() < params_.lanes && "a lane map gives a lane the fabric does not have");
-    if (!out.link->can_send(lane, front(slot).wire_bytes, now)) continue;
+    if (!out.link->can_send(lane, front(queue_index(buffer, output)).wire_bytes, now)) continue;
     best = r;
     best_distance = distance;
   }
@@ -186,13 +208,14 @@ void Switch::grant(uint16_t output, size_t request_index, Tick now) {
   const Request request = out.requests[request_index];
   out.requests[request_index] = out.requests.back();
   out.requests.pop_back();
-  const uint32_t queue = queue_index(request.input, request.lane);
-  out.next_grant = (queue + 1) % static_cast<uint32_t>(rings_.size());
+  const uint32_t buffer = buffer_index(request.input, request.lane);
+  const uint32_t queue = queue_index(buffer, output);
+  out.next_grant = (buffer + 1) % static_cast<uint32_t>(buffers_.size());
 
   const PacketHandle handle = front(queue).packet;
-  pop(queue);
+  pop(buffer, queue);
   if (adaptive_) --waiting_[output];
-  if (rings_[queue].size > 0) request_for_head(request.input, request.lane);
+  if (queues_[queue].head != kNoSlot) request_for_head(request.input, request.lane, queue);
 
   Packet& packet = pool_[handle];
   const uint32_t wire_bytes = packet.wire_bytes;

@@ -36,6 +36,7 @@ struct SwitchParams {
   Tick traversal_latency = 0;
   uint32_t lanes = 1;
   uint32_t credits_per_lane = 64;  // input buffer per lane; bounds the packets it can hold
+  bool virtual_output_queues = false;
 };
 
 struct SwitchStats : StatGroupOf<SwitchStats> {
@@ -73,16 +74,27 @@ class Switch final : public EventDrivenModule, public PacketReceiver, public Lin
  private:
   enum EventKind : uint32_t { kRouted, kRetry };
 
+  static constexpr uint32_t kNoSlot = UINT32_MAX;
+
   // A routed packet in an input buffer, with what arbitration needs to know
-  // so that it never has to look at the packet itself.
+  // so that it never has to look at the packet itself, and the next packet
+  // of its queue (or the next free slot).
   struct Queued {
     PacketHandle packet;
     uint16_t output;
     uint16_t wire_bytes;
+    uint32_t next = kNoSlot;
   };
-  struct Ring {
-    uint32_t head = 0;
-    uint32_t size = 0;
+  // An (input, lane) buffer: credits_per_lane slots, the freed ones chained.
+  struct LaneBuffer {
+    uint32_t free_head = kNoSlot;
+    uint32_t held = 0;
+  };
+  // The packets of one queue (the lane's FIFO, or one of its virtual output
+  // queues), chained through Queued::next.
+  struct Queue {
+    uint32_t head = kNoSlot;
+    uint32_t tail = kNoSlot;
   };
   struct Request {
     uint16_t input;
@@ -99,14 +111,20 @@ class Switch final : public EventDrivenModule, public PacketReceiver, public Lin
   void handle(const ModuleEvent& event) override;
   void settle(Tick now) override;
 
-  [[nodiscard]] uint32_t queue_index(uint32_t input, uint32_t lane) const { return input * params_.lanes + lane; }
-  Queued& front(uint32_t queue) { return slots_[queue * params_.credits_per_lane + rings_[queue].head]; }
-  void push(uint32_t queue, const Queued& entry);
-  void pop(uint32_t queue);
+  // An (input, lane) buffer's index; also its place in the round-robin order.
+  [[nodiscard]] uint32_t buffer_index(uint32_t input, uint32_t lane) const { return input * params_.lanes + lane; }
+  // The queue of an (input, lane) buffer that holds packets for `output`.
+  [[nodiscard]] uint32_t queue_index(uint32_t buffer, uint16_t output) const {
+    return params_.virtual_output_queues ? buffer * static_cast<uint32_t>(outputs_.size()) + output : buffer;
+  }
+  Queued& front(uint32_t queue) { return slots_[queues_[queue].head]; }
+  // Returns whether the queue was empty before.
+  bool push(uint32_t buffer, uint32_t queue, const Queued& entry);
+  void pop(uint32_t buffer, uint32_t queue);
 
   [[nodiscard]] uint16_t route(const Packet& packet, uint16_t input, Tick now);
   [[nodiscard]] uint16_t least_costly(uint16_t set, Tick now);
-  void request_for_head(uint16_t input, uint8_t lane);
+  void request_for_head(uint16_t input, uint8_t lane, uint32_t queue);
   void mark_dirty(uint16_t output);
   void retry_at(uint16_t output, Tick at, Tick now);
   void arbitrate(uint16_t output, Tick now);
@@ -128,11 +146,12 @@ class Switch final : public EventDrivenModule, public PacketReceiver, public Lin
   bool adaptive_;
   std::vector<uint32_t> waiting_;  // by output: packets in the input buffers routed to it (adaptive only)
   SwitchParams params_;
-  // Input buffers: one ring of credits_per_lane slots per (input, lane), all
-  // in one block so that a switch's state stays in few cache lines.
+  // Input buffers: credits_per_lane slots per (input, lane), all in one block
+  // so that a switch's state stays in few cache lines.
   std::vector<Queued> slots_;
-  std::vector<Ring> rings_;
-  std::vector<uint32_t> high_water_;  // per ring, the largest size it reached (kept apart: rings stay 8 bytes)
+  std::vector<LaneBuffer> buffers_;
+  std::vector<Queue> queues_;         // one per buffer, or per buffer and output (virtual output queues)
+  std::vector<uint32_t> high_water_;  // per buffer, the most it held (kept apart: buffers stay 8 bytes)
   std::vector<Tick> input_busy_until_;
   std::vector<CreditLink*> upstream_;
   std::vector<Output> outputs_;

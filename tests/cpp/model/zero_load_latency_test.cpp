@@ -291,6 +291,9 @@ void PrintTo(const BuiltRoute& r, std::ostream* os) { *os << r.name; }
 const std::vector<std::string> kTwoLevel2to1{"network.nodes=96", "network.fat_tree_built.taper=2:1"};
 const std::vector<std::string> kThreeLevel8Port{"network.nodes=20", "network.fat_tree_built.radix=8",
                                                 "network.fat_tree_built.levels=3"};
+// Virtual output queues change nothing for a packet that waits for nobody.
+const std::vector<std::string> kThreeLevel8PortVoq{"network.nodes=20", "network.fat_tree_built.radix=8",
+                                                   "network.fat_tree_built.levels=3", "network.switch_buffers=voq"};
 
 class BuiltFatTree : public ::testing::TestWithParam<BuiltRoute> {};
 
@@ -310,7 +313,9 @@ INSTANTIATE_TEST_SUITE_P(ZeroLoadLatency, BuiltFatTree,
                                            BuiltRoute{"AcrossCores", kThreeLevel8Port, 19, 5, "SDR"},
                                            BuiltRoute{"AcrossCoresHdr", kThreeLevel8Port, 17, 5, "HDR"},
                                            BuiltRoute{"AcrossSpinesAdaptive", kTwoLevel2to1, 95, 3, "SDR", "minimal"},
-                                           BuiltRoute{"AcrossCoresAdaptive", kThreeLevel8Port, 19, 5, "HDR",
+                                           BuiltRoute{"AcrossCoresAdaptive", kThreeLevel8Port, 19, 5, "HDR", "minimal"},
+                                           BuiltRoute{"AcrossCoresVoq", kThreeLevel8PortVoq, 19, 5, "SDR"},
+                                           BuiltRoute{"AcrossCoresAdaptiveVoq", kThreeLevel8PortVoq, 17, 5, "HDR",
                                                       "minimal"}),
                          [](const auto& info) { return std::string(info.param.name); });
 
