@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cassert>
 #include <cmath>
 #include <numeric>
 
@@ -85,7 +86,9 @@ ParameterSet<TrafficParams> declare() {
   set.text("traffic.pattern", &TrafficParams::pattern, "", "uniform, bit-complement, transpose, shift or hotspot")
       .text("traffic.injection", &TrafficParams::injection, "", "bernoulli (slotted) or poisson")
       .number("traffic.load", &TrafficParams::load, "fraction",
-              "offered payload per node as a fraction of the link data rate", Bound::kPositive)
+              "offered payload per node as a fraction of its own link's data rate (the fabric's, unless an "
+              "ibnetdiscover file gives the node's cable a rate of its own)",
+              Bound::kPositive)
       .list("traffic.sizes_bytes", &TrafficParams::sizes_bytes, "bytes", "message sizes to draw from")
       .list("traffic.size_weights", &TrafficParams::size_weights, "",
             "relative weight of each message size; empty = equal weights")
@@ -160,8 +163,9 @@ void validate(const TrafficParams& params, uint32_t nodes) {
 }
 
 SyntheticTraffic::SyntheticTraffic(const sc_core::sc_module_name& name, KernelCounters& counters,
-                                   const TrafficParams& params, std::vector<nic::Cic*> cards, double ps_per_byte,
-                                   uint32_t mtu_bytes, uint64_t seed, DeliverySink& sink)
+                                   const TrafficParams& params, std::vector<nic::Cic*> cards,
+                                   const std::vector<double>& ps_per_byte, uint32_t mtu_bytes, uint64_t seed,
+                                   DeliverySink& sink)
     : HostModel(name, counters),
       params_(params),
       cards_(std::move(cards)),
@@ -178,7 +182,8 @@ SyntheticTraffic::SyntheticTraffic(const sc_core::sc_module_name& name, KernelCo
     size_cdf_.push_back(cumulative);
     mean_size += params_.size_weights[i] / total_weight * params_.sizes_bytes[i];
   }
-  slot_ticks_ = mean_size * ps_per_byte;
+  assert(ps_per_byte.size() == cards_.size() && "a link rate per node");
+  for (const double node_ps_per_byte : ps_per_byte) slot_ticks_.push_back(mean_size * node_ps_per_byte);
 
   const auto nodes = static_cast<uint32_t>(cards_.size());
   fixed_sessions_.resize(nodes);
@@ -191,7 +196,7 @@ SyntheticTraffic::SyntheticTraffic(const sc_core::sc_module_name& name, KernelCo
 }
 
 void SyntheticTraffic::start_of_simulation() {
-  for (uint32_t n = 0; n < cards_.size(); ++n) schedule(gap(rngs_[n]), 0, n);
+  for (uint32_t n = 0; n < cards_.size(); ++n) schedule(gap(n, rngs_[n]), 0, n);
 }
 
 void SyntheticTraffic::handle(const ModuleEvent& event) {
@@ -200,14 +205,14 @@ void SyntheticTraffic::handle(const ModuleEvent& event) {
   if (finished()) {
     sink_.on_sources_done(event.at);
   } else {
-    schedule(event.at + gap(rngs_[event.arg]), 0, event.arg);
+    schedule(event.at + gap(event.arg, rngs_[event.arg]), 0, event.arg);
   }
 }
 
 // Bernoulli: one chance per slot of one mean-size message's serialization
-// time, so the gap is a geometric number of slots. Poisson: exponential gaps
-// with the same mean.
-Tick SyntheticTraffic::gap(Rng& rng) const {
+// time on the node's link, so the gap is a geometric number of slots.
+// Poisson: exponential gaps with the same mean.
+Tick SyntheticTraffic::gap(uint32_t node, Rng& rng) const {
   const double p = params_.load;
   double slots = 0.0;
   if (params_.injection == "poisson") {
@@ -215,7 +220,7 @@ Tick SyntheticTraffic::gap(Rng& rng) const {
   } else {
     slots = p >= 1.0 ? 1.0 : 1.0 + std::floor(std::log1p(-rng.uniform01()) / std::log1p(-p));
   }
-  return static_cast<Tick>(std::llround(slots * slot_ticks_));
+  return static_cast<Tick>(std::llround(slots * slot_ticks_[node]));
 }
 
 SyntheticTraffic::Session SyntheticTraffic::draw_session(uint32_t node, Rng& rng) {

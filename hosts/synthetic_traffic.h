@@ -22,7 +22,7 @@ namespace ibsec::hosts {
 struct TrafficParams {
   std::string pattern = "uniform";      // uniform, bit-complement, transpose, shift, hotspot
   std::string injection = "bernoulli";  // bernoulli | poisson
-  double load = 0.05;                   // offered payload bytes / link data rate, per node
+  double load = 0.05;                   // offered payload bytes / the node's own link data rate
   std::vector<uint32_t> sizes_bytes{256};
   std::vector<double> size_weights;  // one per size; empty = equal weights
   uint32_t processes_per_node = 1;
@@ -54,8 +54,8 @@ class DeliverySink {
 class SyntheticTraffic final : public HostModel {
  public:
   SyntheticTraffic(const sc_core::sc_module_name& name, KernelCounters& counters, const TrafficParams& params,
-                   std::vector<nic::Cic*> cards, double ps_per_byte, uint32_t mtu_bytes, uint64_t seed,
-                   DeliverySink& sink);
+                   std::vector<nic::Cic*> cards, const std::vector<double>& ps_per_byte, uint32_t mtu_bytes,
+                   uint64_t seed, DeliverySink& sink);
 
   void on_packet_delivered(const network::Packet& packet, Tick now) override { sink_.on_delivered(packet, now); }
 
@@ -72,7 +72,7 @@ class SyntheticTraffic final : public HostModel {
   void start_of_simulation() override;
   void handle(const ModuleEvent& event) override;
   void inject(uint32_t node, Tick now);
-  [[nodiscard]] Tick gap(Rng& rng) const;
+  [[nodiscard]] Tick gap(uint32_t node, Rng& rng) const;
   Session draw_session(uint32_t node, Rng& rng);
   uint32_t draw_size(Rng& rng) const;
 
@@ -82,7 +82,7 @@ class SyntheticTraffic final : public HostModel {
   std::vector<std::vector<Session>> fixed_sessions_;
   std::vector<double> size_cdf_;
   PatternFn pattern_;
-  double slot_ticks_;  // mean payload serialization time
+  std::vector<double> slot_ticks_;  // by node: mean payload serialization time on its own link
   uint32_t mtu_bytes_;
   uint64_t offered_ = 0;
   uint32_t next_message_ = 0;

@@ -65,9 +65,9 @@ Cluster::Cluster(const SimConfig& config) : config_(config), topology_(topology_
     }
     check_memory_for(processes, largest_size(config_.traffic.sizes_bytes));
     build_cards(static_cast<uint32_t>(processes));
-    host_ = std::make_unique<hosts::SyntheticTraffic>("traffic", kernel_, config_.traffic, card_pointers(),
-                                                      config_.network.rate().serialization.ps_per_byte(),
-                                                      config_.nic.mtu_bytes, config_.seed, statistics_);
+    host_ =
+        std::make_unique<hosts::SyntheticTraffic>("traffic", kernel_, config_.traffic, card_pointers(),
+                                                  node_ps_per_byte(), config_.nic.mtu_bytes, config_.seed, statistics_);
   } else {
     std::vector<std::unique_ptr<traces::TraceReader>> jobs;
     uint64_t processes = 0;
@@ -134,6 +134,16 @@ std::vector<nic::Cic*> Cluster::card_pointers() const {
   std::vector<nic::Cic*> raw;
   for (const auto& card : cards_) raw.push_back(card.get());
   return raw;
+}
+
+std::vector<double> Cluster::node_ps_per_byte() const {
+  std::vector<double> rates;
+  rates.reserve(topology_->nodes);
+  for (uint32_t node = 0; node < topology_->nodes; ++node) {
+    const auto own = node < topology_->node_rate.size() ? topology_->node_rate[node] : std::nullopt;
+    rates.push_back(config_.network.rate(own).serialization.ps_per_byte());
+  }
+  return rates;
 }
 
 network::CreditLink& Cluster::add_link(const network::LinkParams& params, network::LinkSender& from, PortId from_port,

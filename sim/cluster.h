@@ -91,6 +91,9 @@ class Cluster {
   // Adds its name after link_utilization_max.
   void name_busiest_link(std::vector<Statistic>& stats) const;
   [[nodiscard]] std::vector<nic::Cic*> card_pointers() const;
+  // By node: its own link's serialization, ps a byte (the fabric's unless
+  // the topology gives the node's cable a rate of its own).
+  [[nodiscard]] std::vector<double> node_ps_per_byte() const;
   network::CreditLink& add_link(const network::LinkParams& params, network::LinkSender& from, PortId from_port,
                                 network::PacketReceiver& to, PortId to_port);
   network::PacketReceiver& receiver_at(const network::Endpoint& end);

@@ -156,12 +156,8 @@ nlohmann::ordered_json Cluster::result(const RunOutcome& outcome) const {
   const double ps_per_byte = config_.network.rate().serialization.ps_per_byte();
   // Each node's link at its own rate, in units of the fabric's: exactly 1
   // each (the nodes) unless the topology gives node cables rates of their own.
-  double capacity_nodes = topology_->nodes;
-  if (!topology_->node_rate.empty()) {
-    capacity_nodes = 0.0;
-    for (const auto& rate : topology_->node_rate)
-      capacity_nodes += ps_per_byte / config_.network.rate(rate).serialization.ps_per_byte();
-  }
+  double capacity_nodes = 0.0;
+  for (const double node : node_ps_per_byte()) capacity_nodes += ps_per_byte / node;
   std::vector<Statistic> stats =
       statistics_.report(topology_->nodes, ps_per_byte, capacity_nodes, outcome.packets_stuck, outcome.drained);
   for (Statistic& s : component_statistics(outcome.end)) stats.push_back(std::move(s));

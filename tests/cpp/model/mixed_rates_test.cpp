@@ -147,6 +147,18 @@ TEST(MixedRates, SaturatedFabricDrainsWithEveryCreditBack) {
   EXPECT_NEAR(s.statistics["accepted_throughput"].get<double>(), per_node * 4 / 104.0, 1e-9);
 }
 
+TEST(MixedRates, EachNodeOffersTheLoadOfItsOwnLink) {
+  // traffic.load is a fraction of each node's own link: the 1xQDR node offers a quarter of what a 4xQDR one
+  // does, so the fabric is offered the load of its 104 Gb/s of node links (at the fabric's 32 Gb/s each it
+  // would be 0.2 x 128 / 104 = 0.246). The 1xQDR node receives a third of the others' 0.2 x 96 Gb/s, 6.4 of
+  // its 8 Gb/s, so the fabric carries it all.
+  const nlohmann::ordered_json result =
+      run_here(on_mixed_fabric({"traffic.load=0.2", "nic.security=NoSecurity", "traffic.messages=20000"}));
+  const auto& statistics = result["statistics"];
+  EXPECT_NEAR(statistics["offered_throughput"].get<double>(), 0.2, 0.01);
+  EXPECT_NEAR(statistics["accepted_throughput"].get<double>(), statistics["offered_throughput"].get<double>(), 0.01);
+}
+
 TEST(MixedRates, TheResultSaysWhichRatesTheFabricMixes) {
   const nlohmann::ordered_json result = run_here(on_mixed_fabric({"traffic.messages=200"}));
   const auto& topology = result["topology"];
