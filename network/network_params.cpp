@@ -167,6 +167,21 @@ SwitchParams NetworkParams::switches() const {
   return {switch_latency(), virtual_lanes, credits_per_lane(), virtual_output_queues};
 }
 
+// A port may run slower than its switch's silicon (a degraded or older
+// cable), never faster, so the fastest port tells the silicon's generation.
+SwitchParams NetworkParams::switches(std::span<const std::optional<CableRate>> port_rates) const {
+  SwitchParams params = switches();
+  if (switch_latency_given) return params;
+  const LinkGeneration* fastest = nullptr;
+  for (const auto& rate : port_rates) {
+    if (!rate) continue;
+    const LinkGeneration* generation = &link_generation(rate->generation);
+    if (fastest == nullptr || generation > fastest) fastest = generation;  // link_generations() is slowest first
+  }
+  if (fastest != nullptr) params.traversal_latency = fastest->switch_latency;
+  return params;
+}
+
 const ParameterSet<NetworkParams>& network_parameters() {
   static const ParameterSet<NetworkParams> set = declare();
   return set;

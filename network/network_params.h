@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 
 #include "core/parameters.h"
@@ -46,6 +47,10 @@ struct NetworkParams {
   // link. Without a rate of its own, link().
   [[nodiscard]] LinkParams link(const std::optional<CableRate>& cable) const;
   [[nodiscard]] SwitchParams switches() const;
+  // A switch whose ports have rates of their own (SwitchSpec::port_rate):
+  // unless network.switch_latency_ns gives one figure, it traverses at the
+  // figure of the fastest generation among its ports.
+  [[nodiscard]] SwitchParams switches(std::span<const std::optional<CableRate>> port_rates) const;
 };
 
 const ParameterSet<NetworkParams>& network_parameters();

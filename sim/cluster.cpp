@@ -110,12 +110,12 @@ void Cluster::check_memory_for(uint64_t processes, uint64_t largest_message) con
 }
 
 void Cluster::build_switches() {
-  const network::SwitchParams params = config_.network.switches();
   for (size_t s = 0; s < topology_->switches.size(); ++s) {
     const auto& spec = topology_->switches[s];
     const std::string name = "switch_" + std::to_string(s);
     switches_.push_back(std::make_unique<network::Switch>(name.c_str(), kernel_, pool_, spec.ports, spec.forwarding,
-                                                          params, spec.lane_map, spec.choices));
+                                                          config_.network.switches(spec.port_rate), spec.lane_map,
+                                                          spec.choices));
   }
 }
 

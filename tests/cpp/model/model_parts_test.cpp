@@ -72,6 +72,17 @@ TEST(SimConfig, SwitchAndFecLatencyFollowTheGenerationUnlessGiven) {
   EXPECT_EQ(named.network.switch_latency(), 200'000U);
 }
 
+TEST(SimConfig, ASwitchWithPortsOfTheirOwnRatesHasItsFastestPortsSilicon) {
+  using network::CableRate;
+  const std::vector<std::optional<CableRate>> ports{CableRate{"QDR", "4x"}, std::nullopt, CableRate{"HDR", "4x"},
+                                                    CableRate{"EDR", "1x"}};
+  const sim::SimConfig qdr = sim::load_config(nlohmann::json(), {"network.link_rate=QDR"});
+  EXPECT_EQ(qdr.network.switches(ports).traversal_latency, 130'000U);  // HDR's Quantum, not QDR's 200 ns
+  EXPECT_EQ(qdr.network.switches({}).traversal_latency, 200'000U);     // no rates of its own: the fabric's
+  const sim::SimConfig given = sim::load_config(nlohmann::json(), {"network.switch_latency_ns=55.5"});
+  EXPECT_EQ(given.network.switches(ports).traversal_latency, 55'500U);  // one given figure for every switch
+}
+
 TEST(SimConfig, FileThenOverridesWin) {
   const nlohmann::json file = {{"nic", {{"security", "NoSKC"}}}, {"traffic", {{"load", 0.3}}}};
   const sim::SimConfig c = sim::load_config(file, {"traffic.load=0.5", "traffic.sizes_bytes=[64,2048]"});
