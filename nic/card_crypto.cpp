@@ -110,7 +110,9 @@ ReceiveVerdict CardCrypto::open(const network::Packet& packet, network::PacketHa
   if (packet.key != session_key(packet.source_process, packet.destination_process, params_.total_processes)) {
     return ReceiveVerdict::kDropAuth;
   }
-  ReplayWindow& window = windows_[session_direction(packet.source_process, packet.destination_process)];
+  ReplayWindow& window =
+      windows_.try_emplace(session_direction(packet.source_process, packet.destination_process), params_.replay_window)
+          .first->second;
   if (window.check(packet.sequence) != ReplayVerdict::kFresh) return ReceiveVerdict::kDropReplay;
   const auto key = on_card_.find(packet.key);
   if (key == on_card_.end()) return ReceiveVerdict::kDropNoKey;

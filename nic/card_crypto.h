@@ -33,7 +33,8 @@ struct CardCryptoParams {
   uint64_t seed = 1;        // the run's seed: keys are reproducible
   uint32_t key_bytes = 16;  // session keys: 16 (AES-128) or 32 (AES-256)
   uint32_t total_processes = 1;
-  bool encrypts = true;  // false under NoSecurity: payloads go in clear, with no tag
+  bool encrypts = true;                                  // false under NoSecurity: payloads go in clear, with no tag
+  uint64_t replay_window = ReplayWindow::kDefaultWidth;  // sequence numbers each session direction's window spans
 };
 
 enum class ReceiveVerdict { kDeliver, kDropAuth, kDropReplay, kDropNoKey };

@@ -127,6 +127,11 @@ ParameterSet<CicParams> declare() {
               read_crypto_mode)
       .custom("nic.crypto.key_bits", d.session_key_bytes * 8, "bits",
               "session key size in functional mode: 128 (AES-128) or 256 (AES-256)", read_key_bits)
+      .count("nic.crypto.replay_window_packets", &CicParams::replay_window_packets, "packets",
+             "sequence numbers the functional replay window of each session direction spans (RFC 4303: 64 by "
+             "default; RFC 6479 for wider); a genuine packet reordered further behind is refused as too old "
+             "(docs/crypto.md)",
+             1, 1U << 20)
       .check(resolve_skc_access);
   return set;
 }

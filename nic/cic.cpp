@@ -104,7 +104,7 @@ Cic::Cic(const sc_core::sc_module_name& name, KernelCounters& counters, network:
   if (params_.functional_crypto) {
     if (payloads == nullptr) throw std::invalid_argument("Cic: functional crypto needs the packets' payload buffer");
     const CardCryptoParams crypto{params_.key_seed, params_.session_key_bytes, params_.total_processes,
-                                  params_.security.encrypts()};
+                                  params_.security.encrypts(), params_.replay_window_packets};
     crypto_ = std::make_unique<CardCrypto>(node, crypto, *payloads);
   }
 }

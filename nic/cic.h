@@ -89,6 +89,7 @@ struct CicParams {
   // unchanged timing (docs/crypto.md, "In the card").
   bool functional_crypto = false;
   uint32_t session_key_bytes = 16;
+  uint32_t replay_window_packets = 64;  // RFC 4303's default window
   uint64_t key_seed = 1;
   // nic.lookup.stack_distances: keep each card's LRU stack distances (docs/sizing.md).
   bool stack_distances = false;
@@ -127,11 +128,12 @@ struct CicStats : StatGroupOf<CicStats> {
                         "deliveries behind a later packet of their session and direction (RFC 4737 reordering)"}};
   Counter reordered_sessions{
       *this, {"reordered_sessions", "sessions", "session directions with at least one out-of-order delivery"}};
-  Counter reordering_extent_max{*this,
-                                {"reordering_extent_max", "packets",
-                                 "the most sequence numbers an out-of-order delivery came behind the next expected one "
-                                 "(RFC 4737 extent; the functional replay window holds 64)",
-                                 Merge::kMax}};
+  Counter reordering_extent_max{
+      *this,
+      {"reordering_extent_max", "packets",
+       "the most sequence numbers an out-of-order delivery came behind the next expected one "
+       "(RFC 4737 extent; the functional replay window spans nic.crypto.replay_window_packets)",
+       Merge::kMax}};
   Counter max_send_backlog{*this, {"max_send_backlog", "packets", "longest send queue at any card", Merge::kMax}};
   // What held up a direction while packets waited to enter its look-up stage
   // (docs/cic.md, "What limits a card"); each in ps, one reason at a time.

@@ -151,6 +151,12 @@ std::vector<Statistic> Cluster::component_statistics(Tick elapsed) const {
   return stats;
 }
 
+uint64_t Cluster::genuine_packets_refused() const {
+  nic::AttackOutcomes outcomes;
+  for (const auto& card : cards_) outcomes += card->attack_outcomes();
+  return outcomes.false_drops;
+}
+
 nlohmann::ordered_json Cluster::result(const RunOutcome& outcome) const {
   const double delivered = static_cast<double>(statistics_.packets_delivered());
   const double ps_per_byte = config_.network.rate().serialization.ps_per_byte();
@@ -197,7 +203,9 @@ nlohmann::ordered_json Cluster::result(const RunOutcome& outcome) const {
                                   .prefetch_triggers = statistics["prefetch_triggers"].get<uint64_t>(),
                                   .prefetches_issued = statistics["prefetches_issued"].get<uint64_t>(),
                                   .scheduler_policy = config_.resolved["scheduler"]["policy"].get<std::string>(),
-                                  .replay = config_.trace.replays()}));
+                                  .replay = config_.trace.replays(),
+                                  .genuine_packets_refused = genuine_packets_refused(),
+                                  .replay_window_packets = config_.nic.replay_window_packets}));
   const RunKind kind{.replay = config_.trace.replays(), .traffic_pattern = config_.traffic.pattern};
   for (const RunWarning& w : ignored_parameter_warnings(config_.given, kind))
     doc["warnings"].push_back({{"kind", w.kind}, {"message", w.message}});

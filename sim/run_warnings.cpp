@@ -40,6 +40,17 @@ std::vector<RunWarning> run_warnings(const RunHealth& h) {
                                static_cast<unsigned long long>(h.packets_measured),
                                static_cast<unsigned long long>(kMinPacketsForPercentiles), remedy)});
   }
+  if (h.genuine_packets_refused > 0) {
+    // Functional crypto only: a window narrower than the fabric's reordering refuses genuine packets, and
+    // their messages never complete, so every figure of the run is short of them.
+    warnings.push_back(
+        {"genuine_packets_refused",
+         format("%llu genuine packets refused by the receiving cards (reordered further behind than the replay "
+                "window's %llu packets): their messages were never delivered; widen "
+                "nic.crypto.replay_window_packets beyond the run's reordering_extent_max",
+                static_cast<unsigned long long>(h.genuine_packets_refused),
+                static_cast<unsigned long long>(h.replay_window_packets))});
+  }
   if (h.prefetch_buffer && h.prefetches_issued == 0) {
     // A configuration that cannot take effect must say so: otherwise SKC-n+Prefetch-m reads as "prefetching
     // does nothing" when the run never gave it a chance (docs/cic.md#prefetching).

@@ -39,8 +39,10 @@ struct RunHealth {
   bool prefetch_buffer = false;  // the cards have one (nic.security = SKC-<n>+Prefetch-<m>)
   uint64_t prefetch_triggers = 0;
   uint64_t prefetches_issued = 0;
-  std::string scheduler_policy = {};  // scheduler.policy, named in the prefetch_idle warning
-  bool replay = false;                // a trace replay: it measures every packet, traffic.messages does not apply
+  std::string scheduler_policy = {};     // scheduler.policy, named in the prefetch_idle warning
+  bool replay = false;                   // a trace replay: it measures every packet, traffic.messages does not apply
+  uint64_t genuine_packets_refused = 0;  // unaltered packets a receiving card's checks dropped
+  uint64_t replay_window_packets = 0;    // nic.crypto.replay_window_packets, named in that warning
 };
 
 [[nodiscard]] std::vector<RunWarning> run_warnings(const RunHealth& health);

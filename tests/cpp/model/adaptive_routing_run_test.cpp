@@ -5,6 +5,7 @@
 // stopping every replay that follows its original.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -94,6 +95,27 @@ TEST(AdaptiveRouting, TheReplayWindowAcceptsReorderingAndStillStopsReplays) {
   EXPECT_EQ(replay["delivered"], 0);
   EXPECT_EQ(count(replay["detected"]) + count(attack["replays_ahead_of_original"]), count(replay["attacked"]));
   EXPECT_EQ(count(statistics["packets_dropped_replay"]), count(replay["attacked"]));
+  for (const auto& warning : result["warnings"]) EXPECT_NE(warning["kind"], "genuine_packets_refused");
+}
+
+// The same fabric with a window of 8, narrower than its reordering: genuine
+// packets are refused as too old, their messages never complete, and the
+// result says so and what to widen, instead of passing for a clean run.
+TEST(AdaptiveRouting, AWindowNarrowerThanTheReorderingRefusesGenuinePacketsAndSaysSo) {
+  const auto result = run_here({"network.topology=fat-tree", "network.adaptive_routing=minimal", "traffic.load=0.7",
+                                "traffic.sizes_bytes=[2048]", "traffic.messages=6000", "nic.crypto.mode=functional",
+                                "nic.security=SKC-6", "nic.crypto.replay_window_packets=8"});
+  const auto& statistics = result["statistics"];
+  EXPECT_GT(count(statistics["packets_dropped_replay"]), 0U);
+  EXPECT_LT(count(statistics["messages_delivered"]), count(statistics["messages_handed_over"]));
+  const auto& warnings = result["warnings"];
+  const auto refused =
+      std::ranges::find_if(warnings, [](const auto& w) { return w["kind"] == "genuine_packets_refused"; });
+  ASSERT_NE(refused, warnings.end()) << warnings.dump();
+  EXPECT_NE((*refused)["message"].template get<std::string>().find(
+                std::to_string(count(statistics["packets_dropped_replay"])) + " genuine packets refused"),
+            std::string::npos)
+      << (*refused)["message"];
 }
 
 // The default dragonfly+ (5 groups of 16 nodes, one global link between two

@@ -11,9 +11,11 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <vector>
 
+#include "core/random.h"
 #include "nic/card_crypto.h"
 #include "nic/host_interface.h"
 #include "nic/replay_window.h"
@@ -51,14 +53,44 @@ TEST(ReplayWindow, FarAheadSlidesTheWindowPastOldNumbers) {
   w.accept(10);
   w.accept(10 + 1000);  // far ahead: fresh, and the window now ends at 1010
   EXPECT_EQ(w.check(10), ReplayVerdict::kTooOld);
-  EXPECT_EQ(w.check(1010 - nic::ReplayWindow::kWidth), ReplayVerdict::kTooOld);
-  EXPECT_EQ(w.check(1010 - nic::ReplayWindow::kWidth + 1), ReplayVerdict::kFresh);
+  EXPECT_EQ(w.check(1010 - nic::ReplayWindow::kDefaultWidth), ReplayVerdict::kTooOld);
+  EXPECT_EQ(w.check(1010 - nic::ReplayWindow::kDefaultWidth + 1), ReplayVerdict::kFresh);
   EXPECT_EQ(w.check(1009), ReplayVerdict::kFresh);
   EXPECT_EQ(w.check(1010), ReplayVerdict::kDuplicate);
   w.accept(1009);
   w.accept(1010 + 63);  // 1009 and 1010 stay inside
   EXPECT_EQ(w.check(1010), ReplayVerdict::kDuplicate);
   EXPECT_EQ(w.check(1009), ReplayVerdict::kTooOld);
+}
+
+// A window of any width against the rule it implements, kept the obvious
+// way: every accepted number in a set. Numbers land around the highest so far
+// (ahead, inside, at the edge, below), and now and then far ahead.
+TEST(ReplayWindow, EveryWidthGivesTheVerdictsOfTheRule) {
+  for (const uint64_t width : {1U, 7U, 63U, 64U, 65U, 100U, 1000U}) {
+    nic::ReplayWindow w(width);
+    std::set<uint64_t> accepted;
+    uint64_t highest = 0;
+    Rng rng(width);
+    for (int step = 0; step < 20000; ++step) {
+      const uint64_t spread = 3 * width + 130;
+      const uint64_t around = highest + (rng.below(50) == 0 ? 5 * spread : 0);
+      const uint64_t low = around > spread / 2 ? around - spread / 2 : 0;
+      const uint64_t sequence = low + rng.below(spread);
+      ReplayVerdict expected = ReplayVerdict::kFresh;
+      if (!accepted.empty() && sequence <= highest) {
+        expected = highest - sequence >= width   ? ReplayVerdict::kTooOld
+                   : accepted.contains(sequence) ? ReplayVerdict::kDuplicate
+                                                 : ReplayVerdict::kFresh;
+      }
+      ASSERT_EQ(w.check(sequence), expected) << "width " << width << ", step " << step << ", number " << sequence;
+      if (expected == ReplayVerdict::kFresh && rng.below(4) != 0) {
+        w.accept(sequence);
+        accepted.insert(sequence);
+        highest = std::max(highest, sequence);
+      }
+    }
+  }
 }
 
 // ---- A card's receive path ----
@@ -186,7 +218,7 @@ TEST_F(CardReceive, DropsReplayedPacketsAndForgeriesDoNotMoveTheWindow) {
   // Genuine far ahead moves it; an old genuine packet is then too old.
   const network::Packet old = sealed(3);
   const auto old_copy = wire_bytes(old);
-  EXPECT_EQ(receiver_.receive(sealed(2 + nic::ReplayWindow::kWidth + 5), handle_), ReceiveVerdict::kDeliver);
+  EXPECT_EQ(receiver_.receive(sealed(2 + nic::ReplayWindow::kDefaultWidth + 5), handle_), ReceiveVerdict::kDeliver);
   put_wire_bytes(old, old_copy);
   EXPECT_EQ(receiver_.receive(old, handle_), ReceiveVerdict::kDropReplay);
   EXPECT_EQ(receiver_.stats().packets_dropped_replay, 2U);
