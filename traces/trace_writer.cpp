@@ -2,6 +2,7 @@
 
 #include <charconv>
 #include <cstring>
+#include <span>
 
 #include <boost/iostreams/filter/zlib.hpp>
 #include <boost/iostreams/filter/zstd.hpp>
@@ -53,6 +54,23 @@ void append_counts(std::string& line, const TraceEvent& e) {
     line += i == 0 ? ' ' : ',';
     line.append(number, std::to_chars(number, number + sizeof number, (*e.counts)[i]).ptr);
   }
+}
+
+// One instance per layout, as the reader's decode_arguments: the loop
+// unrolls into stores of fields and members known at compile time. Only the
+// arguments that format `version` has are written (the rest stay zero).
+template <ArgLayout kLayout>
+void encode_arguments(unsigned char* record, const TraceEvent& e, uint32_t version) {
+  static constexpr std::span<const TraceArg> kArgs = info(kLayout).args();
+  for (const TraceArg arg : kArgs) {
+    if (info(arg).since <= version) store(record, field_of(arg), argument(e, arg));
+  }
+}
+
+// A record of the binary encoding, zeroed: the fields an event does not use stay so.
+unsigned char* zeroed(unsigned char* record) {
+  std::memset(record, 0, BinaryRecordLayout::size);
+  return record;
 }
 
 // zlib writes the gzip wrapper itself when its window size is raised by 16 (zlib.h, deflateInit2). Boost's own
@@ -109,7 +127,6 @@ unsigned char* TraceWriter::append(size_t size) {
   if (block_used_ + size > block_.size()) write_block();
   if (size > block_.size()) block_.resize(size);
   unsigned char* at = block_.data() + block_used_;
-  std::memset(at, 0, size);
   block_used_ += size;
   return at;
 }
@@ -136,11 +153,17 @@ void TraceWriter::write_text(const TraceEvent& event) {
 // Only the op's own arguments are stored: the fields it does not use stay zero.
 void TraceWriter::write_binary(const TraceEvent& e) {
   using R = BinaryRecordLayout;
-  unsigned char* record = append(R::size);
+  unsigned char* record = zeroed(append(R::size));
   store(record, R::start, e.start_ns);
   store(record, R::end, e.end_ns);
   store(record, R::rank, e.rank);
-  for (const TraceArg arg : arguments(e.op, version_)) store(record, field_of(arg), argument(e, arg));
+  switch (info(e.op).layout) {
+#define TRACE_LAYOUT(Id, arg1, arg2, arg3, arg4, arg5, arg6) \
+  case ArgLayout::k##Id:                                     \
+    encode_arguments<ArgLayout::k##Id>(record, e, version_); \
+    break;
+#include "traces/trace_ops.def"
+  }
   store(record, R::op, static_cast<uint8_t>(e.op));
   if (has_counts(e.op)) write_counts_records(*e.counts);
 }
@@ -148,7 +171,7 @@ void TraceWriter::write_binary(const TraceEvent& e) {
 void TraceWriter::write_counts_records(const std::vector<uint32_t>& counts) {
   using C = BinaryCountsLayout;
   for (size_t from = 0; from < counts.size(); from += C::per_record) {
-    unsigned char* record = append(BinaryRecordLayout::size);
+    unsigned char* record = zeroed(append(BinaryRecordLayout::size));
     for (size_t i = 0; i < C::per_record && from + i < counts.size(); ++i) store(record, C::count(i), counts[from + i]);
     store(record, BinaryRecordLayout::op, kBinaryCountsOp);
   }
@@ -157,7 +180,7 @@ void TraceWriter::write_counts_records(const std::vector<uint32_t>& counts) {
 void TraceWriter::finish() {
   if (encoding_ == TraceEncoding::kBinary) {
     using R = BinaryRecordLayout;
-    unsigned char* record = append(R::size);
+    unsigned char* record = zeroed(append(R::size));
     store(record, R::bytes, events_);
     store(record, R::op, kBinaryTrailerOp);
   } else {

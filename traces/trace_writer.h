@@ -35,8 +35,8 @@ class TraceWriter {
   void write_text(const TraceEvent& event);
   void write_binary(const TraceEvent& event);
   void write_counts_records(const std::vector<uint32_t>& counts);
-  // `size` bytes at the end of the block being gathered, zeroed; the block
-  // is written out first when they would not fit.
+  // Room for `size` bytes at the end of the block being gathered, which is
+  // written out first when they would not fit.
   unsigned char* append(size_t size);
   void append(const char* data, size_t size);
   void write_block();
