@@ -568,19 +568,6 @@ void TraceReader::decode_record(const unsigned char* record, TraceEvent& event) 
     break;
 #include "traces/trace_ops.def"
   }
-  check_arguments_of_version(event);
-}
-
-// A binary record has a place for every argument; those the trace's version
-// does not have must be zero.
-void TraceReader::check_arguments_of_version(const TraceEvent& event) const {
-  const auto all = arguments(event.op);
-  for (const TraceArg arg : all.subspan(arguments(event.op, binary_version_).size())) {
-    if (argument(event, arg) != 0) {
-      fail(std::string(info(arg).name), "must be 0 in a version-" + std::to_string(binary_version_) +
-                                            " trace (it came with version " + std::to_string(info(arg).since) + ")");
-    }
-  }
 }
 
 // One instance per layout, so that the loops unroll into loads of fields
@@ -610,6 +597,14 @@ void TraceReader::decode_arguments(const unsigned char* record, TraceEvent& even
            std::to_string(value) + " is out of range (at most " + std::to_string(about.max) + ")");
     }
     set_argument(event, arg, value);
+  }
+  // A binary record has a place for every argument; those the trace's
+  // version does not have must be zero.
+  for (const TraceArg arg : kArgs) {
+    if (info(arg).since > binary_version_ && argument(event, arg) != 0) {
+      fail(std::string(info(arg).name), "must be 0 in a version-" + std::to_string(binary_version_) +
+                                            " trace (it came with version " + std::to_string(info(arg).since) + ")");
+    }
   }
 }
 

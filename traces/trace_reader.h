@@ -76,7 +76,6 @@ class TraceReader {
   const unsigned char* next_record();
   void read_counts_records(TraceEvent& event);
   void decode_record(const unsigned char* record, TraceEvent& event);
-  void check_arguments_of_version(const TraceEvent& event) const;
   template <ArgLayout kLayout>
   void decode_arguments(const unsigned char* record, TraceEvent& event);
   void check_event(const TraceEvent& event);

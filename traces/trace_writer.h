@@ -35,6 +35,11 @@ class TraceWriter {
   void write_text(const TraceEvent& event);
   void write_binary(const TraceEvent& event);
   void write_counts_records(const std::vector<uint32_t>& counts);
+  // Room for `size` bytes at the end of the block being gathered, which is
+  // written out first when they would not fit.
+  unsigned char* append(size_t size);
+  void append(const char* data, size_t size);
+  void write_block();
 
   AtomicFile file_;
   boost::iostreams::filtering_ostream compressor_;  // only when compressed: else its buffer would copy every write
@@ -42,6 +47,10 @@ class TraceWriter {
   TraceEncoding encoding_;
   uint32_t version_;  // the header's written_version(): which arguments the events carry
   uint64_t events_ = 0;
+  // Events are gathered into blocks and each block written at once: a
+  // stream write per event cost as much as encoding it.
+  std::vector<unsigned char> block_;
+  size_t block_used_ = 0;
 };
 
 // The text line of one event as format `version` writes it, without its '\n'

@@ -38,9 +38,9 @@ std::string op_name(TraceOp op) { return std::string(name(op)); }
 
 // Its START and rank are final here, and no earlier than the START of any
 // event its rank placed before; its size may still wait for a match.
-void ImportBuilder::place(PendingPtr pending) {
-  const TraceEvent& e = pending->event;
-  placed_.push(e.rank, e.start_ns, std::move(pending));
+void ImportBuilder::place(PendingId pending) {
+  const TraceEvent& e = event(pending);
+  placed_.push(e.rank, e.start_ns, pending);
 }
 
 ImportBuilder::ImportBuilder(std::string source, uint32_t processes, std::map<uint32_t, std::vector<uint32_t>> comms,
@@ -113,13 +113,14 @@ void ImportBuilder::moves_nothing(WorldRank rank) { in_call(rank, "call").moves_
 
 // The compute gap of rank R from where its last call ended to UNTIL_NS, with
 // its CPU time where the source recorded the CPU clock at both ends.
-ImportBuilder::PendingPtr ImportBuilder::compute_event(RankState& r, uint32_t world_rank, uint64_t until_ns) {
-  PendingPtr compute = new_event(r, TraceOp::kCompute);
-  compute->event.rank = world_rank;
-  compute->event.start_ns = *r.compute_from;
-  compute->event.end_ns = until_ns;
-  if (r.cpu_from && r.call_cpu && *r.call_cpu > *r.cpu_from) compute->event.cpu_ns = *r.call_cpu - *r.cpu_from;
-  return compute;
+ImportBuilder::PendingId ImportBuilder::compute_event(RankState& r, uint32_t world_rank, uint64_t until_ns) {
+  const PendingId id = new_event(TraceOp::kCompute);
+  TraceEvent& compute = event(id);
+  compute.rank = world_rank;
+  compute.start_ns = *r.compute_from;
+  compute.end_ns = until_ns;
+  if (r.cpu_from && r.call_cpu && *r.call_cpu > *r.cpu_from) compute.cpu_ns = *r.call_cpu - *r.cpu_from;
+  return id;
 }
 
 void ImportBuilder::leave_call(WorldRank rank, uint64_t time_ns, std::optional<uint64_t> cpu_ns) {
@@ -139,7 +140,7 @@ void ImportBuilder::leave_call(WorldRank rank, uint64_t time_ns, std::optional<u
   r.in_call = false;
   if (r.call == "MPI_Finalize" && completions_unrecorded_ && !r.requests.empty()) {
     complete_every_open_request(r);  // completed by calls that recorded none: no later than here
-    for (Action& action : r.actions) action.event->event.rank = rank.value();
+    for (const Action& action : r.actions) event(action.event).rank = rank.value();
     place_call_events(r, r.call_start);
     r.finished = true;
     return;
@@ -160,7 +161,7 @@ void ImportBuilder::leave_call(WorldRank rank, uint64_t time_ns, std::optional<u
     if (!r.moves_nothing) count_call_without_events(r);
     return;
   }
-  for (Action& action : r.actions) action.event->event.rank = rank.value();
+  for (const Action& action : r.actions) event(action.event).rank = rank.value();
   place_call_events(r, time_ns);
   r.compute_from = time_ns;
   r.cpu_from = cpu_ns;
@@ -182,11 +183,11 @@ void ImportBuilder::set_message(TraceEvent& event, WorldRank peer, uint64_t byte
   event.comm = comm.value();
 }
 
-ImportBuilder::PendingPtr ImportBuilder::new_event(RankState&, TraceOp op) {
-  auto pending = std::allocate_shared<Pending>(std::pmr::polymorphic_allocator<Pending>(&event_memory_));
-  pending->event.op = op;
-  pending->event.rank = where_rank_.value();
-  return pending;
+ImportBuilder::PendingId ImportBuilder::new_event(TraceOp op) {
+  const PendingId id = pending_.acquire();
+  event(id).op = op;
+  event(id).rank = where_rank_.value();
+  return id;
 }
 
 uint32_t ImportBuilder::name_request(RankState& rank) {
@@ -201,7 +202,7 @@ uint32_t ImportBuilder::name_request(RankState& rank) {
 void ImportBuilder::place_call_events(RankState& r, uint64_t leave_ns) {
   const uint64_t enter_ns = r.call_start;
   if (r.compute_from && enter_ns > *r.compute_from) {
-    place(compute_event(r, r.actions.front().event->event.rank, enter_ns));
+    place(compute_event(r, event(r.actions.front().event).rank, enter_ns));
   }
   const auto is_blocking = [](const Action& a) { return a.kind == Action::Kind::kBlocks; };
   const auto blocking = static_cast<size_t>(std::count_if(r.actions.begin(), r.actions.end(), is_blocking));
@@ -209,47 +210,49 @@ void ImportBuilder::place_call_events(RankState& r, uint64_t leave_ns) {
   // (MPI_Sendrecv) posts its receive and its send at once and waits for both,
   // so that two ranks exchanging large messages do not wait for each other's
   // receive in the replay.
-  const bool sendrecv = blocking == 2 && r.actions.size() == 2 && r.actions[0].event->event.op == TraceOp::kSend &&
-                        r.actions[1].event->event.op == TraceOp::kRecv;
+  const bool sendrecv = blocking == 2 && r.actions.size() == 2 && event(r.actions[0].event).op == TraceOp::kSend &&
+                        event(r.actions[1].event).op == TraceOp::kRecv;
   if (sendrecv) {
-    PendingPtr send = r.actions[0].event;
-    PendingPtr recv = r.actions[1].event;
-    recv->event.op = TraceOp::kIrecv;
-    recv->event.request = name_request(r);
-    send->event.op = TraceOp::kIsend;
-    send->event.request = name_request(r);
+    const PendingId send = r.actions[0].event;
+    const PendingId recv = r.actions[1].event;
+    event(recv).op = TraceOp::kIrecv;
+    event(recv).request = name_request(r);
+    event(send).op = TraceOp::kIsend;
+    event(send).request = name_request(r);
     uint64_t at = enter_ns;
-    for (const PendingPtr& p : {recv, send}) {
-      p->event.start_ns = p->event.end_ns = enter_ns;
+    for (const PendingId p : {recv, send}) {
+      event(p).start_ns = event(p).end_ns = enter_ns;
       place(p);
     }
-    for (const PendingPtr& p : {recv, send}) {
-      PendingPtr wait = new_event(r, TraceOp::kWait);
-      wait->event.rank = p->event.rank;
-      wait->event.request = p->event.request;
-      wait->event.start_ns = at;
-      wait->event.end_ns = leave_ns;
+    for (const PendingId p : {recv, send}) {
+      const PendingId wait = new_event(TraceOp::kWait);
+      event(wait).rank = event(p).rank;
+      event(wait).request = event(p).request;
+      event(wait).start_ns = at;
+      event(wait).end_ns = leave_ns;
       at = leave_ns;
-      place(std::move(wait));
+      place(wait);
     }
-    for (const PendingPtr& p : {recv, send}) r.free_names.push_back(p->event.request);
+    for (const PendingId p : {recv, send}) r.free_names.push_back(event(p).request);
     return;
   }
   // Opening actions take the call's time when nothing blocks it; else they
   // happen as it begins and the first blocking one spans it (a waitall is
   // one wait per request, the first spanning the call).
   uint64_t at = enter_ns;
-  for (Action& action : r.actions) {
+  for (const Action& action : r.actions) {
     if (is_blocking(action)) continue;
-    action.event->event.start_ns = at;
-    action.event->event.end_ns = blocking > 0 ? enter_ns : leave_ns;
-    at = action.event->event.end_ns;
+    TraceEvent& opening = event(action.event);
+    opening.start_ns = at;
+    opening.end_ns = blocking > 0 ? enter_ns : leave_ns;
+    at = opening.end_ns;
     place(action.event);
   }
-  for (Action& action : r.actions) {
+  for (const Action& action : r.actions) {
     if (!is_blocking(action)) continue;
-    action.event->event.start_ns = at;
-    action.event->event.end_ns = leave_ns;
+    TraceEvent& blocking_event = event(action.event);
+    blocking_event.start_ns = at;
+    blocking_event.end_ns = leave_ns;
     at = leave_ns;
     place(action.event);
   }
@@ -278,8 +281,8 @@ void ImportBuilder::note_send(WorldRank rank, WorldRank peer, uint64_t bytes, ui
     auto& [receive_ns, sized_by_send] = early->second.front();
     note_lag(rank.value(), peer.value(), send_ns, receive_ns);
     if (sized_by_send) {
-      sized_by_send->event.bytes = fits_u32(bytes, "bytes");
-      sized_by_send->ready = true;
+      event(*sized_by_send).bytes = fits_u32(bytes, "bytes");
+      pending_[*sized_by_send].ready = true;
     }
     early->second.pop_front();
     if (early->second.empty()) early_receives_.erase(early);
@@ -288,7 +291,7 @@ void ImportBuilder::note_send(WorldRank rank, WorldRank peer, uint64_t bytes, ui
   auto& awaiting = awaiting_send_[peer.value()];
   if (!awaiting.empty()) {
     reading_order_mattered_ = true;
-    fill_unrecorded_receive(*awaiting.front().first, rank.value(), bytes, tag, comm.value(), kOnlySendRepair);
+    fill_unrecorded_receive(awaiting.front().first, rank.value(), bytes, tag, comm.value(), kOnlySendRepair);
     note_lag(rank.value(), peer.value(), send_ns, awaiting.front().second);
     awaiting.pop_front();
     return;
@@ -309,9 +312,9 @@ void ImportBuilder::send(WorldRank rank, WorldRank peer, uint64_t bytes, uint32_
   RankState& r = in_call(rank, "send");
   check_member(comm, rank, "communicator");
   check_member(comm, peer, "receiver");
-  PendingPtr event = new_event(r, TraceOp::kSend);
-  set_message(event->event, peer, bytes, tag, comm);
-  r.actions.push_back({Action::Kind::kBlocks, event});
+  const PendingId id = new_event(TraceOp::kSend);
+  set_message(event(id), peer, bytes, tag, comm);
+  r.actions.push_back({Action::Kind::kBlocks, id});
   note_send(rank, peer, bytes, tag, comm);
 }
 
@@ -321,12 +324,13 @@ void ImportBuilder::isend(WorldRank rank, WorldRank peer, uint64_t bytes, uint32
   check_member(comm, rank, "communicator");
   check_member(comm, peer, "receiver");
   const std::optional<uint32_t> reused = complete_reused_request(r, request);
-  PendingPtr event = new_event(r, TraceOp::kIsend);
-  set_message(event->event, peer, bytes, tag, comm);
-  event->event.request = name_request(r);
+  const PendingId id = new_event(TraceOp::kIsend);
+  set_message(event(id), peer, bytes, tag, comm);
+  const uint32_t name = name_request(r);
+  event(id).request = name;
   if (reused) r.free_names.push_back(*reused);
-  r.requests[request.value()] = {event->event.request, event, false, true, where_record_};
-  r.actions.push_back({Action::Kind::kOpens, event});
+  r.requests[request.value()] = {name, PendingId::none(), false, true, where_record_};
+  r.actions.push_back({Action::Kind::kOpens, id});
   note_send(rank, peer, bytes, tag, comm);
 }
 
@@ -335,8 +339,8 @@ void ImportBuilder::complete_request(RankState& r, SourceRequest request, const 
   if (found == r.requests.end()) {
     fail(field, "request " + std::to_string(request.value()) + " completes but was never started");
   }
-  PendingPtr wait = new_event(r, TraceOp::kWait);
-  wait->event.request = found->second.name;
+  const PendingId wait = new_event(TraceOp::kWait);
+  event(wait).request = found->second.name;
   r.actions.push_back({Action::Kind::kBlocks, wait});
   if (free_name) r.free_names.push_back(found->second.name);
   r.requests.erase(found);
@@ -351,8 +355,8 @@ void ImportBuilder::send_completed(WorldRank rank, SourceRequest request) {
   complete_request(r, request, "request");
 }
 
-void ImportBuilder::match_receive(const PendingPtr& pending, bool size_from_send) {
-  TraceEvent& receive = pending->event;
+void ImportBuilder::match_receive(PendingId pending, bool size_from_send) {
+  TraceEvent& receive = event(pending);
   const uint32_t me = receive.rank;
   auto& inbox = inbox_[me];
   const auto exact = inbox.find({receive.peer, receive.tag, receive.comm});
@@ -390,9 +394,9 @@ void ImportBuilder::match_receive(const PendingPtr& pending, bool size_from_send
     return;
   }
   // Its send is yet to be read; a receive sized by its send waits for it.
-  if (size_from_send) pending->ready = false;
-  early_receives_[{me, receive.peer, receive.tag, receive.comm}].emplace_back(record_ns_,
-                                                                              size_from_send ? pending : nullptr);
+  if (size_from_send) pending_[pending].ready = false;
+  early_receives_[{me, receive.peer, receive.tag, receive.comm}].emplace_back(
+      record_ns_, size_from_send ? std::optional(pending) : std::nullopt);
 }
 
 void ImportBuilder::recv(WorldRank rank, WorldRank peer, uint64_t bytes, uint32_t tag, TraceComm comm, bool posted_any,
@@ -400,22 +404,23 @@ void ImportBuilder::recv(WorldRank rank, WorldRank peer, uint64_t bytes, uint32_
   RankState& r = in_call(rank, "receive");
   check_member(comm, rank, "communicator");
   check_member(comm, peer, "sender");
-  PendingPtr event = new_event(r, TraceOp::kRecv);
-  set_message(event->event, peer, bytes, tag, comm);
-  event->event.posted = posted_any ? 1 : 0;
-  match_receive(event, size_from_send);
-  r.actions.push_back({Action::Kind::kBlocks, event});
+  const PendingId id = new_event(TraceOp::kRecv);
+  set_message(event(id), peer, bytes, tag, comm);
+  event(id).posted = posted_any ? 1 : 0;
+  match_receive(id, size_from_send);
+  r.actions.push_back({Action::Kind::kBlocks, id});
 }
 
 void ImportBuilder::irecv_posted(WorldRank rank, SourceRequest request) {
   RankState& r = in_call(rank, "receive request");
   const std::optional<uint32_t> reused = complete_reused_request(r, request);
-  PendingPtr event = new_event(r, TraceOp::kIrecv);
-  event->ready = false;  // its sender, tag and size come with its completion
-  event->event.request = name_request(r);
+  const PendingId id = new_event(TraceOp::kIrecv);
+  pending_[id].ready = false;  // its sender, tag and size come with its completion
+  const uint32_t name = name_request(r);
+  event(id).request = name;
   if (reused) r.free_names.push_back(*reused);
-  r.requests[request.value()] = {event->event.request, event, true, false, where_record_};
-  r.actions.push_back({Action::Kind::kOpens, event});
+  r.requests[request.value()] = {name, id, true, false, where_record_};
+  r.actions.push_back({Action::Kind::kOpens, id});
 }
 
 void ImportBuilder::irecv_completed(WorldRank rank, WorldRank peer, uint64_t bytes, uint32_t tag, TraceComm comm,
@@ -427,11 +432,12 @@ void ImportBuilder::irecv_completed(WorldRank rank, WorldRank peer, uint64_t byt
   if (found == r.requests.end() || !found->second.receive) {
     fail("request", "receive request " + std::to_string(request.value()) + " completes but was never posted");
   }
-  TraceEvent& irecv = found->second.event->event;
+  const PendingId id = found->second.irecv;
+  TraceEvent& irecv = event(id);
   set_message(irecv, peer, bytes, tag, comm);
   irecv.posted = posted_any ? 1 : 0;
-  found->second.event->ready = true;
-  match_receive(found->second.event, size_from_send);
+  pending_[id].ready = true;
+  match_receive(id, size_from_send);
   complete_request(r, request, "request");
 }
 
@@ -445,7 +451,7 @@ bool ImportBuilder::reconstruct_unrecorded_receive(RankState& r) {
   if (r.requests.size() != 1 || !r.requests.begin()->second.receive) return false;
   auto& inbox = inbox_[where_rank_.value()];
   if (inbox.size() > 1 || (inbox.size() == 1 && inbox.begin()->second.size() != 1)) return false;
-  const PendingPtr irecv = r.requests.begin()->second.event;
+  const PendingId irecv = r.requests.begin()->second.irecv;
   complete_request(r, SourceRequest(r.requests.begin()->first), "request");
   reading_order_mattered_ = true;
   if (inbox.empty()) {
@@ -454,7 +460,7 @@ bool ImportBuilder::reconstruct_unrecorded_receive(RankState& r) {
   }
   const auto [sender, tag, comm] = inbox.begin()->first;
   const InFlight& send = inbox.begin()->second.front();
-  fill_unrecorded_receive(*irecv, sender, send.bytes, tag, comm, kOnlySendRepair);
+  fill_unrecorded_receive(irecv, sender, send.bytes, tag, comm, kOnlySendRepair);
   note_lag(sender, where_rank_.value(), send.send_ns, record_ns_);
   inbox.clear();
   return true;
@@ -475,7 +481,7 @@ void ImportBuilder::complete_every_open_request(RankState& r) {
   for (const auto& [record, request] : open) {
     const OpenRequest state = r.requests.at(request);
     complete_request(r, SourceRequest(request), "request");
-    if (state.receive && !state.event->ready) take_earliest_send(state.event);
+    if (state.receive && !pending_[state.irecv].ready) take_earliest_send(state.irecv);
   }
   ++tally_.repairs["completions missing under " + r.call +
                    " (the source records none): every open request completed by it"];
@@ -492,14 +498,14 @@ std::optional<uint32_t> ImportBuilder::complete_reused_request(RankState& r, Sou
   if (!completions_unrecorded_) fail("request", "request " + std::to_string(request.value()) + " is already open");
   const OpenRequest open = found->second;
   complete_request(r, request, "request", false);
-  if (open.receive && !open.event->ready) take_earliest_send(open.event);
+  if (open.receive && !pending_[open.irecv].ready) take_earliest_send(open.irecv);
   ++tally_.repairs
         ["request started again while open (the source records no completions under MPI_Waitany, "
          "MPI_Testall, ...): completed where it is reused"];
   return open.name;
 }
 
-void ImportBuilder::take_earliest_send(const PendingPtr& irecv) {
+void ImportBuilder::take_earliest_send(PendingId irecv) {
   reading_order_mattered_ = true;
   auto& inbox = inbox_[where_rank_.value()];
   if (inbox.empty()) {
@@ -511,19 +517,20 @@ void ImportBuilder::take_earliest_send(const PendingPtr& irecv) {
   });
   const auto [sender, tag, comm] = earliest->first;
   const InFlight send = earliest->second.front();
-  fill_unrecorded_receive(*irecv, sender, send.bytes, tag, comm, kEarliestSendRepair);
+  fill_unrecorded_receive(irecv, sender, send.bytes, tag, comm, kEarliestSendRepair);
   note_lag(sender, where_rank_.value(), send.send_ns, record_ns_);
   earliest->second.pop_front();
   if (earliest->second.empty()) inbox.erase(earliest);
 }
 
-void ImportBuilder::fill_unrecorded_receive(Pending& irecv, uint32_t sender, uint64_t bytes, uint32_t tag,
+void ImportBuilder::fill_unrecorded_receive(PendingId irecv, uint32_t sender, uint64_t bytes, uint32_t tag,
                                             uint32_t comm, const char* repair) {
-  irecv.event.peer = sender;
-  irecv.event.bytes = bytes;
-  irecv.event.tag = tag;
-  irecv.event.comm = comm;
-  irecv.ready = true;
+  TraceEvent& receive = event(irecv);
+  receive.peer = sender;
+  receive.bytes = bytes;
+  receive.tag = tag;
+  receive.comm = comm;
+  pending_[irecv].ready = true;
   ++tally_.repairs[repair];
 }
 
@@ -532,8 +539,8 @@ void ImportBuilder::request_cancelled(WorldRank rank, SourceRequest request) {
   const auto found = r.requests.find(request.value());
   if (found == r.requests.end()) fail("request", "request " + std::to_string(request.value()) + " was never started");
   if (!found->second.receive) fail("request", "a cancelled send cannot be expressed in the ibsec format");
-  found->second.event->dropped = true;
-  found->second.event->ready = true;
+  pending_[found->second.irecv].dropped = true;
+  pending_[found->second.irecv].ready = true;
   ++tally_.repairs["cancelled receive request left out"];
   r.free_names.push_back(found->second.name);
   r.requests.erase(found);
@@ -545,12 +552,12 @@ void ImportBuilder::collective(WorldRank rank, TraceOp op, TraceComm comm, std::
   check_member(comm, rank, "communicator");
   if (has_root(op) != root.has_value()) fail("root", op_name(op) + (root ? " takes no root" : " needs a root"));
   if (root) check_member(comm, *root, "root");
-  PendingPtr event = new_event(r, op);
-  event->ready = false;  // sized once every member has called it
-  event->event.comm = comm.value();
-  if (root) event->event.root = root->value();
-  r.actions.push_back({Action::Kind::kBlocks, event});
-  join_collective(r, event, comm, root, sent, received);
+  const PendingId id = new_event(op);
+  pending_[id].ready = false;  // sized once every member has called it
+  event(id).comm = comm.value();
+  if (root) event(id).root = root->value();
+  r.actions.push_back({Action::Kind::kBlocks, id});
+  join_collective(r, id, comm, root, sent, received);
 }
 
 void ImportBuilder::alltoallv(WorldRank rank, TraceComm comm, std::vector<uint64_t> sent_to_each) {
@@ -560,23 +567,23 @@ void ImportBuilder::alltoallv(WorldRank rank, TraceComm comm, std::vector<uint64
     fail("sendcounts", std::to_string(sent_to_each.size()) + " counts for a communicator of " +
                            std::to_string(comms_.at(comm.value()).size()) + " members");
   }
-  PendingPtr event = new_event(r, TraceOp::kAlltoallv);
-  event->ready = false;
-  event->event.comm = comm.value();
-  r.actions.push_back({Action::Kind::kBlocks, event});
+  const PendingId id = new_event(TraceOp::kAlltoallv);
+  pending_[id].ready = false;
+  event(id).comm = comm.value();
+  r.actions.push_back({Action::Kind::kBlocks, id});
   const uint64_t sent = std::accumulate(sent_to_each.begin(), sent_to_each.end(), uint64_t{0});
-  join_collective(r, event, comm, std::nullopt, sent, 0,
+  join_collective(r, id, comm, std::nullopt, sent, 0,
                   std::make_shared<const std::vector<uint64_t>>(std::move(sent_to_each)));
 }
 
-void ImportBuilder::join_collective(RankState& r, const PendingPtr& event, TraceComm comm,
-                                    std::optional<WorldRank> root, uint64_t sent, uint64_t received,
+void ImportBuilder::join_collective(RankState& r, PendingId id, TraceComm comm, std::optional<WorldRank> root,
+                                    uint64_t sent, uint64_t received,
                                     std::shared_ptr<const std::vector<uint64_t>> sent_to_each) {
   const uint64_t sequence = r.collectives_called[comm.value()]++;
   const auto& members = comms_.at(comm.value());
   auto [it, fresh] = collectives_.try_emplace({comm.value(), sequence});
   CollectiveInstance& instance = it->second;
-  const TraceOp op = event->event.op;
+  const TraceOp op = event(id).op;
   const std::optional<uint32_t> root_rank = root ? std::optional(root->value()) : std::nullopt;
   if (fresh) {
     instance.op = op;
@@ -590,8 +597,8 @@ void ImportBuilder::join_collective(RankState& r, const PendingPtr& event, Trace
     fail("root", "collective #" + std::to_string(sequence) + " (" + op_name(op) + ") on communicator " +
                      std::to_string(comm.value()) + " has another root on another member");
   }
-  const uint32_t position = position_.at(comm.value()).at(event->event.rank);
-  instance.members[position] = CollectiveInstance::Member{event, sent, received, std::move(sent_to_each)};
+  const uint32_t position = position_.at(comm.value()).at(event(id).rank);
+  instance.members[position] = CollectiveInstance::Member{id, sent, received, std::move(sent_to_each)};
   if (++instance.arrived < members.size()) return;
   size_collective(instance, comm.value());
   collectives_.erase(it);
@@ -629,13 +636,13 @@ void ImportBuilder::size_collective(CollectiveInstance& instance, uint32_t comm)
     case TraceOp::kAlltoallv:
       if (std::all_of(instance.members.begin(), instance.members.end(),
                       [](const auto& m) { return m->sent_to_each; })) {
-        for (auto& m : instance.members) set_counts(m->event->event, by_position(*m->sent_to_each));
+        for (auto& m : instance.members) set_counts(event(m->event), by_position(*m->sent_to_each));
         break;
       }
       for (size_t i = 0; i < n; ++i) {
         std::vector<uint64_t> spread(n, sent[i] / n);
         for (size_t j = 0; j < sent[i] % n; ++j) ++spread[j];
-        set_counts(instance.members[i]->event->event, by_position(spread));
+        set_counts(event(instance.members[i]->event), by_position(spread));
       }
       tally_.repairs
           ["alltoallv per-member counts are not in OTF2: each caller's bytes spread evenly over the members (an "
@@ -644,14 +651,14 @@ void ImportBuilder::size_collective(CollectiveInstance& instance, uint32_t comm)
     case TraceOp::kAllgatherv:
     case TraceOp::kReduceScatter: {
       const auto counts = by_position(instance.op == TraceOp::kAllgatherv ? sent : received);
-      for (auto& m : instance.members) set_counts(m->event->event, counts);
+      for (auto& m : instance.members) set_counts(event(m->event), counts);
       break;
     }
     case TraceOp::kGatherv:
     case TraceOp::kScatterv: {
       const auto& parts = instance.op == TraceOp::kGatherv ? sent : received;
       for (size_t i = 0; i < n; ++i) {
-        set_counts(instance.members[i]->event->event,
+        set_counts(event(instance.members[i]->event),
                    i == root_position ? by_position(parts) : own_part_only(i, parts));
       }
       break;
@@ -664,10 +671,10 @@ void ImportBuilder::size_collective(CollectiveInstance& instance, uint32_t comm)
       const auto [low, high] = std::minmax_element(sizes.begin(), sizes.end());
       if (*low != *high) ++tally_.repairs[op_name(instance.op) + " sizes differ between members: the largest taken"];
       const uint32_t bytes = fits_u32(*high, "bytes");
-      for (auto& m : instance.members) m->event->event.bytes = bytes;
+      for (auto& m : instance.members) event(m->event).bytes = bytes;
     }
   }
-  for (auto& m : instance.members) m->event->ready = true;
+  for (auto& m : instance.members) pending_[m->event].ready = true;
   tally_.collective_calls += n;
 }
 
@@ -683,7 +690,8 @@ uint64_t ImportBuilder::watermark() const {
 
 void ImportBuilder::flush(uint64_t watermark) {
   while (!placed_.empty()) {
-    const Pending& next = *placed_.next();
+    const PendingId id = placed_.next();
+    const Pending& next = pending_[id];
     if (placed_.next_start() >= watermark || !next.ready) return;
     if (!next.dropped) {
       if (is_send(next.event.op)) {
@@ -693,6 +701,7 @@ void ImportBuilder::flush(uint64_t watermark) {
       sink_(next.event);
     }
     placed_.pop();
+    pending_.release(id);
   }
 }
 

@@ -21,7 +21,6 @@
 #include <functional>
 #include <map>
 #include <memory>
-#include <memory_resource>
 #include <optional>
 #include <queue>
 #include <string>
@@ -29,6 +28,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "core/slot_pool.h"
 #include "core/types.h"
 #include "traces/import/rank_queues.h"
 #include "traces/trace_error.h"
@@ -138,27 +138,34 @@ class ImportBuilder {
   [[noreturn]] void fail(const std::string& field, const std::string& problem) const;
 
  private:
-  // An event being made. It enters the order heap when its call is left and
-  // leaves it, in START order, once it is ready: a receive request waits for
-  // its completion to know its sender, a collective for every member's sizes.
+  // An event being made. It enters the order queues when its call is left
+  // and leaves them, in START order, once it is ready: a receive request
+  // waits for its completion to know its sender, a collective for every
+  // member's sizes.
   struct Pending {
     TraceEvent event;
     bool ready = true;
     bool dropped = false;  // a cancelled request: never written
   };
+  // An event being made, in pending_. Its slot is released once the event
+  // is handed on (flush), so a handle is followed only while the event
+  // cannot have been handed on yet: until its call is left, or while it is
+  // not ready (the receives and collectives that wait for a match keep
+  // their handles only until then).
+  using PendingId = StrongId<struct PendingTag, uint32_t>;
 
   // What the open call did, in order. Opening actions (isend, irecv) start a
   // request; the others block the call until they are done.
-  using PendingPtr = std::shared_ptr<Pending>;
-
   struct Action {
     enum class Kind : uint8_t { kOpens, kBlocks } kind;
-    PendingPtr event;
+    PendingId event;
   };
 
   struct OpenRequest {
     uint32_t name = 0;  // the ibsec request number
-    PendingPtr event;   // the isend or irecv that opened it
+    // The irecv that opened it, not ready until it completes; none for a
+    // send, whose isend may be handed on while the request is open.
+    PendingId irecv = PendingId::none();
     bool receive = false;
     bool recorded = false;  // a receive whose sender and size the source gave
     uint64_t record_index = 0;
@@ -187,7 +194,7 @@ class ImportBuilder {
     TraceOp op = TraceOp::kBarrier;
     std::optional<uint32_t> root;
     struct Member {
-      PendingPtr event;
+      PendingId event;
       uint64_t sent = 0;
       uint64_t received = 0;
       std::shared_ptr<const std::vector<uint64_t>> sent_to_each;  // alltoallv, where the source gives it
@@ -198,7 +205,9 @@ class ImportBuilder {
 
   RankState& state(WorldRank rank);
   RankState& in_call(WorldRank rank, const char* what);
-  PendingPtr new_event(RankState& rank, TraceOp op);
+  PendingId new_event(TraceOp op);
+  // Valid until the next new_event, which may move every event being made.
+  TraceEvent& event(PendingId id) { return pending_[id].event; }
   void set_message(TraceEvent& event, WorldRank peer, uint64_t bytes, uint32_t tag, TraceComm comm) const;
   uint32_t name_request(RankState& rank);
   void check_member(TraceComm comm, WorldRank rank, const char* field) const;
@@ -207,29 +216,27 @@ class ImportBuilder {
   void place_call_events(RankState& rank, uint64_t leave_ns);
   void note_send(WorldRank rank, WorldRank peer, uint64_t bytes, uint32_t tag, TraceComm comm);
   void note_lag(uint32_t sender, uint32_t receiver, uint64_t send_ns, uint64_t receive_ns);
-  void match_receive(const PendingPtr& receive, bool size_from_send);
+  void match_receive(PendingId receive, bool size_from_send);
   bool reconstruct_unrecorded_receive(RankState& rank);
   void complete_every_open_request(RankState& rank);
-  void take_earliest_send(const PendingPtr& irecv);
-  void fill_unrecorded_receive(Pending& irecv, uint32_t sender, uint64_t bytes, uint32_t tag, uint32_t comm,
+  void take_earliest_send(PendingId irecv);
+  void fill_unrecorded_receive(PendingId irecv, uint32_t sender, uint64_t bytes, uint32_t tag, uint32_t comm,
                                const char* repair);
   void complete_request(RankState& rank, SourceRequest request, const char* field, bool free_name = true);
   std::optional<uint32_t> complete_reused_request(RankState& rank, SourceRequest request);
   void count_call_without_events(const RankState& rank);
-  void join_collective(RankState& rank, const PendingPtr& event, TraceComm comm, std::optional<WorldRank> root,
-                       uint64_t sent, uint64_t received,
-                       std::shared_ptr<const std::vector<uint64_t>> sent_to_each = nullptr);
-  PendingPtr compute_event(RankState& rank, uint32_t world_rank, uint64_t until_ns);
+  void join_collective(RankState& rank, PendingId id, TraceComm comm, std::optional<WorldRank> root, uint64_t sent,
+                       uint64_t received, std::shared_ptr<const std::vector<uint64_t>> sent_to_each = nullptr);
+  PendingId compute_event(RankState& rank, uint32_t world_rank, uint64_t until_ns);
   void size_collective(CollectiveInstance& instance, uint32_t comm);
 
   void flush(uint64_t watermark);
   [[nodiscard]] uint64_t watermark() const;
   void refuse_what_is_open();
 
-  // Every event being made is allocated here: one per event imported, freed
-  // in the order they were made, which a pool serves without the general
-  // allocator. First among the members, so that it outlives every event.
-  std::pmr::unsynchronized_pool_resource event_memory_;
+  // Every event being made: a slot each while it is in flight, reused once
+  // it is handed on, so that making an event allocates nothing.
+  SlotPool<Pending, PendingId> pending_;
   std::string source_;
   uint32_t processes_;
   std::map<uint32_t, std::vector<uint32_t>> comms_;
@@ -245,8 +252,8 @@ class ImportBuilder {
   // rank places its events in START order, so they wait in a queue per
   // rank, and a heap of the queues' first events (START, rank) says which
   // goes next: a few ranks to order, not every event in flight.
-  void place(PendingPtr pending);
-  RankQueues<PendingPtr> placed_;
+  void place(PendingId pending);
+  RankQueues<PendingId> placed_;
   uint64_t events_since_flush_ = 0;
 
   struct InFlight {
@@ -258,11 +265,12 @@ class ImportBuilder {
   // Receives read before their send (a skewed clock, or a receive posted
   // before its send began), by (receiver, sender, tag, comm): when each was
   // recorded, and the receive itself where its size is its send's.
-  std::map<std::tuple<uint32_t, uint32_t, uint32_t, uint32_t>, std::deque<std::pair<uint64_t, PendingPtr>>>
+  std::map<std::tuple<uint32_t, uint32_t, uint32_t, uint32_t>,
+           std::deque<std::pair<uint64_t, std::optional<PendingId>>>>
       early_receives_;
   // Receives completed without a record whose send is still to be read, by
   // receiver, with when their wait ended.
-  std::map<uint32_t, std::deque<std::pair<PendingPtr, uint64_t>>> awaiting_send_;
+  std::map<uint32_t, std::deque<std::pair<PendingId, uint64_t>>> awaiting_send_;
   ClockLags lags_;
   std::map<std::pair<uint32_t, uint64_t>, CollectiveInstance> collectives_;  // (comm, sequence number)
   ImportTally tally_;

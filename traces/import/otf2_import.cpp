@@ -164,8 +164,12 @@ struct Otf2Source::State {
 
   // Events.
   ImportBuilder* builder = nullptr;
-  std::unordered_map<uint64_t, OTF2_EvtReader*> event_readers;
-  std::unordered_map<uint64_t, uint64_t> last_time;
+  // Each world rank's reading: looked up once per record, by its rank.
+  struct RankReading {
+    OTF2_EvtReader* events = nullptr;
+    uint64_t last_time_ns = 0;  // of its latest record, shifted
+  };
+  std::vector<RankReading> reading;    // by world rank
   std::vector<uint64_t> clock_shifts;  // by world rank; empty: none
   uint64_t unknown_records = 0;
   uint64_t alltoallw_calls = 0;
@@ -421,42 +425,50 @@ void open_archive(State& s) {
   s.check(OTF2_Reader_SetSerialCollectiveCallbacks(s.reader), "anchor");
 }
 
-// The record's place among its location's records, as otf2-print counts them.
-uint64_t record_index(State& s, OTF2_LocationRef location) {
+// The record's place among its rank's records, as otf2-print counts them.
+uint64_t record_index(const State::RankReading& rank) {
   uint64_t position = 0;
-  const auto reader = s.event_readers.find(location);
-  if (reader != s.event_readers.end()) OTF2_EvtReader_GetPos(reader->second, &position);
+  if (rank.events) OTF2_EvtReader_GetPos(rank.events, &position);
   return position;
 }
 
 // Split so that nothing overflows: the remainder is below the resolution,
-// which on_clock keeps at most kMaxResolution.
-
+// which on_clock keeps at most kMaxResolution. A clock that ticks in ns
+// (EZTrace's) is divided by a constant, which costs a multiplication, not
+// three divisions a record.
 uint64_t ticks_to_ns(State& s, uint64_t ticks) {
-  const uint64_t seconds = ticks / s.timer_resolution;
+  const bool ns_clock = s.timer_resolution == kNsPerSecond;
+  const uint64_t seconds = ns_clock ? ticks / kNsPerSecond : ticks / s.timer_resolution;
   if (seconds > std::numeric_limits<uint64_t>::max() / kNsPerSecond / 2) {
     s.builder->fail("time", "beyond what the format holds");
   }
+  if (ns_clock) return ticks;
   return seconds * kNsPerSecond + (ticks % s.timer_resolution) * kNsPerSecond / s.timer_resolution;
 }
 
-// Sets the builder's place and time for a record; the rank of its location.
-WorldRank arrive(State& s, OTF2_LocationRef location, OTF2_TimeStamp time) {
+// A record's rank and its time (ns, shifted).
+struct Arrival {
+  WorldRank rank;
+  uint64_t time_ns;
+};
+
+// Sets the builder's place and time for a record.
+Arrival arrive(State& s, OTF2_LocationRef location, OTF2_TimeStamp time) {
   const auto rank = s.rank_of.find(location);
   if (rank == s.rank_of.end()) s.fail("location", "events of location " + std::to_string(location) + ", not a rank");
   const WorldRank who(rank->second);
-  s.builder->at(who, record_index(s, location));
+  State::RankReading& reading = s.reading[who.value()];
+  s.builder->at(who, record_index(reading));
   if (time < s.global_offset) s.builder->fail("time", "before the clock's global offset");
   const uint64_t unshifted_ns = ticks_to_ns(s, time - s.global_offset);
   // The global reader merges the ranks by their own clocks: with shifts (all
   // >= 0), a record still to come is no earlier than this one unshifted.
   const uint64_t time_ns = unshifted_ns + (s.clock_shifts.empty() ? 0 : s.clock_shifts[who.value()]);
-  auto& last = s.last_time[location];
-  if (time_ns < last) s.builder->fail("time", "earlier than the rank's previous record");
-  last = time_ns;
+  if (time_ns < reading.last_time_ns) s.builder->fail("time", "earlier than the rank's previous record");
+  reading.last_time_ns = time_ns;
   s.builder->now(time_ns, unshifted_ns);
   s.builder->begin_rank(who, time_ns);
-  return who;
+  return {who, time_ns};
 }
 
 const std::string& call_of(State& s, OTF2_RegionRef region) {
@@ -490,24 +502,24 @@ uint32_t tag_of(State& s, uint32_t tag) {
 OTF2_CallbackCode on_enter(OTF2_LocationRef location, OTF2_TimeStamp time, void* data, OTF2_AttributeList*,
                            OTF2_RegionRef region) {
   return guarded(data, [&](State& s) {
-    const WorldRank rank = arrive(s, location, time);
+    const Arrival record = arrive(s, location, time);
     const std::string& call = call_of(s, region);
-    if (!call.empty()) s.builder->enter_call(rank, s.last_time[location], call);
+    if (!call.empty()) s.builder->enter_call(record.rank, record.time_ns, call);
   });
 }
 
 OTF2_CallbackCode on_leave(OTF2_LocationRef location, OTF2_TimeStamp time, void* data, OTF2_AttributeList*,
                            OTF2_RegionRef region) {
   return guarded(data, [&](State& s) {
-    const WorldRank rank = arrive(s, location, time);
-    if (!call_of(s, region).empty()) s.builder->leave_call(rank, s.last_time[location]);
+    const Arrival record = arrive(s, location, time);
+    if (!call_of(s, region).empty()) s.builder->leave_call(record.rank, record.time_ns);
   });
 }
 
 OTF2_CallbackCode on_send(OTF2_LocationRef location, OTF2_TimeStamp time, void* data, OTF2_AttributeList*,
                           uint32_t receiver, OTF2_CommRef comm, uint32_t tag, uint64_t length) {
   return guarded(data, [&](State& s) {
-    const WorldRank rank = arrive(s, location, time);
+    const WorldRank rank = arrive(s, location, time).rank;
     const TraceComm c = comm_of(s, comm);
     s.builder->send(rank, world_rank(s, c, receiver, "receiver"), length, tag_of(s, tag), c);
   });
@@ -516,7 +528,7 @@ OTF2_CallbackCode on_send(OTF2_LocationRef location, OTF2_TimeStamp time, void* 
 OTF2_CallbackCode on_isend(OTF2_LocationRef location, OTF2_TimeStamp time, void* data, OTF2_AttributeList*,
                            uint32_t receiver, OTF2_CommRef comm, uint32_t tag, uint64_t length, uint64_t request) {
   return guarded(data, [&](State& s) {
-    const WorldRank rank = arrive(s, location, time);
+    const WorldRank rank = arrive(s, location, time).rank;
     const TraceComm c = comm_of(s, comm);
     s.builder->isend(rank, world_rank(s, c, receiver, "receiver"), length, tag_of(s, tag), c, SourceRequest(request));
   });
@@ -524,18 +536,20 @@ OTF2_CallbackCode on_isend(OTF2_LocationRef location, OTF2_TimeStamp time, void*
 
 OTF2_CallbackCode on_isend_complete(OTF2_LocationRef location, OTF2_TimeStamp time, void* data, OTF2_AttributeList*,
                                     uint64_t request) {
-  return guarded(data, [&](State& s) { s.builder->send_completed(arrive(s, location, time), SourceRequest(request)); });
+  return guarded(data,
+                 [&](State& s) { s.builder->send_completed(arrive(s, location, time).rank, SourceRequest(request)); });
 }
 
 OTF2_CallbackCode on_irecv_request(OTF2_LocationRef location, OTF2_TimeStamp time, void* data, OTF2_AttributeList*,
                                    uint64_t request) {
-  return guarded(data, [&](State& s) { s.builder->irecv_posted(arrive(s, location, time), SourceRequest(request)); });
+  return guarded(data,
+                 [&](State& s) { s.builder->irecv_posted(arrive(s, location, time).rank, SourceRequest(request)); });
 }
 
 OTF2_CallbackCode on_recv(OTF2_LocationRef location, OTF2_TimeStamp time, void* data, OTF2_AttributeList*,
                           uint32_t sender, OTF2_CommRef comm, uint32_t tag, uint64_t length) {
   return guarded(data, [&](State& s) {
-    const WorldRank rank = arrive(s, location, time);
+    const WorldRank rank = arrive(s, location, time).rank;
     const TraceComm c = comm_of(s, comm);
     s.builder->recv(rank, world_rank(s, c, sender, "sender"), length, tag_of(s, tag), c);
   });
@@ -544,7 +558,7 @@ OTF2_CallbackCode on_recv(OTF2_LocationRef location, OTF2_TimeStamp time, void* 
 OTF2_CallbackCode on_irecv(OTF2_LocationRef location, OTF2_TimeStamp time, void* data, OTF2_AttributeList*,
                            uint32_t sender, OTF2_CommRef comm, uint32_t tag, uint64_t length, uint64_t request) {
   return guarded(data, [&](State& s) {
-    const WorldRank rank = arrive(s, location, time);
+    const WorldRank rank = arrive(s, location, time).rank;
     const TraceComm c = comm_of(s, comm);
     s.builder->irecv_completed(rank, world_rank(s, c, sender, "sender"), length, tag_of(s, tag), c,
                                SourceRequest(request));
@@ -553,15 +567,15 @@ OTF2_CallbackCode on_irecv(OTF2_LocationRef location, OTF2_TimeStamp time, void*
 
 OTF2_CallbackCode on_cancelled(OTF2_LocationRef location, OTF2_TimeStamp time, void* data, OTF2_AttributeList*,
                                uint64_t request) {
-  return guarded(data,
-                 [&](State& s) { s.builder->request_cancelled(arrive(s, location, time), SourceRequest(request)); });
+  return guarded(
+      data, [&](State& s) { s.builder->request_cancelled(arrive(s, location, time).rank, SourceRequest(request)); });
 }
 
 OTF2_CallbackCode on_collective_end(OTF2_LocationRef location, OTF2_TimeStamp time, void* data, OTF2_AttributeList*,
                                     OTF2_CollectiveOp op, OTF2_CommRef comm, uint32_t root, uint64_t sent,
                                     uint64_t received) {
   return guarded(data, [&](State& s) {
-    const WorldRank rank = arrive(s, location, time);
+    const WorldRank rank = arrive(s, location, time).rank;
     if (is_handle_management(op)) return;
     const auto trace_op = trace_op_of(op);
     if (!trace_op) s.builder->fail("collectiveOp", std::to_string(op) + " is not an OTF2 collective operation");
@@ -625,11 +639,13 @@ void open_rank_readers(State& s) {
   for (uint64_t location : s.world) s.check(OTF2_Reader_SelectLocation(s.reader, location), "location");
   read_local_definitions(s);
   s.check(OTF2_Reader_OpenEvtFiles(s.reader), "events");
-  for (uint64_t location : s.world) {
+  s.reading.assign(s.world.size(), {});
+  for (uint32_t rank = 0; rank < s.world.size(); ++rank) {
+    const uint64_t location = s.world[rank];
     OTF2_EvtReader* events = OTF2_Reader_GetEvtReader(s.reader, location);
     if (!events)
       s.fail("events", "cannot open the events of location " + std::to_string(location) + ": " + otf2_last_error);
-    s.event_readers[location] = events;
+    s.reading[rank].events = events;
   }
 }
 
