@@ -239,6 +239,16 @@ TEST(VirtualOutputQueues, DragonflyPlusWithTwoLinksBetweenGroupsReachesItsBoundO
   EXPECT_NEAR(accepted / bound, 1.0, 0.05) << "accepted " << accepted << " of a bound of " << bound;
 }
 
+TEST(VirtualOutputQueues, FourCubedTorusReachesItsInjectionBound) {
+  // Rings of 4 carry 8/4 = 2 links' worth a channel: the injection link binds; FIFOs reach 0.90 of it.
+  const Saturated s =
+      saturate({kVoq, kDeepBuffers, "network.topology=torus", "network.torus.dims=4x4x4", "traffic.messages=200000"});
+  testing::expect_soak_survived(s);
+  const double accepted = accepted_payload(s);
+  EXPECT_LE(accepted, torus_bound(64, 1, 4));
+  EXPECT_GT(accepted, 0.95) << "the bound is 1";
+}
+
 TEST(VirtualOutputQueues, EightByEightTorusGoesBeyondItsFifosButNotToItsBound) {
   // What is left is not head-of-line blocking: one congested output's queue
   // fills the lane's shared buffer (docs/network.md, "Virtual output queues").
