@@ -24,16 +24,17 @@ class NetFile:
     def switch(self, name: str) -> None:
         self.switches.setdefault(name, [])
 
-    def hca(self, name: str, switch: str, port: int) -> None:
+    def hca(self, name: str, switch: str, port: int, rate: str = "") -> None:
+        """`rate`: ibsim's link parameters for the cable, e.g. "w=1 s=4" (1x wide, QDR); empty: ibsim's 4x SDR."""
         self.switch(switch)
-        self.switches[switch].append(f'[{port}]\t"{name}"[1]')
-        self.hcas[name] = [f'[1]\t"{switch}"[{port}]']
+        self.switches[switch].append(f'[{port}]\t"{name}"[1]' + (f"\t{rate}" if rate else ""))
+        self.hcas[name] = [f'[1]\t"{switch}"[{port}]' + (f"\t{rate}" if rate else "")]
 
-    def cable(self, a: str, a_port: int, b: str, b_port: int) -> None:
+    def cable(self, a: str, a_port: int, b: str, b_port: int, rate: str = "") -> None:
         self.switch(a)
         self.switch(b)
-        self.switches[a].append(f'[{a_port}]\t"{b}"[{b_port}]')
-        self.switches[b].append(f'[{b_port}]\t"{a}"[{a_port}]')
+        self.switches[a].append(f'[{a_port}]\t"{b}"[{b_port}]' + (f"\t{rate}" if rate else ""))
+        self.switches[b].append(f'[{b_port}]\t"{a}"[{a_port}]' + (f"\t{rate}" if rate else ""))
 
     def text(self) -> str:
         records = [f'Switch\t{RADIX} "{name}"\n' + "\n".join(lines) for name, lines in self.switches.items()]
@@ -68,6 +69,21 @@ def two_level(nodes_per_leaf: list[int], spines: int, links_per_spine: int, miss
         net.cable(a, next_port[a], b, next_port[b])
         next_port[a] += 1
         next_port[b] += 1
+    return net.text()
+
+
+def degraded_links() -> str:
+    """A 4xQDR fat tree of 2 leaves x 3 nodes and 2 spines (s=4: QDR), where one node's cable trained at 1x
+    (w=1) and one leaf-spine cable fell back to DDR (s=2), as ibnetdiscover shows a fabric with worn cables."""
+    net = NetFile()
+    qdr = "s=4"
+    for leaf in range(2):
+        for slot in range(3):
+            degraded = leaf == 0 and slot == 1
+            net.hca(f"hca{len(net.hcas)}", f"leaf{leaf}", slot + 1, "w=1 s=4" if degraded else qdr)
+        for spine in range(2):
+            slow = leaf == 1 and spine == 0
+            net.cable(f"leaf{leaf}", 4 + spine, f"spine{spine}", 1 + leaf, "s=2" if slow else qdr)
     return net.text()
 
 
@@ -167,6 +183,10 @@ FABRICS = {
     "ring": ("8 switches in a ring, 2 nodes each, and a cross link sw0-sw4", ring(8, 2, [(0, 4)])),
     # Tori for OpenSM's torus-2QoS (regenerate.sh routes a fabric with a NAME.torus-2QoS.conf with it): rings of
     # 4 have half-way ties and need datelines, rings of 3 neither.
+    # Cables that trained below the fabric's rate: what regenerate.sh keeps of ibnetdiscover's output carries each
+    # link's width and speed, so the fixture tests rates read from a real tool's output.
+    "degraded-links": ("4xQDR 2-level fat tree of 2 leaves x 3 nodes and 2 spines; hca1's cable at 1xQDR, "
+                       "leaf1-spine0 at 4xDDR", degraded_links()),
     "torus-4x4": ("4x4 torus of 36-port switches, 1 node each", torus([4, 4], 1)),
     "torus-3x3x3": ("3x3x3 torus of 36-port switches, 1 node each", torus([3, 3, 3], 1)),
 }

@@ -42,8 +42,8 @@ def without_provenance(path: Path) -> list[str]:
 
 
 def test_every_net_file_has_its_dumps():
-    assert NAMES == ["missing-link", "partial-leaf", "ring", "sibling-links", "tapered-2to1", "three-level",
-                     "torus-3x3x3", "torus-4x4"]
+    assert NAMES == ["degraded-links", "missing-link", "partial-leaf", "ring", "sibling-links", "tapered-2to1",
+                     "three-level", "torus-3x3x3", "torus-4x4"]
     for name in NAMES:
         for extension in dumps(name):
             assert (FABRICS / f"{name}{extension}").is_file(), f"{name}{extension}"

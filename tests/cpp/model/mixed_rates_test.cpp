@@ -170,6 +170,33 @@ TEST(MixedRates, TheResultSaysWhichRatesTheFabricMixes) {
   EXPECT_EQ(topology["topology_meta"]["links_at_4xFDR"]["unit"], "links");
 }
 
+// tests/fabrics/degraded-links: what ibnetdiscover printed for a 4xQDR fat
+// tree under ibsim where one node's cable trained at 1x and one leaf-spine
+// cable at DDR (ibsim's w= and s=), routed by OpenSM's tables.
+std::vector<std::string> on_degraded_links(const char* messages) {
+  return {"network.topology=ibnetdiscover",
+          "network.ibnetdiscover.file=" + fabric_file("degraded-links", ".ibnd"),
+          "network.routing=lft",
+          "network.lft.file=" + opensm_tables("degraded-links", "minhop"),
+          "network.link_rate=QDR",
+          "network.virtual_lanes=2",
+          messages};
+}
+
+TEST(MixedRates, AFabricIbsimTrainedAtSeveralRatesHasEachCablesRate) {
+  const nlohmann::ordered_json result = run_here(on_degraded_links("traffic.messages=200"));
+  const auto& topology = result["topology"];
+  // One-way links: 5 node cables and 3 leaf-spine cables at 4xQDR, 1 node cable at 1xQDR, 1 leaf-spine at 4xDDR.
+  EXPECT_EQ(topology["links_at_4xQDR"], 16);
+  EXPECT_EQ(topology["links_at_1xQDR"], 2);
+  EXPECT_EQ(topology["links_at_4xDDR"], 2);
+  EXPECT_EQ(topology["links"], 20);
+}
+
+TEST(MixedRates, AFabricIbsimTrainedAtSeveralRatesDrainsSaturated) {
+  expect_soak_survived(saturate(on_degraded_links("traffic.messages=20000")));
+}
+
 TEST(MixedRates, AFabricRateNotInTheFileIsRefused) {
   try {
     (void)config_with(on_mixed_fabric({"network.link_rate=EDR"}));

@@ -13,16 +13,16 @@ namespace ibsec::testing {
 
 // The fabrics every engine routes without a channel-dependency cycle.
 inline const std::vector<std::string>& reference_fabrics() {
-  static const std::vector<std::string> names{"tapered-2to1", "missing-link", "three-level", "partial-leaf",
-                                              "sibling-links"};
+  static const std::vector<std::string> names{"tapered-2to1", "missing-link",  "three-level",
+                                              "partial-leaf", "sibling-links", "degraded-links"};
   return names;
 }
 
 // The fabrics with OpenSM's updn tables: the above and the ring, on which
 // minhop's tables can deadlock.
 inline const std::vector<std::string>& updn_fabrics() {
-  static const std::vector<std::string> names{"tapered-2to1", "missing-link", "three-level",
-                                              "ring",         "partial-leaf", "sibling-links"};
+  static const std::vector<std::string> names{"tapered-2to1", "missing-link",  "three-level",   "ring",
+                                              "partial-leaf", "sibling-links", "degraded-links"};
   return names;
 }
 
