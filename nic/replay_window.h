@@ -40,7 +40,6 @@ class ReplayWindow {
   }
 
   [[nodiscard]] uint64_t highest() const { return highest_; }
-  [[nodiscard]] uint64_t width() const { return width_; }
 
  private:
   static constexpr uint64_t kBlockBits = 64;

@@ -140,7 +140,7 @@ std::vector<double> Cluster::node_ps_per_byte() const {
   std::vector<double> rates;
   rates.reserve(topology_->nodes);
   for (uint32_t node = 0; node < topology_->nodes; ++node) {
-    const auto own = node < topology_->node_rate.size() ? topology_->node_rate[node] : std::nullopt;
+    const auto own = topology_->rate_at({network::Endpoint::Kind::kNode, node});
     rates.push_back(config_.network.rate(own).serialization.ps_per_byte());
   }
   return rates;

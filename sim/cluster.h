@@ -94,8 +94,8 @@ class Cluster {
   // By node: its own link's serialization, ps a byte (the fabric's unless
   // the topology gives the node's cable a rate of its own).
   [[nodiscard]] std::vector<double> node_ps_per_byte() const;
-  // Unaltered packets the receiving cards' checks dropped (AttackOutcomes::false_drops over every card).
-  [[nodiscard]] uint64_t genuine_packets_refused() const;
+  // What the receiving cards' checks did with altered and genuine packets, over every card.
+  [[nodiscard]] nic::AttackOutcomes attack_outcomes() const;
   network::CreditLink& add_link(const network::LinkParams& params, network::LinkSender& from, PortId from_port,
                                 network::PacketReceiver& to, PortId to_port);
   network::PacketReceiver& receiver_at(const network::Endpoint& end);

@@ -151,14 +151,15 @@ std::vector<Statistic> Cluster::component_statistics(Tick elapsed) const {
   return stats;
 }
 
-uint64_t Cluster::genuine_packets_refused() const {
+nic::AttackOutcomes Cluster::attack_outcomes() const {
   nic::AttackOutcomes outcomes;
   for (const auto& card : cards_) outcomes += card->attack_outcomes();
-  return outcomes.false_drops;
+  return outcomes;
 }
 
 nlohmann::ordered_json Cluster::result(const RunOutcome& outcome) const {
   const double delivered = static_cast<double>(statistics_.packets_delivered());
+  const nic::AttackOutcomes outcomes = attack_outcomes();
   const double ps_per_byte = config_.network.rate().serialization.ps_per_byte();
   // Each node's link at its own rate, in units of the fabric's: exactly 1
   // each (the nodes) unless the topology gives node cables rates of their own.
@@ -204,7 +205,7 @@ nlohmann::ordered_json Cluster::result(const RunOutcome& outcome) const {
                                   .prefetches_issued = statistics["prefetches_issued"].get<uint64_t>(),
                                   .scheduler_policy = config_.resolved["scheduler"]["policy"].get<std::string>(),
                                   .replay = config_.trace.replays(),
-                                  .genuine_packets_refused = genuine_packets_refused(),
+                                  .genuine_packets_refused = outcomes.false_drops,
                                   .replay_window_packets = config_.nic.replay_window_packets}));
   const RunKind kind{.replay = config_.trace.replays(), .traffic_pattern = config_.traffic.pattern};
   for (const RunWarning& w : ignored_parameter_warnings(config_.given, kind))
@@ -212,8 +213,6 @@ nlohmann::ordered_json Cluster::result(const RunOutcome& outcome) const {
   for (const hosts::HostWarning& w : host_->warnings())
     doc["warnings"].push_back({{"kind", w.kind}, {"message", w.message}});
   if (attacker_) {
-    nic::AttackOutcomes outcomes;
-    for (const auto& card : cards_) outcomes += card->attack_outcomes();
     doc["attack"] = attacker_->report(outcomes, config_.nic.security.name(), capture_->plaintext_exposed());
   }
   if (config_.nic.stack_distances) {
