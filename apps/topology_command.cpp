@@ -29,7 +29,7 @@ void describe(const TopologyOptions& o) {
   // what is described is what `run` with the same arguments would build.
   const sim::SimConfig config = sim::load_config(o.config_path, "", o.overrides);
   AtomicFile file(o.out, "--out");
-  file.stream() << sim::fabric_description(*config.topology).dump(2) << "\n";
+  file.stream() << sim::fabric_description(*config.topology, config.network).dump(2) << "\n";
   file.commit();
 }
 

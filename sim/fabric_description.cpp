@@ -61,11 +61,22 @@ std::vector<Statistic> link_identity(size_t index, const network::LinkEnds& ends
   };
 }
 
-nlohmann::ordered_json topology_section(const network::Topology& topology, size_t links) {
+network::UniformLoad fabric_uniform_load(const network::Topology& topology, std::span<const network::LinkEnds> links,
+                                         const network::NetworkParams& network) {
+  std::vector<double> rate;
+  rate.reserve(links.size());
+  for (const network::LinkEnds& link : links) {
+    rate.push_back(1.0 / network.rate(topology.rate_at(link.from)).serialization.ps_per_byte());
+  }
+  return network::uniform_load(topology, links, rate);
+}
+
+nlohmann::ordered_json topology_section(const network::Topology& topology, std::span<const network::LinkEnds> links,
+                                        const network::UniformLoad& load) {
   std::vector<Statistic> counts{
       {"nodes", "nodes", "nodes in the fabric, one card each", topology.nodes},
       {"switches", "switches", "switches in the fabric", topology.switches.size()},
-      {"links", "links", "one-way links: every card's output and every cabled switch output port", links},
+      {"links", "links", "one-way links: every card's output and every cabled switch output port", links.size()},
   };
   for (const network::ShapeCount& count : topology.shape)
     counts.push_back({count.name, count.unit, count.description, count.value});
@@ -78,6 +89,14 @@ nlohmann::ordered_json topology_section(const network::Topology& topology, size_
                         rate.links});
     }
   }
+  counts.push_back({"uniform_bound", "fraction of link rate",
+                    "the load every node can offer under uniform traffic before a link on the forwarding tables' "
+                    "routes is loaded beyond its rate: 1 / the most loaded link's load (docs/network.md, \"The bound "
+                    "from the routes\"); accepted_throughput counts payload, so compare it with this x payload / "
+                    "packet bytes",
+                    load.bound});
+  counts.push_back({"uniform_bound_link", "", "a link whose load sets uniform_bound",
+                    links.empty() ? std::string() : link_name(links[load.binding_link])});
   nlohmann::ordered_json section = {{"name", topology.name}};
   nlohmann::ordered_json meta = nlohmann::ordered_json::object();
   for (const Statistic& count : counts) {
@@ -88,14 +107,22 @@ nlohmann::ordered_json topology_section(const network::Topology& topology, size_
   return section;
 }
 
-nlohmann::ordered_json fabric_description(const network::Topology& topology) {
+nlohmann::ordered_json fabric_description(const network::Topology& topology, const network::NetworkParams& network) {
   const std::vector<network::LinkEnds> links = network::links_of(topology);
+  const network::UniformLoad load = fabric_uniform_load(topology, links, network);
   std::vector<std::vector<Statistic>> switch_rows;
   for (uint32_t s = 0; s < topology.switches.size(); ++s) switch_rows.push_back(switch_identity(topology, s));
   std::vector<std::vector<Statistic>> link_rows;
-  for (size_t i = 0; i < links.size(); ++i) link_rows.push_back(link_identity(i, links[i]));
+  for (size_t i = 0; i < links.size(); ++i) {
+    link_rows.push_back(link_identity(i, links[i]));
+    link_rows.back().push_back({"uniform_load", "fraction of link rate",
+                                "what the link carries when every node offers its whole link rate under uniform "
+                                "traffic on the forwarding tables' routes, of its own rate (its utilization at load "
+                                "uniform_bound is this x uniform_bound)",
+                                load.per_link[i]});
+  }
   nlohmann::ordered_json meta = nlohmann::ordered_json::object();
-  nlohmann::ordered_json doc = {{"topology", topology_section(topology, links.size())}};
+  nlohmann::ordered_json doc = {{"topology", topology_section(topology, links, load)}};
   doc["switches"] = rows_of(switch_rows, meta);
   doc["links"] = rows_of(link_rows, meta);
   doc["columns_meta"] = meta;

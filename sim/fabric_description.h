@@ -4,6 +4,7 @@
 // scripts that join a run's links table on the link index).
 #pragma once
 
+#include <span>
 #include <string>
 #include <vector>
 
@@ -11,7 +12,9 @@
 
 #include "core/statistics.h"
 #include "network/links.h"
+#include "network/network_params.h"
 #include "network/topology.h"
+#include "network/uniform_load.h"
 
 namespace ibsec::sim {
 
@@ -26,15 +29,22 @@ std::vector<Statistic> link_identity(size_t index, const network::LinkEnds& ends
 // The columns that say which switch a row of the switches table is about.
 std::vector<Statistic> switch_identity(const network::Topology& topology, uint32_t switch_index);
 
+// Uniform traffic's load on every link of the fabric (network::links_of
+// order) at the rates `network` gives its cables, and its bound.
+network::UniformLoad fabric_uniform_load(const network::Topology& topology, std::span<const network::LinkEnds> links,
+                                         const network::NetworkParams& network);
+
 // The fabric's counts, every topology's and then what its builder reports
-// about its shape (a fat tree's leaves, spines and cores), with their units
-// and descriptions under topology_meta as the statistics have theirs.
-nlohmann::ordered_json topology_section(const network::Topology& topology, size_t links);
+// about its shape (a fat tree's leaves, spines and cores), then the bound
+// uniform traffic has on its routes, with their units and descriptions
+// under topology_meta as the statistics have theirs.
+nlohmann::ordered_json topology_section(const network::Topology& topology, std::span<const network::LinkEnds> links,
+                                        const network::UniformLoad& load);
 
 // The whole fabric: the topology section, every switch (index, level, ports
 // cabled, name) and every one-way link in the order of network::links_of,
-// with the links table's identity columns; units and descriptions of both
-// lists under "columns_meta".
-nlohmann::ordered_json fabric_description(const network::Topology& topology);
+// with the links table's identity columns and its uniform load; units and
+// descriptions of both lists under "columns_meta".
+nlohmann::ordered_json fabric_description(const network::Topology& topology, const network::NetworkParams& network);
 
 }  // namespace ibsec::sim

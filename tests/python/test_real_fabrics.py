@@ -80,8 +80,12 @@ def test_uniform_traffic_on_the_tapered_fabric_is_all_delivered(engine, tmp_path
     if routing == "lft-ftree":
         extra.append(f"network.lft.file={FABRICS / 'tapered-2to1.ftree.lft'}")
     result = run_on_tapered_fabric(tmp_path, *extra)
-    counts = {name: value for name, value in result["topology"].items() if name != "topology_meta"}
+    counts = {name: value for name, value in result["topology"].items()
+              if name not in ("topology_meta", "uniform_bound", "uniform_bound_link")}
     assert counts == {"name": "ibnetdiscover", "nodes": 96, "switches": 10, "links": 288}
+    # Every engine spreads a leaf's 72 remote destinations evenly over its 12 up-links: the 2:1 taper bound.
+    assert result["topology"]["uniform_bound"] == pytest.approx(12 / 24 * 95 / 72, rel=1e-12)
+    assert result["topology"]["uniform_bound_link"].startswith("switch ")
     stats = result["statistics"]
     assert stats["drained"]
     assert stats["messages_delivered"] == stats["messages_handed_over"] == 13000

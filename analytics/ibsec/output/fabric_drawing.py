@@ -156,9 +156,9 @@ def title_of(fabric: dict) -> str:
     topology = fabric["topology"]
     meta = topology.get("topology_meta", {})
     # The counts of parts (nodes, switches, levels, leaves, ...), not of links (a mixed fabric's links at each
-    # rate among them) or ports, and none that is 0.
+    # rate among them) or ports, none that is 0, and no figure that is not a count (the uniform bound).
     counts = [_counted(topology[name], name) for name, about in meta.items()
-              if about.get("unit") not in ("links", "ports") and topology[name] != 0]
+              if about.get("unit") not in ("links", "ports") and type(topology[name]) is int and topology[name] != 0]
     return f"{topology['name']}: {', '.join(counts)}"
 
 

@@ -15,6 +15,7 @@ struct Saturated {
   sim::RunOutcome outcome;
   nlohmann::ordered_json statistics;
   nlohmann::ordered_json warnings;
+  nlohmann::ordered_json topology;  // the result's topology section (its uniform_bound among it)
 };
 
 inline Saturated saturate(std::vector<std::string> overrides) {
@@ -27,6 +28,7 @@ inline Saturated saturate(std::vector<std::string> overrides) {
   const nlohmann::ordered_json result = cluster.result(s.outcome);
   s.statistics = result["statistics"];
   s.warnings = result["warnings"];
+  s.topology = result["topology"];
   EXPECT_EQ(cluster.credits_missing(), 0U);
   return s;
 }
