@@ -35,6 +35,12 @@ struct NetworkParams {
 
   // Each input buffer (switch port or card) holds this many 64-byte credits per lane.
   [[nodiscard]] uint32_t credits_per_lane() const { return vl_buffer_bytes / kCreditBytes; }
+  // `topology` with virtual_lanes set: what build_topology builds the fabric from.
+  [[nodiscard]] TopologyParams topology_params() const {
+    TopologyParams params = topology;
+    params.virtual_lanes = virtual_lanes;
+    return params;
+  }
   [[nodiscard]] LinkRate rate() const { return network::link_rate(link_rate, link_width); }
   [[nodiscard]] Tick switch_latency() const;
   // What forward error correction adds to every link (0 without FEC).

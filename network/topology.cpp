@@ -151,7 +151,7 @@ TopologyParams TopologyParams::of(std::string name, uint32_t nodes, const Parame
   ParameterTable values;
   for (const ParameterInfo& info : entry.parameters) values[info.key] = info.default_value;
   for (const auto& [key, value] : own) values[key] = value;
-  return {std::move(name), nodes, 0, ParameterValues(std::move(values)), kTopologyOwnRouting, {}, "off"};
+  return {std::move(name), nodes, 0, ParameterValues(std::move(values)), kTopologyOwnRouting, {}, "off", 1};
 }
 
 std::vector<ParameterInfo> topology_parameters() {

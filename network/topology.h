@@ -128,6 +128,10 @@ struct TopologyParams {
   std::string routing = kTopologyOwnRouting;  // network.routing
   ParameterValues routing_own;                // the routing's own parameters (network.<routing>.*)
   std::string adaptive = "off";               // network.adaptive_routing (network/adaptive_routing.h)
+  // network.virtual_lanes: the lanes a builder's lane maps may spread
+  // packets over (a torus's dateline classes); NetworkParams::topology_params
+  // sets it.
+  uint32_t virtual_lanes = 1;
 
   // The named topology with its own parameters at their defaults, then `own` over them.
   static TopologyParams of(std::string name, uint32_t nodes = 0, const ParameterTable& own = {});

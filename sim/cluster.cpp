@@ -43,8 +43,9 @@ uint64_t largest_size(const std::vector<uint32_t>& sizes) {
 // The topology the configuration was checked with (shared, not copied: a
 // 1 024-node fat tree's tables are megabytes), or built now for one made by hand.
 std::shared_ptr<const network::Topology> topology_of(const SimConfig& config) {
-  return config.topology ? config.topology
-                         : std::make_shared<const network::Topology>(network::build_topology(config.network.topology));
+  return config.topology
+             ? config.topology
+             : std::make_shared<const network::Topology>(network::build_topology(config.network.topology_params()));
 }
 
 // The same as one word, for a VCD signal name: "node3", "switch0_port3".

@@ -189,7 +189,8 @@ void check_together(SimConfig& config) {
   if (!config.trace.file.empty() && !config.trace.jobs.empty()) {
     throw ConfigError("trace.jobs", "give either trace.file (one job) or trace.jobs (several), not both");
   }
-  config.topology = std::make_shared<const network::Topology>(network::build_topology(config.network.topology));
+  config.topology =
+      std::make_shared<const network::Topology>(network::build_topology(config.network.topology_params()));
   network::check_virtual_lanes(*config.topology, config.network.virtual_lanes);
   check_fabric_rate(config);
   const uint32_t nodes = config.topology->nodes;

@@ -2,7 +2,7 @@
 // switch, wraparound cables in every ring of more than 2 switches, routed
 // in dimension order (x, then y, then z) the shorter way around each ring,
 // deadlock-free with a dateline virtual lane per ring of 5 or more switches
-// (Dally & Seitz).
+// (Dally & Seitz): with 4 or more virtual lanes, two classes of lanes.
 // docs/topology.md, "torus".
 #include <algorithm>
 #include <array>
@@ -37,8 +37,9 @@ struct TorusShape {
   uint32_t ports = 0;  // per switch: the nodes', then each dimension's + and - (one port for a ring of 2)
   // port[d][dir]: the port of dimension d in that direction (a ring of 2: both the same port).
   std::array<std::array<uint32_t, 2>, kMaxDims> port{};
-  bool datelines = false;  // some ring has 5 or more switches, so routes within it can close a cycle
-  bool no_wrap = false;    // half way round: towards the higher coordinate (OpenSM's torus-2QoS), else by parity
+  bool datelines = false;        // some ring has 5 or more switches, so routes within it can close a cycle
+  bool no_wrap = false;          // half way round: towards the higher coordinate (OpenSM's torus-2QoS), else by parity
+  uint32_t lanes_per_class = 1;  // of the two dateline classes: half network.virtual_lanes, at least 1
 
   [[nodiscard]] uint32_t coordinate(uint32_t s, uint32_t d) const {
     for (uint32_t i = 0; i < d; ++i) s /= size[i];
@@ -168,6 +169,7 @@ TorusShape size_torus(const TopologyParams& params) {
   shape.no_wrap = read_half_way(params);
   lay_out_ports(params, shape);
   count_nodes(params, shape);
+  shape.lanes_per_class = std::max(1U, params.virtual_lanes / 2);
   return shape;
 }
 
@@ -243,14 +245,27 @@ PortRole role_of(const TorusShape& shape, uint32_t port) {
   return {};
 }
 
-// In a torus with a ring of 5 or more: lane 0 until a packet crosses the
-// dateline of the ring it is in, the wraparound cable between coordinates
-// k-1 and 0, and lane 1 from that cable on; back to lane 0 on entering the
-// next dimension. A route goes less than once round a ring, so it crosses
-// each dateline at most once; in each direction of a ring the lane-0
-// channels end at the dateline and the lane-1 ones start there, so neither
-// lane's dependencies close round the ring.
+// In a torus with a ring of 5 or more, the lanes form two classes of h =
+// lanes_per_class each (half network.virtual_lanes, at least 1): class 0,
+// lanes [0, h), until a packet crosses the dateline of the ring it is in,
+// the wraparound cable between coordinates k-1 and 0, and class 1, lanes
+// [h, 2h), from that cable on; back to class 0 on entering the next
+// dimension. A packet keeps its index within a class: on lane L it enters
+// a dimension on L mod h, crosses a dateline to h + (L mod h), and goes on
+// round the ring on L. A route goes less than once round a ring, so it
+// crosses each dateline at most once; in each direction of a ring the
+// class-0 channels end at the dateline and the class-1 ones start there,
+// so no lane's dependencies close round the ring, and dimension order
+// closes none across rings. With h = 1 (fewer than 4 lanes) that is lane 0
+// before the dateline and lane 1 after it, the same map as ever.
+// Why classes rather than lanes 0 and 1 alone: those leave every further
+// lane empty inside the torus, and under uniform traffic a torus saturates
+// well short of its channel bound (an 8x8 with FIFO buffers at about 0.6 of
+// it, a 6x6 of 2 nodes a switch at about 0.55, whatever the lanes); with 2h
+// lanes on every ring cable, each with its own buffer and credits, a
+// blocked packet holds up fewer others (on 8 lanes about 0.62 and 0.72).
 void fill_lanes(SwitchSpec& spec, const TorusShape& shape, uint32_t s) {
+  const uint32_t h = shape.lanes_per_class;
   spec.lane_map.assign(static_cast<size_t>(shape.ports) * shape.ports * kLaneMapLanes, 0);
   for (uint32_t in = 0; in < shape.ports; ++in) {
     const PortRole from = role_of(shape, in);
@@ -269,7 +284,8 @@ void fill_lanes(SwitchSpec& spec, const TorusShape& shape, uint32_t s) {
         // Going on round the same ring: in on the port that points back the
         // way the packet came, out on the other one of that dimension.
         const bool on_round = from.d == to.d && from.dir != to.dir;
-        out_lane = dateline ? 1 : on_round ? static_cast<uint8_t>(lane) : 0;
+        const uint32_t index = lane % h;
+        out_lane = static_cast<uint8_t>(dateline ? h + index : on_round ? lane : index);
       }
     }
   }
@@ -315,7 +331,7 @@ Topology build_torus(const TopologyParams& params) {
 IBSEC_REGISTER_TOPOLOGY(
     "torus",
     "a 1-, 2- or 3-D torus of switches with nodes on every switch, dimension-order routing the shorter way round each "
-    "ring, a dateline virtual lane per ring of 5 or more (2 lanes)",
+    "ring, a dateline virtual lane per ring of 5 or more (2 lanes; with 4 or more, two classes of half of them)",
     (std::vector<ParameterInfo>{
         {kDimsKey, "4x4x4", "switches",
          "switches per ring in each dimension, 1 to 3 sizes joined by x: \"8\", \"4x4\", \"4x4x4\""},

@@ -290,6 +290,83 @@ TEST(Torus, DependencyCheckAcceptsTwoLanesAndRefusesOneNamingTheCycle) {
   }
 }
 
+Topology on_virtual_lanes(const Torus& torus, uint32_t lanes) {
+  TopologyParams params = params_of(torus);
+  params.virtual_lanes = lanes;
+  return build_topology(params);
+}
+
+// With 4 or more lanes the datelines split them into two classes of half
+// each (rounded down): a packet keeps its index within a class, entering a
+// dimension on lane L mod h and crossing a dateline to h + (L mod h).
+TEST(Torus, FourLanesMakeTwoDatelineClassesOfTwoLanes) {
+  const Topology ring = on_virtual_lanes({"8", 1, 0}, 4);
+  // 6 -> 1 across the dateline 7 -> 0: lane 3 enters the ring on 1 (class
+  // 0) and crosses to 3 (class 1); lane 2 enters on 0 and crosses to 2.
+  EXPECT_EQ(lanes_of(ring, 6, 1, 3), (std::vector<uint8_t>{1, 3, 3, 3}));
+  EXPECT_EQ(lanes_of(ring, 6, 1, 2), (std::vector<uint8_t>{0, 2, 2, 2}));
+  EXPECT_EQ(lanes_of(ring, 1, 6, 1), (std::vector<uint8_t>{1, 3, 3, 3}));
+  // Not crossing it: class 0 all the way.
+  EXPECT_EQ(lanes_of(ring, 2, 5, 3), (std::vector<uint8_t>{1, 1, 1, 1}));
+  EXPECT_EQ(lanes_of(ring, 2, 5, 0), (std::vector<uint8_t>{0, 0, 0, 0}));
+
+  const Topology square = on_virtual_lanes({"6x6", 1, 0}, 4);  // node x + 6y
+  // (5,0) -> (0,4) on lane 3: across the x dateline to 3, then across the y
+  // dateline to 3 again.
+  EXPECT_EQ(lanes_of(square, 5, 24, 3), (std::vector<uint8_t>{3, 3, 3, 3}));
+  // (5,0) -> (0,2) on lane 3: across the x dateline to 3, then into y
+  // without a dateline: class 0's lane 1.
+  EXPECT_EQ(lanes_of(square, 5, 12, 3), (std::vector<uint8_t>{3, 1, 1, 1}));
+  // The switch at (0,0) itself: in from x's - port (the packet came +),
+  // out by y's + port (ports: 0 node, 1 x+, 2 x-, 3 y+, 4 y-).
+  const SwitchSpec& origin = square.switches[0];
+  EXPECT_EQ(origin.out_lane(2, 3, 3), 1U);  // a new dimension, no dateline
+  EXPECT_EQ(origin.out_lane(2, 4, 3), 3U);  // a new dimension across y's dateline 0 -> 5
+  EXPECT_EQ(origin.out_lane(2, 4, 0), 2U);
+  EXPECT_EQ(origin.out_lane(2, 1, 1), 1U);  // on round x, + (in on -, out on +)
+  EXPECT_EQ(origin.out_lane(1, 2, 0), 2U);  // on round x, -: across x's dateline 0 -> 5
+}
+
+TEST(Torus, DatelineClassesKeepEveryRingLaneWithinTheConfiguredOnesAndPassTheDependencyCheck) {
+  for (const Torus torus : {Torus{"8x8", 1, 0}, Torus{"6x6", 2, 0}, Torus{"5x5x5", 1, 0}, Torus{"12", 1, 0}}) {
+    for (const uint32_t lanes : {4U, 5U, 8U, 15U}) {
+      const Topology t = on_virtual_lanes(torus, lanes);
+      const uint32_t h = lanes / 2;
+      EXPECT_TRUE(dependency_cycle(t).empty()) << torus.dims << " on " << lanes << " lanes";
+      EXPECT_NO_THROW(check_virtual_lanes(t, lanes)) << torus.dims << " on " << lanes << " lanes";
+      std::vector<bool> used(kLaneMapLanes, false);
+      for (uint32_t src = 0; src < t.nodes; src += 3) {
+        for (uint32_t dst = 0; dst < t.nodes; ++dst) {
+          for (uint32_t start = 0; start < lanes; ++start) {
+            const std::vector<Hop> hops = t.hops(NodeId(src), NodeId(dst), static_cast<uint8_t>(start));
+            // Every hop but the last, to the node, is on a ring cable, in
+            // lane start mod h's index of one class or the other.
+            for (size_t i = 0; i + 1 < hops.size(); ++i) {
+              ASSERT_EQ(hops[i].lane % h, start % h) << torus.dims << " on " << lanes << " lanes";
+              ASSERT_LT(hops[i].lane, 2 * h) << torus.dims << " on " << lanes << " lanes";
+              used[hops[i].lane] = true;
+            }
+          }
+        }
+      }
+      for (uint32_t lane = 0; lane < 2 * h; ++lane) EXPECT_TRUE(used[lane]) << torus.dims << " lane " << lane;
+    }
+  }
+}
+
+// Fewer than 4 lanes: one lane per class, the same map whatever the count.
+TEST(Torus, FewerThanFourLanesGiveTheTwoLaneMap) {
+  const Topology two = on_virtual_lanes({"6x5", 1, 0}, 2);
+  for (const uint32_t lanes : {1U, 3U}) {
+    const Topology t = on_virtual_lanes({"6x5", 1, 0}, lanes);
+    for (size_t s = 0; s < t.switches.size(); ++s) {
+      EXPECT_EQ(t.switches[s].lane_map, two.switches[s].lane_map) << lanes << " lanes, switch " << s;
+    }
+  }
+  EXPECT_EQ(lanes_of(two, 5, 24, 3), (std::vector<uint8_t>{1, 1, 1}));  // (0,4): y - round from (0,0)
+  EXPECT_EQ(lanes_of(two, 5, 12, 3), (std::vector<uint8_t>{1, 0, 0, 0}));
+}
+
 TEST(Torus, AnotherRoutingDropsTheDatelines) {
   TopologyParams params = params_of({"5x5", 1, 0});
   params.routing = "updn";
