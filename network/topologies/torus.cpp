@@ -261,9 +261,10 @@ PortRole role_of(const TorusShape& shape, uint32_t port) {
 // Why classes rather than lanes 0 and 1 alone: those leave every further
 // lane empty inside the torus, and under uniform traffic a torus saturates
 // well short of its channel bound (an 8x8 with FIFO buffers at about 0.6 of
-// it, a 6x6 of 2 nodes a switch at about 0.55, whatever the lanes); with 2h
+// it, a 6x6 of 2 nodes a switch at about 0.6, whatever the lanes); with 2h
 // lanes on every ring cable, each with its own buffer and credits, a
-// blocked packet holds up fewer others (on 8 lanes about 0.62 and 0.72).
+// blocked packet holds up fewer others (on 8 lanes about 0.62 and 0.8;
+// docs/network.md, "Tori: the bound").
 void fill_lanes(SwitchSpec& spec, const TorusShape& shape, uint32_t s) {
   const uint32_t h = shape.lanes_per_class;
   spec.lane_map.assign(static_cast<size_t>(shape.ports) * shape.ports * kLaneMapLanes, 0);
