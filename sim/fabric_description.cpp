@@ -71,8 +71,16 @@ network::UniformLoad fabric_uniform_load(const network::Topology& topology, std:
   return network::uniform_load(topology, links, rate);
 }
 
+std::optional<network::UniformLoad> run_uniform_load(const network::Topology& topology,
+                                                     std::span<const network::LinkEnds> links,
+                                                     const network::NetworkParams& network) {
+  constexpr uint64_t kStepsInARun = uint64_t{1} << 26;
+  if (uint64_t{topology.nodes} * topology.switches.size() > kStepsInARun) return std::nullopt;
+  return fabric_uniform_load(topology, links, network);
+}
+
 nlohmann::ordered_json topology_section(const network::Topology& topology, std::span<const network::LinkEnds> links,
-                                        const network::UniformLoad& load) {
+                                        const std::optional<network::UniformLoad>& load) {
   std::vector<Statistic> counts{
       {"nodes", "nodes", "nodes in the fabric, one card each", topology.nodes},
       {"switches", "switches", "switches in the fabric", topology.switches.size()},
@@ -93,10 +101,11 @@ nlohmann::ordered_json topology_section(const network::Topology& topology, std::
                     "the load every node can offer under uniform traffic before a link on the forwarding tables' "
                     "routes is loaded beyond its rate: 1 / the most loaded link's load (docs/network.md, \"The bound "
                     "from the routes\"); accepted_throughput counts payload, so compare it with this x payload / "
-                    "packet bytes",
-                    load.bound});
+                    "packet bytes; null where a run does not compute it (more than 2^26 nodes x switches: "
+                    "ibsec-engine topology does)",
+                    load ? nlohmann::json(load->bound) : nlohmann::json()});
   counts.push_back({"uniform_bound_link", "", "a link whose load sets uniform_bound",
-                    links.empty() ? std::string() : link_name(links[load.binding_link])});
+                    load && !links.empty() ? nlohmann::json(link_name(links[load->binding_link])) : nlohmann::json()});
   nlohmann::ordered_json section = {{"name", topology.name}};
   nlohmann::ordered_json meta = nlohmann::ordered_json::object();
   for (const Statistic& count : counts) {

@@ -4,6 +4,7 @@
 // scripts that join a run's links table on the link index).
 #pragma once
 
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -33,13 +34,20 @@ std::vector<Statistic> switch_identity(const network::Topology& topology, uint32
 // order) at the rates `network` gives its cables, and its bound.
 network::UniformLoad fabric_uniform_load(const network::Topology& topology, std::span<const network::LinkEnds> links,
                                          const network::NetworkParams& network);
+// The same if it takes a run no more than about a second (nodes x switches
+// steps: up to 2^26, every 1 024-node fabric; a 32 768-node 3-level tree
+// would take 2.5 s), else none: `ibsec-engine topology` computes it whatever the size.
+std::optional<network::UniformLoad> run_uniform_load(const network::Topology& topology,
+                                                     std::span<const network::LinkEnds> links,
+                                                     const network::NetworkParams& network);
 
 // The fabric's counts, every topology's and then what its builder reports
 // about its shape (a fat tree's leaves, spines and cores), then the bound
 // uniform traffic has on its routes, with their units and descriptions
 // under topology_meta as the statistics have theirs.
+// Without a load (run_uniform_load gave none) the bound and its link are null.
 nlohmann::ordered_json topology_section(const network::Topology& topology, std::span<const network::LinkEnds> links,
-                                        const network::UniformLoad& load);
+                                        const std::optional<network::UniformLoad>& load);
 
 // The whole fabric: the topology section, every switch (index, level, ports
 // cabled, name) and every one-way link in the order of network::links_of,

@@ -188,8 +188,7 @@ nlohmann::ordered_json Cluster::result(const RunOutcome& outcome) const {
   doc["skc_access"] = {{"access_ns", config_.nic.skc_access_origin.ns},
                        {"cycles", config_.nic.clock.cycles_covering(config_.nic.skc_access).count()},
                        {"source", config_.nic.skc_access_origin.source}};
-  doc["topology"] =
-      topology_section(*topology_, link_ends_, fabric_uniform_load(*topology_, link_ends_, config_.network));
+  doc["topology"] = topology_section(*topology_, link_ends_, run_uniform_load(*topology_, link_ends_, config_.network));
   nlohmann::ordered_json statistics = nlohmann::ordered_json::object();
   write_statistics(statistics, stats);
   doc["statistics"] = statistics;
