@@ -27,15 +27,17 @@ std::vector<PortId> minimal_ports(const SwitchSpec& spec, const std::vector<uint
 // Each distinct set once per switch; set 0 is the empty one.
 class ChoiceSets {
  public:
-  // Sets a builder made already (detours) are kept.
+  // Sets a builder made already (detours, and a dragonfly+'s choices for a
+  // detour's second leg) are kept, and so is a destination's set it chose.
   explicit ChoiceSets(SwitchSpec& spec) : spec_(spec) {
     PortChoices& choices = spec_.choices;
     if (choices.sets.empty()) choices.sets.assign(1, {});
     choices.hops.resize(choices.sets.size());
-    choices.of.assign(spec_.forwarding.size(), 0);
+    choices.of.resize(spec_.forwarding.size(), 0);
   }
   void set(uint32_t destination, std::vector<PortId> ports) {
     PortChoices& choices = spec_.choices;
+    if (choices.of[destination] != 0) return;  // the builder's
     auto [at, added] = index_.try_emplace(ports, static_cast<uint16_t>(choices.sets.size()));
     if (added) {
       if (choices.sets.size() > UINT16_MAX) throw ConfigError(kField, "more than 65 535 port sets on a switch");

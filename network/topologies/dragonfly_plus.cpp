@@ -252,6 +252,32 @@ void add_detour_set(SwitchSpec& spec, bool leaf, const DragonflyShape& shape, co
   for (uint32_t n = first_node; n < end_node; ++n) spec.choices.detour_of[n] = index;
 }
 
+// A detour's second leg may reach a spine of the intermediate group that
+// holds no global link into the destination's group. With 2 or more global
+// links a spine, the fewest hops from there can run across a third group
+// (global, global, down: 3 switches against down, up, across, down's 4),
+// and lane 1 would then chain global links round the groups, a cycle the
+// two lanes do not break. So such a spine's choices for that destination
+// are its leaves only, as its forwarding table's port is: the second leg
+// crosses exactly one global link, as a minimal route does (Shpiner et al.,
+// HOTI 2017). Set here, before adaptive routing adds the fewest-hop sets,
+// which keep a builder's (network/adaptive_routing.cpp).
+void add_second_leg_choices(SwitchSpec& spec, const DragonflyShape& shape, uint32_t first_node, uint32_t end_node) {
+  const uint32_t group = shape.group_of_node(first_node);
+  for (uint32_t p = shape.leaves; p < spec.ports; ++p) {
+    const Endpoint& peer = spec.peer[p];
+    if (peer.kind == Endpoint::Kind::kSwitch && peer.index / shape.switches_per_group() == group) return;
+  }
+  std::vector<PortId> down;
+  for (uint32_t p = 0; p < shape.leaves; ++p) {
+    if (spec.peer[p].kind == Endpoint::Kind::kSwitch) down.emplace_back(static_cast<uint16_t>(p));
+  }
+  const auto index = static_cast<uint16_t>(spec.choices.sets.size());
+  spec.choices.sets.push_back(std::move(down));
+  spec.choices.hops.emplace_back();  // every leaf is as far
+  for (uint32_t n = first_node; n < end_node; ++n) spec.choices.of[n] = index;
+}
+
 // Packets from a node may detour at their leaf, and packets on lane 0 from a
 // leaf at its spine (lane 1 ones are already on a detour's second leg), to
 // nodes of other groups only.
@@ -263,6 +289,7 @@ void add_detours(Topology& topology, const DragonflyShape& shape) {
     PortChoices& choices = spec.choices;
     choices.sets.assign(1, {});
     choices.hops.assign(1, {});
+    choices.of.assign(shape.nodes, 0);
     choices.detour_of.assign(shape.nodes, 0);
     choices.detour_from.assign(spec.ports, PortChoices::kNoDetour);
     const uint32_t lower = leaf ? shape.nodes_per_leaf : shape.leaves;
@@ -280,6 +307,7 @@ void add_detours(Topology& topology, const DragonflyShape& shape) {
       if (s / shape.switches_per_group() == group) continue;
       const bool leaf = s % shape.switches_per_group() < shape.leaves;
       add_detour_set(topology.switches[s], leaf, shape, hops, s, first_node, end_node);
+      if (!leaf) add_second_leg_choices(topology.switches[s], shape, first_node, end_node);
     }
   }
 }

@@ -152,5 +152,20 @@ TEST(AdaptiveRouting, UgalTakesGroupToGroupTrafficBeyondTheMinimalBound) {
   EXPECT_LT(accepted, 2.5 / 16);
 }
 
+// Two global links a spine, two between every two groups (m = 2, 32 nodes a
+// group): UGAL's detours, whose second leg crosses one global link only,
+// take group-to-group traffic to 0.92 of its bound, (m + (S·H − m)/2)/N_g =
+// 5/32, where minimal routes stop at m/N_g = 2/32 (docs/network.md,
+// "Dragonfly+: the bound").
+TEST(AdaptiveRouting, UgalWithTwoGlobalLinksASpineTakesGroupToGroupTrafficNearItsBound) {
+  const Saturated s = saturate({"network.topology=dragonfly-plus", "network.dragonfly_plus.nodes_per_leaf=8",
+                                "network.dragonfly_plus.global_links=2", "traffic.pattern=shift", "traffic.shift=32",
+                                "network.virtual_lanes=2", "network.adaptive_routing=ugal", "traffic.messages=100000"});
+  testing::expect_soak_survived(s, testing::Order::kMayChange);
+  const double accepted = s.statistics["accepted_throughput"].get<double>() / kPayloadShare;
+  EXPECT_LT(accepted, 5.0 / 32);
+  EXPECT_GT(accepted, 0.85 * 5.0 / 32) << "minimal routes: 2/32";
+}
+
 }  // namespace
 }  // namespace ibsec

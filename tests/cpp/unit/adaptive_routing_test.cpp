@@ -248,6 +248,45 @@ TEST(AdaptiveRouting, EveryUgalPathEndsAtItsDestinationWithinSevenSwitches) {
   }
 }
 
+// With 2 global links a spine, the fewest hops from a spine that holds no
+// link into the destination's group can run across a third group. A
+// detour's second leg takes the spine's leaves instead, so lane 1 crosses
+// one global link and the routes cannot deadlock on 2 lanes; every path
+// still ends at its destination within 7 switches.
+TEST(AdaptiveRouting, UgalWithSeveralGlobalLinksASpineCrossesOneGlobalLinkOnItsSecondLeg) {
+  for (const TopologyParams& params : {dragonfly(9, 4, 4, 4, 2), dragonfly(5, 4, 4, 8, 2)}) {
+    const Topology t = ugal(params);
+    EXPECT_TRUE(dependency_cycle(t).empty());
+    const uint32_t per_group = 8;  // 4 leaves, then 4 spines
+    for (uint32_t s = 0; s < t.switches.size(); ++s) {
+      if (s % per_group < 4) continue;
+      const SwitchSpec& spine = t.switches[s];
+      for (uint32_t dst = 0; dst < t.nodes; dst += 5) {
+        const uint32_t dst_group = t.node_link[dst].index / per_group;
+        if (dst_group == s / per_group) continue;
+        bool holds_link = false;
+        for (uint16_t p = 4; p < spine.ports; ++p) holds_link |= spine.peer[p].index / per_group == dst_group;
+        for (const PortId out : spine.candidates(dst, 4, 1)) {  // came across its first global link
+          const uint32_t to = spine.peer[out.value()].index;
+          if (holds_link) {
+            EXPECT_EQ(to / per_group, dst_group) << "switch " << s << " to node " << dst;
+          } else {
+            EXPECT_LT(out.value(), 4) << "switch " << s << " to node " << dst << ": down, not across again";
+          }
+        }
+      }
+    }
+    for (uint32_t src = 0; src < t.nodes; src += 7) {
+      for (uint32_t dst = 0; dst < t.nodes; dst += 3) {
+        std::set<uint32_t> lengths;
+        detour_path_lengths(t, dst, t.node_link[src], 0, 0, lengths);
+        ASSERT_FALSE(lengths.empty());
+        EXPECT_EQ(*lengths.begin(), t.switch_hops(NodeId(src), NodeId(dst))) << src << " -> " << dst;
+      }
+    }
+  }
+}
+
 TEST(AdaptiveRouting, UgalNeedsTwoLanesAndSaysWhichCycleOneWouldClose) {
   const Topology t = ugal(dragonfly(5, 4, 4, 4, 1));
   EXPECT_NO_THROW(check_virtual_lanes(t, 2));
