@@ -132,6 +132,20 @@ def test_draw_writes_the_picture_coloured_by_a_run(tree_run, tmp_path):
     assert "link utilization, busier direction (fraction)" in svg and "fat-tree-built: 20 nodes" in svg
 
 
+def test_draw_colours_by_the_uniform_bound_with_the_links_that_set_it_full(engine, tmp_path):
+    out = tmp_path / "fabric.svg"
+    done = run_ibsec("topology", "draw", *[arg for text in SMALL_TREE for arg in ("--set", text)],
+                     "--uniform", "--out", str(out))
+    assert done.returncode == 0, done.stderr
+    assert "link utilization at the uniform bound, busier direction (fraction)" in out.read_text()
+    fabric = describe_fabric(None, SMALL_TREE)
+    utilization = fabric_drawing.uniform_utilization(fabric)
+    assert max(utilization.values()) == pytest.approx(1.0, rel=1e-12)
+    binding = next(link["link"] for link in fabric["links"] if link["name"] == fabric["topology"]["uniform_bound_link"])
+    assert utilization[binding] == pytest.approx(1.0, rel=1e-12)
+    assert run_ibsec("topology", "draw", "--uniform", "--run", "x.json", "--out", str(out)).returncode == 2
+
+
 def test_every_format_is_written_and_the_vector_ones_reproducibly(tree_run, tmp_path):
     fabric = describe_fabric(None, SMALL_TREE)
     utilization = fabric_drawing.link_utilization(tree_run, fabric)

@@ -27,12 +27,23 @@ def show(args) -> None:
 
 
 def draw(args) -> None:
-    from ..output.fabric_drawing import check_picture_path, link_utilization, write_drawing
+    from ..output.fabric_drawing import (
+        RUN_LABEL,
+        UNIFORM_LABEL,
+        check_picture_path,
+        link_utilization,
+        uniform_utilization,
+        write_drawing,
+    )
 
     check_picture_path(args.out, "--out")
     fabric = _fabric(args)
-    utilization = link_utilization(args.run, fabric) if args.run else None
-    write_drawing(args.out, fabric, utilization, with_nodes=True if args.nodes else None)
+    utilization, label = None, RUN_LABEL
+    if args.run:
+        utilization = link_utilization(args.run, fabric)
+    elif args.uniform:
+        utilization, label = uniform_utilization(fabric), UNIFORM_LABEL
+    write_drawing(args.out, fabric, utilization, with_nodes=True if args.nodes else None, label=label)
     print(f"wrote {args.out}")
 
 
@@ -65,8 +76,12 @@ def add_parser(commands) -> None:
     _common(draw_parser)
     draw_parser.add_argument("--out", required=True, type=output_file, metavar="FILE",
                              help="the picture: FILE.svg, FILE.pdf or FILE.png")
-    draw_parser.add_argument("--run", metavar="RESULT.json",
-                             help="colour the links by this run's utilization (its links table, sim.detail=links)")
+    colour = draw_parser.add_mutually_exclusive_group()
+    colour.add_argument("--run", metavar="RESULT.json",
+                        help="colour the links by this run's utilization (its links table, sim.detail=links)")
+    colour.add_argument("--uniform", action="store_true",
+                        help="colour the links by their utilization under uniform traffic at the bound of the "
+                             "routes (1 on the links that set it; docs/network.md)")
     draw_parser.add_argument("--nodes", action="store_true",
                              help=f"draw the nodes even above {_max_drawn()} of them (they are left out by default)")
     draw_parser.set_defaults(func=draw)

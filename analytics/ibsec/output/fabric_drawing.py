@@ -119,6 +119,13 @@ def _ring_layout(fabric: dict, with_nodes: bool) -> dict[Place, tuple[float, flo
     return places
 
 
+def uniform_utilization(fabric: dict) -> dict[int, float]:
+    """Each link's utilization when every node offers the uniform bound (its uniform_load x uniform_bound, from
+    `ibsec-engine topology`): 1 on the links that set the bound (docs/network.md, "The bound from the routes")."""
+    bound = fabric["topology"]["uniform_bound"]
+    return {int(link["link"]): float(link["uniform_load"]) * bound for link in fabric["links"]}
+
+
 def link_utilization(result_path: str | Path, fabric: dict) -> dict[int, float]:
     """Each link's utilization from a run's links table (sim.detail=links), by link index; InputError when the
     result has no links table or its links are not this fabric's."""
@@ -162,8 +169,14 @@ def title_of(fabric: dict) -> str:
     return f"{topology['name']}: {', '.join(counts)}"
 
 
-def draw(fabric: dict, utilization: dict[int, float] | None = None, with_nodes: bool | None = None):
-    """The fabric as a matplotlib figure; cables coloured by utilization when it is given."""
+RUN_LABEL = "link utilization, busier direction (fraction)"
+UNIFORM_LABEL = "link utilization at the uniform bound, busier direction (fraction)"
+
+
+def draw(fabric: dict, utilization: dict[int, float] | None = None, with_nodes: bool | None = None,
+         label: str = RUN_LABEL):
+    """The fabric as a matplotlib figure; cables coloured by utilization when it is given, its colour bar named
+    `label`."""
     from matplotlib.collections import LineCollection
 
     from .figure_style import fitted_title, subplots
@@ -183,7 +196,7 @@ def draw(fabric: dict, utilization: dict[int, float] | None = None, with_nodes: 
         lines.set_array(busy)
         lines.set_clim(0.0, max(max(busy, default=0.0), 1e-9))
         ax.add_collection(lines)
-        fig.colorbar(lines, ax=ax, label="link utilization, busier direction (fraction)", shrink=0.8)
+        fig.colorbar(lines, ax=ax, label=label, shrink=0.8)
     _draw_places(ax, fabric, places)
     ax.set_title(fitted_title(title_of(fabric) + ("" if with_nodes else " (nodes not drawn)")))
     ax.set_aspect("auto" if tree else "equal")
@@ -253,13 +266,13 @@ def check_picture_path(out: str | Path, field: str) -> None:
 
 
 def write_drawing(out: str | Path, fabric: dict, utilization: dict[int, float] | None = None,
-                  with_nodes: bool | None = None) -> Path:
+                  with_nodes: bool | None = None, label: str = RUN_LABEL) -> Path:
     """draw() written to `out` (checked by check_picture_path) atomically and reproducibly (no dates inside)."""
     import matplotlib.pyplot as plt
 
     from .figure_style import write_picture
 
-    fig = draw(fabric, utilization, with_nodes)
+    fig = draw(fabric, utilization, with_nodes, label)
     try:
         return write_picture(fig, out)
     finally:
