@@ -262,20 +262,25 @@ void add_detour_set(SwitchSpec& spec, bool leaf, const DragonflyShape& shape, co
 // crosses exactly one global link, as a minimal route does (Shpiner et al.,
 // HOTI 2017). Set here, before adaptive routing adds the fewest-hop sets,
 // which keep a builder's (network/adaptive_routing.cpp).
-void add_second_leg_choices(SwitchSpec& spec, const DragonflyShape& shape, uint32_t first_node, uint32_t end_node) {
+// `down_set`: the spine's set of its leaves, made the first time it is
+// needed (0 until then) and shared by every destination that needs it.
+void add_second_leg_choices(SwitchSpec& spec, const DragonflyShape& shape, uint32_t first_node, uint32_t end_node,
+                            uint16_t& down_set) {
   const uint32_t group = shape.group_of_node(first_node);
   for (uint32_t p = shape.leaves; p < spec.ports; ++p) {
     const Endpoint& peer = spec.peer[p];
     if (peer.kind == Endpoint::Kind::kSwitch && peer.index / shape.switches_per_group() == group) return;
   }
-  std::vector<PortId> down;
-  for (uint32_t p = 0; p < shape.leaves; ++p) {
-    if (spec.peer[p].kind == Endpoint::Kind::kSwitch) down.emplace_back(static_cast<uint16_t>(p));
+  if (down_set == 0) {
+    std::vector<PortId> down;
+    for (uint32_t p = 0; p < shape.leaves; ++p) {
+      if (spec.peer[p].kind == Endpoint::Kind::kSwitch) down.emplace_back(static_cast<uint16_t>(p));
+    }
+    down_set = static_cast<uint16_t>(spec.choices.sets.size());
+    spec.choices.sets.push_back(std::move(down));
+    spec.choices.hops.emplace_back();  // every leaf is as far
   }
-  const auto index = static_cast<uint16_t>(spec.choices.sets.size());
-  spec.choices.sets.push_back(std::move(down));
-  spec.choices.hops.emplace_back();  // every leaf is as far
-  for (uint32_t n = first_node; n < end_node; ++n) spec.choices.of[n] = index;
+  for (uint32_t n = first_node; n < end_node; ++n) spec.choices.of[n] = down_set;
 }
 
 // Packets from a node may detour at their leaf, and packets on lane 0 from a
@@ -297,6 +302,7 @@ void add_detours(Topology& topology, const DragonflyShape& shape) {
       choices.detour_from[p] = leaf ? PortChoices::kDetourOnAnyLane : PortChoices::kDetourOnLaneZero;
     }
   }
+  std::vector<uint16_t> down_set(topology.switches.size(), 0);  // by switch: add_second_leg_choices's
   const uint32_t per_leaf = shape.nodes_per_leaf;
   for (uint32_t first_node = 0; first_node < shape.nodes; first_node += per_leaf) {
     const uint32_t end_node = std::min(first_node + per_leaf, shape.nodes);
@@ -307,7 +313,7 @@ void add_detours(Topology& topology, const DragonflyShape& shape) {
       if (s / shape.switches_per_group() == group) continue;
       const bool leaf = s % shape.switches_per_group() < shape.leaves;
       add_detour_set(topology.switches[s], leaf, shape, hops, s, first_node, end_node);
-      if (!leaf) add_second_leg_choices(topology.switches[s], shape, first_node, end_node);
+      if (!leaf) add_second_leg_choices(topology.switches[s], shape, first_node, end_node, down_set[s]);
     }
   }
 }
