@@ -22,13 +22,16 @@ cmake --build build
   exit 1
 }
 export IBSEC_ENGINE="$(pwd)/build/ibsec-engine"
-if [[ "${1:-}" == "--quick" ]]; then
-  ctest --test-dir build --output-on-failure -j "$(nproc)" -L unit
-  .venv/bin/python -m pytest -q -rsx -m "unit and not soak and not hours"
-elif [[ "${1:-}" == "--soak" ]]; then
-  ctest --test-dir build --output-on-failure -j "$(nproc)"
-  .venv/bin/python -m pytest -q -rsx -m "not hours"
-else
-  ctest --test-dir build --output-on-failure -j "$(nproc)" -LE soak
-  .venv/bin/python -m pytest -q -rsx
-fi
+# pytest: the tests on every core (pytest-xdist; worksteal keeps both busy when a long test comes late), then those
+# that measure CPU time against wall time (marker quiet) one at a time, on a machine left to them.
+pytest_on_every_core() { .venv/bin/python -m pytest -q -rsx -n auto --dist worksteal -m "($1) and not quiet"; }
+pytest_quietly() { .venv/bin/python -m pytest -q -rsx -m "($1) and quiet"; }
+case "${1:-}" in
+  --quick) ctest_selection=(-L unit) pytest_selection="unit and not soak and not hours" ;;
+  --soak) ctest_selection=() pytest_selection="not hours" ;;
+  *) ctest_selection=(-LE soak) pytest_selection="not soak and not hours" ;;
+esac
+ctest --test-dir build --output-on-failure -j "$(nproc)" "${ctest_selection[@]}"
+pytest_on_every_core "$pytest_selection"
+# Exit code 5: nothing selected (--quick has no quiet test).
+pytest_quietly "$pytest_selection" || [[ $? -eq 5 ]]

@@ -23,7 +23,7 @@ from ibsec.capture.mpi import mpirun_command
 PROGRAM = REPO / "tests" / "capture" / "compute_exchange.c"
 CONFIG = REPO / "configs" / "paper-16.json"
 
-pytestmark = [pytest.mark.model, pytest.mark.skipif(
+pytestmark = [pytest.mark.model, pytest.mark.quiet, pytest.mark.skipif(
     not (shutil.which("mpicc") and shutil.which("mpirun") and shutil.which("taskset")),
     reason="needs mpicc, mpirun (Debian: libopenmpi-dev openmpi-bin) and taskset (util-linux)")]
 

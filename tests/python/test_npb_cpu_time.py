@@ -25,7 +25,7 @@ CONFIG = REPO / "configs" / "paper-16.json"
 # The least share of its wall time the reference capture (a CPU per process) must have run on a CPU.
 OWN_CPU_SHARE = 0.8
 
-pytestmark = [pytest.mark.npb, pytest.mark.model]
+pytestmark = [pytest.mark.npb, pytest.mark.model, pytest.mark.quiet]
 
 
 @pytest.fixture(scope="module")
