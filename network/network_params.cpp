@@ -67,6 +67,18 @@ void read_switch_buffers(const ParameterValues& v, const std::string& key, Netwo
   net.virtual_output_queues = name == kVoqBuffers;
 }
 
+// network.switch_arbitration: which waiting packet a switch's output takes.
+constexpr const char* kRoundRobin = "round-robin";
+constexpr const char* kOldestFirst = "oldest-first";
+
+void read_switch_arbitration(const ParameterValues& v, const std::string& key, NetworkParams& net) {
+  const std::string name = v.text(key);
+  if (name != kRoundRobin && name != kOldestFirst) {
+    throw ConfigError(key, std::string("\"") + kRoundRobin + "\" or \"" + kOldestFirst + "\", got \"" + name + "\"");
+  }
+  net.oldest_first = name == kOldestFirst;
+}
+
 void check_lanes(const ParameterValues&, NetworkParams& net) {
   if (net.virtual_lanes < 1 || net.virtual_lanes > kMaxVirtualLanes) {
     throw ConfigError("network.virtual_lanes",
@@ -138,6 +150,11 @@ ParameterSet<NetworkParams> declare() {
               "any packet whose output is free may leave, in order per output; docs/network.md, \"Virtual output "
               "queues\")",
               read_switch_buffers)
+      .custom("network.switch_arbitration", kRoundRobin, "",
+              "which waiting packet a switch output takes: round-robin (over input ports and lanes, the pointer "
+              "moving past each grant) or oldest-first (the packet handed to its card first, as a router with "
+              "age-based arbitration does; docs/network.md, \"Arbitration\")",
+              read_switch_arbitration)
       .check(check_lanes);
   return set;
 }
@@ -164,7 +181,7 @@ LinkParams NetworkParams::link(const std::optional<CableRate>& cable) const {
 }
 
 SwitchParams NetworkParams::switches() const {
-  return {switch_latency(), virtual_lanes, credits_per_lane(), virtual_output_queues};
+  return {switch_latency(), virtual_lanes, credits_per_lane(), virtual_output_queues, oldest_first};
 }
 
 // A port may run slower than its switch's silicon (a degraded or older

@@ -178,7 +178,7 @@ void Switch::arbitrate(uint16_t output, Tick now) {
   }
   const uint32_t slots = static_cast<uint32_t>(input_busy_until_.size()) * params_.lanes;
   size_t best = out.requests.size();
-  uint32_t best_distance = slots;
+  uint64_t best_rank = UINT64_MAX;
   Tick input_frees = kNever;
   for (size_t r = 0; r < out.requests.size(); ++r) {
     const Request& request = out.requests[r];
@@ -187,13 +187,15 @@ void Switch::arbitrate(uint16_t output, Tick now) {
       continue;
     }
     const uint32_t buffer = buffer_index(request.input, request.lane);
-    const uint32_t distance = (buffer + slots - out.next_grant) % slots;
-    if (distance >= best_distance) continue;
+    const Queued& head = front(queue_index(buffer, output));
+    // The lowest rank wins: the distance from the round-robin pointer, or the packet's age.
+    const uint64_t rank = params_.oldest_first ? pool_[head.packet].id : (buffer + slots - out.next_grant) % slots;
+    if (rank >= best_rank) continue;
     const VirtualLane lane(out_lane(request.input, output, request.lane));
     assert(lane.value() < params_.lanes && "a lane map gives a lane the fabric does not have");
-    if (!out.link->can_send(lane, front(queue_index(buffer, output)).wire_bytes, now)) continue;
+    if (!out.link->can_send(lane, head.wire_bytes, now)) continue;
     best = r;
-    best_distance = distance;
+    best_rank = rank;
   }
   if (best != out.requests.size()) {
     grant(output, best, now);

@@ -1,7 +1,8 @@
 // A packet-level InfiniBand switch: input buffers per port and virtual lane,
 // virtual cut-through (a packet moves on as soon as its header has been
 // routed, if the output is free and the next buffer has room for all of it),
-// and a crossbar whose outputs are granted round-robin over (input, lane).
+// and a crossbar whose outputs are granted round-robin over (input, lane), or
+// to the oldest packet waiting (SwitchParams::oldest_first).
 // A packet waits in the buffer of the lane it arrived on and leaves on the
 // lane the switch's lane map gives (SwitchSpec::lane_map; without one, the
 // same lane): the credits it takes downstream are that lane's, the credits
@@ -37,6 +38,9 @@ struct SwitchParams {
   uint32_t lanes = 1;
   uint32_t credits_per_lane = 64;  // input buffer per lane; bounds the packets it can hold
   bool virtual_output_queues = false;
+  // Which waiting packet an output takes: round-robin over (input, lane), or
+  // the oldest (the lowest packet id, given in hand-over order).
+  bool oldest_first = false;
 };
 
 struct SwitchStats : StatGroupOf<SwitchStats> {

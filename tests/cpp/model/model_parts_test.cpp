@@ -109,6 +109,8 @@ TEST(SimConfig, BadValuesNameTheirKey) {
   EXPECT_EQ(failing_key({"nic.skc.policy=mru"}), "nic.skc.policy");
   EXPECT_EQ(failing_key({"nic.skc.policy=opt"}), "nic.skc.policy");
   EXPECT_EQ(failing_key({"network.virtual_lanes=16"}), "network.virtual_lanes");
+  EXPECT_EQ(failing_key({"network.switch_arbitration=oldest"}), "network.switch_arbitration");
+  EXPECT_EQ(failing_key({"network.switch_arbitration=oldest-first"}), "(accepted)");
   EXPECT_EQ(failing_key({"network.vl_buffer_bytes=128"}), "network.vl_buffer_bytes");
   EXPECT_EQ(failing_key({"traffic.load=0"}), "traffic.load");
   EXPECT_EQ(failing_key({"nic.mtu_bytes=0"}), "nic.mtu_bytes");
