@@ -55,16 +55,21 @@ std::optional<Tick> duration_or_generation(const ParameterValues& v, const std::
                              "\" for the link generation's own figure (docs/network.md), got " + value.dump());
 }
 
+// Whether the text at `key` names `second` rather than `first`; any other name is refused, both named.
+bool second_of_two(const ParameterValues& v, const std::string& key, const char* first, const char* second) {
+  const std::string name = v.text(key);
+  if (name != first && name != second) {
+    throw ConfigError(key, std::string("\"") + first + "\" or \"" + second + "\", got \"" + name + "\"");
+  }
+  return name == second;
+}
+
 // network.switch_buffers: how each (input, lane) buffer of a switch is organised.
 constexpr const char* kFifoBuffers = "fifo";
 constexpr const char* kVoqBuffers = "voq";
 
 void read_switch_buffers(const ParameterValues& v, const std::string& key, NetworkParams& net) {
-  const std::string name = v.text(key);
-  if (name != kFifoBuffers && name != kVoqBuffers) {
-    throw ConfigError(key, std::string("\"") + kFifoBuffers + "\" or \"" + kVoqBuffers + "\", got \"" + name + "\"");
-  }
-  net.virtual_output_queues = name == kVoqBuffers;
+  net.virtual_output_queues = second_of_two(v, key, kFifoBuffers, kVoqBuffers);
 }
 
 // network.switch_arbitration: which waiting packet a switch's output takes.
@@ -72,11 +77,7 @@ constexpr const char* kRoundRobin = "round-robin";
 constexpr const char* kOldestFirst = "oldest-first";
 
 void read_switch_arbitration(const ParameterValues& v, const std::string& key, NetworkParams& net) {
-  const std::string name = v.text(key);
-  if (name != kRoundRobin && name != kOldestFirst) {
-    throw ConfigError(key, std::string("\"") + kRoundRobin + "\" or \"" + kOldestFirst + "\", got \"" + name + "\"");
-  }
-  net.oldest_first = name == kOldestFirst;
+  net.oldest_first = second_of_two(v, key, kRoundRobin, kOldestFirst);
 }
 
 void check_lanes(const ParameterValues&, NetworkParams& net) {
