@@ -187,13 +187,15 @@ void Switch::arbitrate(uint16_t output, Tick now) {
       continue;
     }
     const uint32_t buffer = buffer_index(request.input, request.lane);
-    const Queued& head = front(queue_index(buffer, output));
-    // The lowest rank wins: the distance from the round-robin pointer, or the packet's age.
-    const uint64_t rank = params_.oldest_first ? pool_[head.packet].id : (buffer + slots - out.next_grant) % slots;
+    const uint32_t queue = queue_index(buffer, output);
+    // The lowest rank wins: the distance from the round-robin pointer (no need to read the queue), or the age of
+    // the packet at the queue's head.
+    const uint64_t rank =
+        params_.oldest_first ? pool_[front(queue).packet].id : (buffer + slots - out.next_grant) % slots;
     if (rank >= best_rank) continue;
     const VirtualLane lane(out_lane(request.input, output, request.lane));
     assert(lane.value() < params_.lanes && "a lane map gives a lane the fabric does not have");
-    if (!out.link->can_send(lane, head.wire_bytes, now)) continue;
+    if (!out.link->can_send(lane, front(queue).wire_bytes, now)) continue;
     best = r;
     best_rank = rank;
   }
