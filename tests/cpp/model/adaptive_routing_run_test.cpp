@@ -131,11 +131,9 @@ std::vector<std::string> group_to_group(const char* adaptive) {
           "traffic.messages=40000"};
 }
 
-constexpr double kPayloadShare = 256.0 / 282.0;  // 26 header bytes, NoSecurity
-
 TEST(AdaptiveRouting, GroupToGroupTrafficOnMinimalRoutesStopsAtOneGlobalLink) {
   const Saturated s = saturate(group_to_group("minimal"));
-  const double accepted = s.statistics["accepted_throughput"].get<double>() / kPayloadShare;
+  const double accepted = testing::accepted_payload(s);
   EXPECT_LE(accepted, 1.0 / 16 * 1.01);
   EXPECT_GE(accepted, 1.0 / 16 * 0.95);
 }
@@ -146,7 +144,7 @@ TEST(AdaptiveRouting, UgalTakesGroupToGroupTrafficBeyondTheMinimalBound) {
   EXPECT_EQ(s.statistics["packets_delivered"], s.statistics["packets_handed_over"]);
   EXPECT_EQ(s.statistics["credits_missing_at_end"], 0);
   EXPECT_GT(count(s.statistics["nonminimal_routes"]), 1000U);
-  const double accepted = s.statistics["accepted_throughput"].get<double>() / kPayloadShare;
+  const double accepted = testing::accepted_payload(s);
   EXPECT_GT(accepted, 1.0 / 16 * 1.1);
   // Each detour crosses two global links: at most 2.5 of a group's 4 carry its traffic (docs/network.md).
   EXPECT_LT(accepted, 2.5 / 16);
@@ -162,7 +160,7 @@ TEST(AdaptiveRouting, UgalWithTwoGlobalLinksASpineTakesGroupToGroupTrafficNearIt
                                 "network.dragonfly_plus.global_links=2", "traffic.pattern=shift", "traffic.shift=32",
                                 "network.virtual_lanes=2", "network.adaptive_routing=ugal", "traffic.messages=100000"});
   testing::expect_soak_survived(s, testing::Order::kMayChange);
-  const double accepted = s.statistics["accepted_throughput"].get<double>() / kPayloadShare;
+  const double accepted = testing::accepted_payload(s);
   EXPECT_LT(accepted, 5.0 / 32);
   EXPECT_GT(accepted, 0.85 * 5.0 / 32) << "minimal routes: 2/32";
 }

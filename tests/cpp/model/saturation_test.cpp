@@ -14,17 +14,12 @@
 namespace ibsec {
 namespace {
 
+using testing::accepted_payload;
 using testing::config_with;
+using testing::payload_share;
 using testing::saturate;
 using testing::Saturated;
-
-double payload_share(double payload, double overhead) { return payload / (payload + overhead); }
-
-// A saturated run's accepted throughput in payload, as a share of the link
-// rate: 256-byte packets carry 26 bytes of headers without security.
-double accepted_payload(const Saturated& s) {
-  return s.statistics["accepted_throughput"].get<double>() / payload_share(256, 26);
-}
+using testing::torus_bound;
 
 TEST(Saturation, SingleSwitchUniformMatchesHeadOfLineBlocking) {
   const Saturated s = saturate({"traffic.messages=200000"});
@@ -104,16 +99,6 @@ TEST(Saturation, TwoToOneTreeOnOneLaneIsHeadOfLineLimitedBelowTheTaperBound) {
   const double bound = taper_bound(96, 24, 12);  // 0.660
   EXPECT_GT(accepted / bound, 0.55) << "accepted " << accepted << " of a bound of " << bound;
   EXPECT_LT(accepted / bound, 0.75) << "accepted " << accepted << " of a bound of " << bound;
-}
-
-// docs/network.md, "Tori": under uniform traffic with dimension-order
-// routing and the half-way tie-break that alternates with the coordinate,
-// every channel of a dimension with rings of k carries c * lambda * N/(N-1)
-// * k/8 (k even) for c nodes per switch and N nodes, so lambda <= 8/(c k) *
-// (N-1)/N of the link rate, the bisection bound; the injection link's 1
-// bounds it too.
-double torus_bound(double nodes, double per_switch, double k) {
-  return std::min(1.0, 8.0 / (per_switch * k) * (nodes - 1) / nodes);
 }
 
 TEST(Saturation, EightByEightTorusUniformDoesNotDeadlockOnItsDatelineLanes) {

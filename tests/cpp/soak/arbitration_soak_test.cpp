@@ -10,19 +10,15 @@
 namespace ibsec {
 namespace {
 
-// 256-byte packets with 26 bytes of headers: the accepted throughput is of wire bytes.
-constexpr double kPayloadShare = 256.0 / 282.0;
-
 TEST(SoakArbitration, OldestFirstTakesTheEightByEightTorusWithTwoNodesASwitchToItsBound) {
   const testing::Saturated s =
       testing::saturate({"network.topology=torus", "network.torus.dims=8x8", "network.torus.nodes_per_switch=2",
                          "network.virtual_lanes=15", "network.switch_buffers=voq", "network.vl_buffer_bytes=16384",
                          "network.switch_arbitration=oldest-first", "traffic.messages=400000"});
   testing::expect_soak_survived(s);
-  // Rings of 8, 2 nodes a switch: 8/(c k) (N-1)/N = 0.496 (docs/network.md, "Tori: the bound").
-  const double bound = 8.0 / (2 * 8) * 127.0 / 128.0;
+  const double bound = testing::torus_bound(128, 2, 8);  // 0.496
   EXPECT_NEAR(s.topology["uniform_bound"].get<double>(), bound, 1e-12);
-  const double accepted = s.statistics["accepted_throughput"].get<double>() / kPayloadShare;
+  const double accepted = testing::accepted_payload(s);
   EXPECT_LE(accepted, bound);
   EXPECT_GT(accepted / bound, 0.95) << "accepted " << accepted;
 }

@@ -2,6 +2,7 @@
 // soak tests.
 #pragma once
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,24 @@ struct Saturated {
   nlohmann::ordered_json warnings;
   nlohmann::ordered_json topology;  // the result's topology section (its uniform_bound among it)
 };
+
+inline double payload_share(double payload, double overhead) { return payload / (payload + overhead); }
+
+// A saturated run's accepted throughput in payload, as a share of the link
+// rate: 256-byte packets carry 26 bytes of headers without security.
+inline double accepted_payload(const Saturated& s) {
+  return s.statistics["accepted_throughput"].get<double>() / payload_share(256, 26);
+}
+
+// docs/network.md, "Tori": under uniform traffic with dimension-order
+// routing and the half-way tie-break that alternates with the coordinate,
+// every channel of a dimension with rings of k carries c * lambda * N/(N-1)
+// * k/8 (k a multiple of 4) for c nodes per switch and N nodes, so lambda <=
+// 8/(c k) * (N-1)/N of the link rate, the bisection bound; the injection
+// link's 1 bounds it too.
+inline double torus_bound(double nodes, double per_switch, double k) {
+  return std::min(1.0, 8.0 / (per_switch * k) * (nodes - 1) / nodes);
+}
 
 inline Saturated saturate(std::vector<std::string> overrides) {
   // Defaults first, so that the caller's overrides win.
