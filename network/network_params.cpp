@@ -87,6 +87,14 @@ void check_lanes(const ParameterValues&, NetworkParams& net) {
   }
 }
 
+constexpr double kMaxSwitchSpeedup = 4.0;
+
+void check_speedup(const ParameterValues& v, NetworkParams& net) {
+  if (net.switch_speedup < 1.0 || net.switch_speedup > kMaxSwitchSpeedup) {
+    throw ConfigError("network.switch_speedup", "must be from 1 to 4, got " + v.at("network.switch_speedup").dump());
+  }
+}
+
 // "a, b or c": the names a registry holds, as a description lists them.
 std::string listed(const std::vector<std::string>& names) {
   std::string text;
@@ -156,7 +164,14 @@ ParameterSet<NetworkParams> declare() {
               "moving past each grant) or oldest-first (the packet handed to its card first, as a router with "
               "age-based arbitration does; docs/network.md, \"Arbitration\")",
               read_switch_arbitration)
-      .check(check_lanes);
+      .number("network.switch_speedup", &NetworkParams::switch_speedup, "factor",
+              "how much faster than its link a switch's crossbar moves a packet out of its input (1 to 4): at 1 an "
+              "input port is busy until the packet's tail has left the output; at 2 it may start its next packet "
+              "halfway, the output holding the rest (a combined input/output-queued switch; docs/network.md, "
+              "\"Crossbar speedup\")",
+              Bound::kPositive)
+      .check(check_lanes)
+      .check(check_speedup);
   return set;
 }
 
@@ -182,7 +197,7 @@ LinkParams NetworkParams::link(const std::optional<CableRate>& cable) const {
 }
 
 SwitchParams NetworkParams::switches() const {
-  return {switch_latency(), virtual_lanes, credits_per_lane(), virtual_output_queues, oldest_first};
+  return {switch_latency(), virtual_lanes, credits_per_lane(), virtual_output_queues, oldest_first, switch_speedup};
 }
 
 // A port may run slower than its switch's silicon (a degraded or older

@@ -33,6 +33,7 @@ struct NetworkParams {
   uint32_t vl_buffer_bytes = 4096;
   bool virtual_output_queues = false;  // network.switch_buffers: "fifo" (false) or "voq"
   bool oldest_first = false;           // network.switch_arbitration: "round-robin" (false) or "oldest-first"
+  double switch_speedup = 1.0;         // network.switch_speedup: crossbar rate / link rate
 
   // Each input buffer (switch port or card) holds this many 64-byte credits per lane.
   [[nodiscard]] uint32_t credits_per_lane() const { return vl_buffer_bytes / kCreditBytes; }

@@ -207,6 +207,13 @@ void Switch::arbitrate(uint16_t output, Tick now) {
   }
 }
 
+// With a crossbar speedup a packet has left its input after 1/speedup of its
+// serialization on the output, but never before its tail has arrived.
+Tick Switch::crossed_at(uint16_t output, uint32_t wire_bytes, Tick tail_in, Tick now) const {
+  const auto serialization = static_cast<double>(outputs_[output].link->serialization(wire_bytes));
+  return std::max(tail_in, now + static_cast<Tick>(std::llround(serialization / params_.speedup)));
+}
+
 void Switch::grant(uint16_t output, size_t request_index, Tick now) {
   Output& out = outputs_[output];
   const Request request = out.requests[request_index];
@@ -225,12 +232,14 @@ void Switch::grant(uint16_t output, size_t request_index, Tick now) {
   const uint32_t wire_bytes = packet.wire_bytes;
   // It leaves on its output lane; the buffer it frees is its arrival lane's.
   packet.lane = VirtualLane(out_lane(request.input, output, request.lane));
+  const Tick tail_in = packet.tail_at;
   // Its tail leaves no earlier than one traversal after it arrived (with
   // equal rates never later than now + serialization, so it starts now).
   // `packet` is not read after send: an attacker on the link may grow the pool.
   const Tick tail_out = out.link->send(handle, packet, now, packet.tail_at + params_.traversal_latency);
-  input_busy_until_[request.input] = tail_out;
-  upstream_[request.input]->return_credits(VirtualLane(request.lane), wire_bytes, tail_out);
+  const Tick crossed = params_.speedup > 1.0 ? crossed_at(output, wire_bytes, tail_in, now) : tail_out;
+  input_busy_until_[request.input] = crossed;
+  upstream_[request.input]->return_credits(VirtualLane(request.lane), wire_bytes, crossed);
   ++stats_.packets_forwarded;
 }
 

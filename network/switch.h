@@ -13,7 +13,8 @@
 // the traversal latency after the tail arrived (Packet::tail_at), which holds
 // back a packet going onto a faster link (docs/network.md, "Links of
 // different rates"). An input port feeds one output at a time and is busy
-// until the tail has gone through. With adaptive routing a packet whose
+// until the tail has gone through (with a crossbar speedup, SwitchParams::
+// speedup, until it has crossed). With adaptive routing a packet whose
 // destination has several ports takes the least costly: the fewest packets
 // waiting for it (plus one if it is sending), weighed by path length where
 // the set says (UGAL), ties going round-robin; the choice is made once, when
@@ -41,6 +42,13 @@ struct SwitchParams {
   // Which waiting packet an output takes: round-robin over (input, lane), or
   // the oldest (the lowest packet id, given in hand-over order).
   bool oldest_first = false;
+  // How much faster than its link an input port moves a packet across the
+  // crossbar. At 1 the input is busy until the packet's tail has left the
+  // output; above 1 it is free after 1/speedup of the serialization (no
+  // earlier than the tail's arrival), and the output holds the rest of the
+  // packet while it sends it: a combined input/output-queued switch with
+  // one packet of output buffer.
+  double speedup = 1.0;
 };
 
 struct SwitchStats : StatGroupOf<SwitchStats> {
@@ -133,6 +141,7 @@ class Switch final : public EventDrivenModule, public PacketReceiver, public Lin
   void retry_at(uint16_t output, Tick at, Tick now);
   void arbitrate(uint16_t output, Tick now);
   void grant(uint16_t output, size_t request_index, Tick now);
+  [[nodiscard]] Tick crossed_at(uint16_t output, uint32_t wire_bytes, Tick tail_in, Tick now) const;
   [[nodiscard]] uint8_t out_lane(uint32_t input, uint32_t output, uint8_t lane) const {
     return lane_map_.empty()
                ? lane

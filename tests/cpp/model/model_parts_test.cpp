@@ -111,6 +111,10 @@ TEST(SimConfig, BadValuesNameTheirKey) {
   EXPECT_EQ(failing_key({"network.virtual_lanes=16"}), "network.virtual_lanes");
   EXPECT_EQ(failing_key({"network.switch_arbitration=oldest"}), "network.switch_arbitration");
   EXPECT_EQ(failing_key({"network.switch_arbitration=oldest-first"}), "(accepted)");
+  EXPECT_EQ(failing_key({"network.switch_speedup=0.5"}), "network.switch_speedup");
+  EXPECT_EQ(failing_key({"network.switch_speedup=4.5"}), "network.switch_speedup");
+  EXPECT_EQ(failing_key({"network.switch_speedup=fast"}), "network.switch_speedup");
+  EXPECT_EQ(failing_key({"network.switch_speedup=2"}), "(accepted)");
   EXPECT_EQ(failing_key({"network.vl_buffer_bytes=128"}), "network.vl_buffer_bytes");
   EXPECT_EQ(failing_key({"traffic.load=0"}), "traffic.load");
   EXPECT_EQ(failing_key({"nic.mtu_bytes=0"}), "nic.mtu_bytes");
