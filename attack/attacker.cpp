@@ -24,9 +24,9 @@ constexpr uint64_t kInjectSequenceSpread = 1U << 16;
 
 }  // namespace
 
-Attacker::Attacker(const sc_core::sc_module_name& name, KernelCounters& counters, const AttackParams& params,
+Attacker::Attacker(const sc_core::sc_module_name& name, EventKernel& kernel, const AttackParams& params,
                    AttackerContext context, SnoopSink* sink)
-    : EventDrivenModule(name, counters), params_(params), context_(context), sink_(sink), rng_(params.seed) {}
+    : EventDrivenModule(name, kernel), params_(params), context_(context), sink_(sink), rng_(params.seed) {}
 
 void Attacker::tap(CreditLink& link, PacketReceiver& receiver, PortId receiver_port) {
   link_ = &link;

@@ -56,7 +56,7 @@ struct AttackerContext {
 
 class Attacker final : public EventDrivenModule, public PacketReceiver {
  public:
-  Attacker(const sc_core::sc_module_name& name, KernelCounters& counters, const AttackParams& params,
+  Attacker(const sc_core::sc_module_name& name, EventKernel& kernel, const AttackParams& params,
            AttackerContext context, SnoopSink* sink);
 
   // The link this attacker taps (built with this attacker as its receiver)

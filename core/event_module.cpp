@@ -2,13 +2,8 @@
 
 namespace ibsec {
 
-EventDrivenModule::EventDrivenModule(const sc_core::sc_module_name& name, KernelCounters& counters)
-    : sc_core::sc_module(name), counters_(counters) {
-  SC_HAS_PROCESS(EventDrivenModule);
-  SC_METHOD(wake);
-  sensitive << wakeup_;
-  dont_initialize();
-}
+EventDrivenModule::EventDrivenModule(const sc_core::sc_module_name& name, EventKernel& kernel)
+    : sc_core::sc_module(name), kernel_(kernel), slot_(kernel.add(*this)) {}
 
 void EventDrivenModule::schedule(Tick at, uint32_t kind, uint32_t arg) {
   queue_.push(Entry{ModuleEvent{at, kind, arg}, next_order_++});
@@ -18,18 +13,19 @@ void EventDrivenModule::schedule(Tick at, uint32_t kind, uint32_t arg) {
 
 void EventDrivenModule::arm(Tick at) {
   armed_for_ = at;
-  wakeup_.notify(sc_core::sc_time::from_value(at - now()));
+  kernel_.notify(slot_, at);
 }
 
 void EventDrivenModule::wake() {
-  ++counters_.activations;
+  KernelCounters& counters = kernel_.counters();
+  ++counters.activations;
   waking_ = true;
   armed_for_ = kNever;
   const Tick t = now();
   while (!queue_.empty() && queue_.top().event.at <= t) {
     const ModuleEvent event = queue_.top().event;
     queue_.pop();
-    ++counters_.events;
+    ++counters.events;
     handle(event);
     if (queue_.empty() || queue_.top().event.at > t) settle(t);
   }

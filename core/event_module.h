@@ -1,8 +1,10 @@
-// The one way modules in the cycle-level model use the SystemC kernel: each
-// module keeps its own time-ordered queue of pending work in plain C++ and a
-// single sc_event armed for the earliest entry, so the kernel wakes a module
-// only when it has something to do and never every clock while it is idle.
-// (A private heap plus one event measured ~3x faster than sc_event_queue.)
+// The one way modules in the cycle-level model are woken: each module keeps
+// its own time-ordered queue of pending work in plain C++ and one wake-up
+// armed for the earliest entry, which the EventKernel delivers, so a module
+// runs only when it has something to do and never every clock while it is
+// idle. (A private heap plus one wake-up measured ~3x faster than
+// sc_event_queue; one kernel process for every module, not an sc_event and
+// an SC_METHOD each, is docs/performance.md, "One process for the model".)
 #pragma once
 
 #include <cstdint>
@@ -12,17 +14,12 @@
 
 #include <systemc>
 
+#include "core/event_kernel.h"
 #include "core/time.h"
 
 namespace ibsec {
 
 inline constexpr Tick kNever = std::numeric_limits<Tick>::max();
-
-// Kernel activity across the whole model, for events-per-packet figures.
-struct KernelCounters {
-  uint64_t activations = 0;  // SC_METHOD runs of all modules
-  uint64_t events = 0;       // queue entries handled
-};
 
 struct ModuleEvent {
   Tick at;
@@ -32,7 +29,7 @@ struct ModuleEvent {
 
 class EventDrivenModule : public sc_core::sc_module {
  public:
-  EventDrivenModule(const sc_core::sc_module_name& name, KernelCounters& counters);
+  EventDrivenModule(const sc_core::sc_module_name& name, EventKernel& kernel);
 
   // Queues work for time `at` (>= the current time). Entries with equal times
   // run in the order they were queued, which keeps runs deterministic.
@@ -58,12 +55,13 @@ class EventDrivenModule : public sc_core::sc_module {
     }
   };
 
+  friend class EventKernel;
   void wake();
   void arm(Tick at);
 
   std::priority_queue<Entry, std::vector<Entry>, Later> queue_;
-  sc_core::sc_event wakeup_;
-  KernelCounters& counters_;
+  EventKernel& kernel_;
+  uint32_t slot_;  // its place in the kernel
   uint64_t next_order_ = 0;
   Tick armed_for_ = kNever;
   bool waking_ = false;

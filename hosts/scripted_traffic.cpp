@@ -5,10 +5,10 @@
 
 namespace ibsec::hosts {
 
-ScriptedTraffic::ScriptedTraffic(const sc_core::sc_module_name& name, KernelCounters& counters,
+ScriptedTraffic::ScriptedTraffic(const sc_core::sc_module_name& name, EventKernel& kernel,
                                  std::vector<ScriptedMessage> script, std::vector<nic::Cic*> cards, uint32_t mtu_bytes,
                                  DeliverySink& sink)
-    : HostModel(name, counters),
+    : HostModel(name, kernel),
       script_(std::move(script)),
       cards_(std::move(cards)),
       mtu_bytes_(mtu_bytes),

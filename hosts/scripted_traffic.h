@@ -19,7 +19,7 @@ struct ScriptedMessage {
 
 class ScriptedTraffic final : public HostModel {
  public:
-  ScriptedTraffic(const sc_core::sc_module_name& name, KernelCounters& counters, std::vector<ScriptedMessage> script,
+  ScriptedTraffic(const sc_core::sc_module_name& name, EventKernel& kernel, std::vector<ScriptedMessage> script,
                   std::vector<nic::Cic*> cards, uint32_t mtu_bytes, DeliverySink& sink);
 
   void on_packet_delivered(const network::Packet& packet, Tick now) override;

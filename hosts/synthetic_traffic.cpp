@@ -162,11 +162,11 @@ void validate(const TrafficParams& params, uint32_t nodes) {
   if (params.max_backlog_packets == 0) throw ConfigError("traffic.max_backlog_packets", "must be at least 1");
 }
 
-SyntheticTraffic::SyntheticTraffic(const sc_core::sc_module_name& name, KernelCounters& counters,
+SyntheticTraffic::SyntheticTraffic(const sc_core::sc_module_name& name, EventKernel& kernel,
                                    const TrafficParams& params, std::vector<nic::Cic*> cards,
                                    const std::vector<double>& ps_per_byte, uint32_t mtu_bytes, uint64_t seed,
                                    DeliverySink& sink)
-    : HostModel(name, counters),
+    : HostModel(name, kernel),
       params_(params),
       cards_(std::move(cards)),
       pattern_(pattern_entry(params.pattern).fn),

@@ -53,7 +53,7 @@ class DeliverySink {
 
 class SyntheticTraffic final : public HostModel {
  public:
-  SyntheticTraffic(const sc_core::sc_module_name& name, KernelCounters& counters, const TrafficParams& params,
+  SyntheticTraffic(const sc_core::sc_module_name& name, EventKernel& kernel, const TrafficParams& params,
                    std::vector<nic::Cic*> cards, const std::vector<double>& ps_per_byte, uint32_t mtu_bytes,
                    uint64_t seed, DeliverySink& sink);
 

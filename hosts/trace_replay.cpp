@@ -15,11 +15,11 @@ constexpr Tick ticks(uint64_t ns) { return ns * kTicksPerNs; }
 
 }  // namespace
 
-TraceReplay::TraceReplay(const sc_core::sc_module_name& name, KernelCounters& counters,
+TraceReplay::TraceReplay(const sc_core::sc_module_name& name, EventKernel& kernel,
                          std::vector<std::unique_ptr<TraceReader>> jobs, std::vector<nic::Cic*> cards,
                          uint32_t mtu_bytes, const ReplayParams& replay, const schedulers::SchedulerParams& scheduling,
                          DeliverySink& sink)
-    : HostModel(name, counters),
+    : HostModel(name, kernel),
       cards_(std::move(cards)),
       params_(replay),
       sink_(sink),

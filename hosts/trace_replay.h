@@ -44,9 +44,9 @@ using traces::TraceReader;
 class TraceReplay final : public HostModel, private schedulers::SchedulerHost, private MessageTransport {
  public:
   // Each reader (one job) must be freshly opened on a trace that passed TraceChecker.
-  TraceReplay(const sc_core::sc_module_name& name, KernelCounters& counters,
-              std::vector<std::unique_ptr<TraceReader>> jobs, std::vector<nic::Cic*> cards, uint32_t mtu_bytes,
-              const ReplayParams& replay, const schedulers::SchedulerParams& scheduling, DeliverySink& sink);
+  TraceReplay(const sc_core::sc_module_name& name, EventKernel& kernel, std::vector<std::unique_ptr<TraceReader>> jobs,
+              std::vector<nic::Cic*> cards, uint32_t mtu_bytes, const ReplayParams& replay,
+              const schedulers::SchedulerParams& scheduling, DeliverySink& sink);
   ~TraceReplay() override;
 
   // Cluster-wide process ids: job j's rank r is process first + r of job j.

@@ -13,10 +13,10 @@ constexpr uint32_t encode(uint32_t kind, uint32_t port) { return kind | (port <<
 
 }  // namespace
 
-Switch::Switch(const sc_core::sc_module_name& name, KernelCounters& counters, PacketPool& pool, uint16_t ports,
+Switch::Switch(const sc_core::sc_module_name& name, EventKernel& kernel, PacketPool& pool, uint16_t ports,
                std::vector<PortId> forwarding, const SwitchParams& params, std::vector<uint8_t> lane_map,
                PortChoices choices)
-    : EventDrivenModule(name, counters),
+    : EventDrivenModule(name, kernel),
       pool_(pool),
       forwarding_(std::move(forwarding)),
       lane_map_(std::move(lane_map)),

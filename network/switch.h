@@ -68,7 +68,7 @@ struct SwitchStats : StatGroupOf<SwitchStats> {
 class Switch final : public EventDrivenModule, public PacketReceiver, public LinkSender {
  public:
   // `lane_map` as SwitchSpec::lane_map: empty, or an output lane by (input, output, arrival lane).
-  Switch(const sc_core::sc_module_name& name, KernelCounters& counters, PacketPool& pool, uint16_t ports,
+  Switch(const sc_core::sc_module_name& name, EventKernel& kernel, PacketPool& pool, uint16_t ports,
          std::vector<PortId> forwarding, const SwitchParams& params, std::vector<uint8_t> lane_map = {},
          PortChoices choices = {});
 

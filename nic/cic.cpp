@@ -69,9 +69,9 @@ const std::vector<DerivedStatistic>& CicStats::derived() {
   return list;
 }
 
-Cic::Cic(const sc_core::sc_module_name& name, KernelCounters& counters, network::PacketPool& pool,
-         uint64_t& next_packet_id, NodeId node, const CicParams& params, network::PacketPayloads* payloads)
-    : EventDrivenModule(name, counters),
+Cic::Cic(const sc_core::sc_module_name& name, EventKernel& kernel, network::PacketPool& pool, uint64_t& next_packet_id,
+         NodeId node, const CicParams& params, network::PacketPayloads* payloads)
+    : EventDrivenModule(name, kernel),
       pool_(pool),
       next_packet_id_(next_packet_id),
       node_(node),

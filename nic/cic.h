@@ -163,8 +163,8 @@ struct CicStats : StatGroupOf<CicStats> {
 class Cic final : public EventDrivenModule, public network::PacketReceiver, public network::LinkSender {
  public:
   // `payloads`: the packets' bytes, required with params.functional_crypto, else unused.
-  Cic(const sc_core::sc_module_name& name, KernelCounters& counters, network::PacketPool& pool,
-      uint64_t& next_packet_id, NodeId node, const CicParams& params, network::PacketPayloads* payloads = nullptr);
+  Cic(const sc_core::sc_module_name& name, EventKernel& kernel, network::PacketPool& pool, uint64_t& next_packet_id,
+      NodeId node, const CicParams& params, network::PacketPayloads* payloads = nullptr);
   ~Cic() override;
 
   void attach(network::CreditLink* out, network::CreditLink* in_upstream, HostInterface* host);

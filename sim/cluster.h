@@ -58,7 +58,7 @@ class Cluster {
 
   [[nodiscard]] const network::Topology& topology() const { return *topology_; }
   [[nodiscard]] const RunStatistics& statistics() const { return statistics_; }
-  [[nodiscard]] const KernelCounters& kernel() const { return kernel_; }
+  [[nodiscard]] const KernelCounters& kernel() const { return kernel_.counters(); }
   [[nodiscard]] const std::vector<std::unique_ptr<nic::Cic>>& cards() const { return cards_; }
   [[nodiscard]] const std::deque<network::CreditLink>& links() const { return links_; }
   // The ends of links()[i], and its name as docs/topology.md names them ("node 3 -> switch 0 port 3").
@@ -109,7 +109,7 @@ class Cluster {
 
   SimConfig config_;
   std::shared_ptr<const network::Topology> topology_;
-  KernelCounters kernel_;
+  EventKernel kernel_{"kernel"};  // before every module: each takes its place in it
   network::PacketPool pool_;
   uint64_t next_packet_id_ = 0;
   std::unique_ptr<network::PacketPayloads> payloads_;  // functional crypto only: the packets' bytes

@@ -1,0 +1,131 @@
+#include "core/event_kernel.h"
+
+#include "core/event_module.h"
+
+namespace ibsec {
+
+EventKernel::EventKernel(const sc_core::sc_module_name& name) : sc_core::sc_module(name) {
+  SC_HAS_PROCESS(EventKernel);
+  SC_METHOD(run_instant);
+  sensitive << wakeup_;
+  dont_initialize();
+}
+
+uint32_t EventKernel::add(EventDrivenModule& module) {
+  slots_.push_back(Slot{.module = &module});
+  return static_cast<uint32_t>(slots_.size() - 1);
+}
+
+void EventKernel::notify(uint32_t module, Tick at) {
+  Slot& slot = slots_[module];
+  if (slot.pending == Pending::kDelta) return;
+  const Tick now = EventDrivenModule::now();
+  if (at == now) {
+    slot.pending = Pending::kDelta;  // a timed entry still in the heap is now cancelled
+    deltas_.push_back(module);
+    arm_self(now);
+    return;
+  }
+  if (slot.pending == Pending::kTimed && slot.timed_at <= at) return;
+  slot.pending = Pending::kTimed;
+  slot.timed_serial = ++next_serial_;
+  slot.timed_at = at;
+  insert(Timed{at, slot.timed_serial, module});
+  arm_self(at);
+}
+
+// Outside run_instant (elaboration, start of simulation) the kernel's own
+// event is armed for the earliest wake-up; inside, run_instant arms it once
+// it is done with the instant.
+void EventKernel::arm_self(Tick at) {
+  if (!running_) wakeup_.notify(sc_core::sc_time::from_value(at - EventDrivenModule::now()));
+}
+
+// One instant, as the SystemC kernel's simulate loop does it: the timed
+// wake-ups due now, then evaluation and delta phases until nothing is left to
+// run; then the next instant's time, past any cancelled entries on top.
+void EventKernel::run_instant() {
+  running_ = true;
+  const Tick now = EventDrivenModule::now();
+  if (heap_.size() > 1 && heap_[1].at == now) {
+    do {
+      const Timed entry = extract_top();
+      if (alive(entry)) trigger(entry.module);
+    } while (heap_.size() > 1 && heap_[1].at == now);
+  }
+  evaluate_and_notify();
+  drop_cancelled_tops();
+  running_ = false;
+  if (heap_.size() > 1) wakeup_.notify(sc_core::sc_time::from_value(heap_[1].at - now));
+}
+
+void EventKernel::evaluate_and_notify() {
+  while (true) {
+    while (!runnable_.empty()) {
+      const uint32_t module = runnable_.front();
+      runnable_.pop_front();
+      slots_[module].runnable = false;
+      slots_[module].module->wake();
+    }
+    if (deltas_.empty()) return;
+    // The kernel triggers delta notifications last first.
+    due_.swap(deltas_);
+    for (auto it = due_.rbegin(); it != due_.rend(); ++it) trigger(*it);
+    due_.clear();
+    if (runnable_.empty()) return;
+  }
+}
+
+void EventKernel::trigger(uint32_t module) {
+  Slot& slot = slots_[module];
+  slot.pending = Pending::kNone;
+  if (slot.runnable) return;
+  slot.runnable = true;
+  runnable_.push_back(module);
+}
+
+bool EventKernel::alive(const Timed& entry) const {
+  const Slot& slot = slots_[entry.module];
+  return slot.pending == Pending::kTimed && slot.timed_serial == entry.serial;
+}
+
+// The kernel's sc_ppq: a binary max-heap on "earlier", sifting a new entry
+// up past every strictly later parent, and re-heaping from the top after
+// moving the last entry there.
+void EventKernel::insert(const Timed& entry) {
+  heap_.push_back(entry);
+  size_t i = heap_.size() - 1;
+  while (i > 1 && heap_[i / 2].at > entry.at) {
+    heap_[i] = heap_[i / 2];
+    i /= 2;
+  }
+  heap_[i] = entry;
+}
+
+EventKernel::Timed EventKernel::extract_top() {
+  const Timed top = heap_[1];
+  const Timed last = heap_.back();
+  heap_.pop_back();
+  const size_t size = heap_.size() - 1;
+  if (size == 0) return top;
+  // The kernel puts the last entry on top and swaps it down past any strictly
+  // earlier child, the left one first on a tie; moving those children up into
+  // the hole and placing the entry once gives the same heap.
+  size_t hole = 1;
+  for (size_t l = 2; l <= size; l = 2 * hole) {
+    size_t earliest = heap_[l].at < last.at ? l : 0;
+    const Tick earliest_at = earliest != 0 ? heap_[l].at : last.at;
+    if (l + 1 <= size && heap_[l + 1].at < earliest_at) earliest = l + 1;
+    if (earliest == 0) break;
+    heap_[hole] = heap_[earliest];
+    hole = earliest;
+  }
+  heap_[hole] = last;
+  return top;
+}
+
+void EventKernel::drop_cancelled_tops() {
+  while (heap_.size() > 1 && !alive(heap_[1])) extract_top();
+}
+
+}  // namespace ibsec
