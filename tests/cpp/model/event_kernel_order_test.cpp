@@ -1,0 +1,183 @@
+// The EventKernel wakes modules in exactly the order the SystemC kernel woke
+// them when each module had its own sc_event and SC_METHOD (core/event_kernel.h):
+// the same scenario of modules waking each other, with many wake-ups at equal
+// times, wake-ups for the current instant and earlier ones replacing later
+// ones, is run once on the kernel and once on modules built the old way, each
+// in its own process, and the two logs of who woke when must be equal.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <queue>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <systemc>
+
+#include "core/event_module.h"
+
+namespace ibsec {
+namespace {
+
+constexpr uint32_t kModules = 48;
+constexpr uint64_t kBudget = 40'000;  // events handled before the modules stop waking each other
+// Mostly short and equal delays, so that many wake-ups fall at one time; 0 is
+// a wake-up for the current instant (a delta notification).
+constexpr std::array<Tick, 8> kDelays = {0, 0, 1000, 1000, 1000, 2000, 3000, 7000};
+
+struct Log {
+  std::ostringstream text;
+  uint64_t handled = 0;
+};
+
+uint64_t mix(uint64_t x) {
+  x ^= x >> 33;
+  x *= 0xff51afd7ed558ccdULL;
+  x ^= x >> 33;
+  x *= 0xc4ceb9fe1a85ec53ULL;
+  return x ^ (x >> 33);
+}
+
+// What every module does with an event, whichever way it is woken: logs it
+// and wakes one or two modules (itself among them at times) a little later.
+template <typename Schedule>
+void react(Log& log, uint32_t id, uint32_t arg, Tick now, Schedule schedule) {
+  log.text << now << ' ' << id << ' ' << arg << '\n';
+  if (++log.handled > kBudget) return;
+  const uint64_t h = mix((uint64_t{id} << 40) ^ (uint64_t{arg} << 20) ^ now);
+  const uint32_t fanout = (h & 7) == 0 ? 2 : 1;
+  for (uint32_t k = 0; k < fanout; ++k) {
+    const uint64_t g = mix(h + k);
+    schedule(static_cast<uint32_t>(g % kModules), now + kDelays[(g >> 16) % kDelays.size()], arg + 1);
+  }
+}
+
+// A module woken by the EventKernel.
+class KernelModule final : public EventDrivenModule {
+ public:
+  KernelModule(const sc_core::sc_module_name& name, EventKernel& kernel, uint32_t id, Log& log,
+               std::vector<std::unique_ptr<KernelModule>>& all)
+      : EventDrivenModule(name, kernel), id_(id), log_(log), all_(all) {}
+
+ private:
+  void start_of_simulation() override { schedule((id_ % 5) * 1000, 0, 0); }
+  void handle(const ModuleEvent& event) override {
+    react(log_, id_, event.arg, event.at,
+          [this](uint32_t to, Tick at, uint32_t arg) { all_[to]->schedule(at, 0, arg); });
+  }
+  uint32_t id_;
+  Log& log_;
+  std::vector<std::unique_ptr<KernelModule>>& all_;
+};
+
+// A module as they were before the EventKernel: its own queue, its own
+// sc_event armed for the earliest entry, its own SC_METHOD.
+class SystemCModule final : public sc_core::sc_module {
+ public:
+  SystemCModule(const sc_core::sc_module_name& name, uint32_t id, Log& log,
+                std::vector<std::unique_ptr<SystemCModule>>& all)
+      : sc_core::sc_module(name), id_(id), log_(log), all_(all) {
+    SC_HAS_PROCESS(SystemCModule);
+    SC_METHOD(wake);
+    sensitive << wakeup_;
+    dont_initialize();
+  }
+  void schedule(Tick at, uint32_t arg) {
+    queue_.push(Entry{at, next_order_++, arg});
+    if (!waking_ && at < armed_for_) arm(at);
+  }
+
+ private:
+  struct Entry {
+    Tick at;
+    uint64_t order;
+    uint32_t arg;
+    bool operator>(const Entry& o) const { return at != o.at ? at > o.at : order > o.order; }
+  };
+  void start_of_simulation() override { schedule((id_ % 5) * 1000, 0); }
+  void arm(Tick at) {
+    armed_for_ = at;
+    wakeup_.notify(sc_core::sc_time::from_value(at - sc_core::sc_time_stamp().value()));
+  }
+  void wake() {
+    waking_ = true;
+    armed_for_ = kNever;
+    const Tick t = sc_core::sc_time_stamp().value();
+    while (!queue_.empty() && queue_.top().at <= t) {
+      const Entry entry = queue_.top();
+      queue_.pop();
+      react(log_, id_, entry.arg, t, [this](uint32_t to, Tick at, uint32_t arg) { all_[to]->schedule(at, arg); });
+    }
+    waking_ = false;
+    if (!queue_.empty()) arm(queue_.top().at);
+  }
+  uint32_t id_;
+  Log& log_;
+  std::vector<std::unique_ptr<SystemCModule>>& all_;
+  std::priority_queue<Entry, std::vector<Entry>, std::greater<>> queue_;
+  sc_core::sc_event wakeup_;
+  uint64_t next_order_ = 0;
+  Tick armed_for_ = kNever;
+  bool waking_ = false;
+};
+
+std::string run_on_kernel() {
+  Log log;
+  EventKernel kernel("kernel");
+  std::vector<std::unique_ptr<KernelModule>> modules;
+  for (uint32_t i = 0; i < kModules; ++i) {
+    modules.push_back(std::make_unique<KernelModule>(("m" + std::to_string(i)).c_str(), kernel, i, log, modules));
+  }
+  sc_core::sc_start();
+  return log.text.str();
+}
+
+std::string run_on_systemc() {
+  Log log;
+  std::vector<std::unique_ptr<SystemCModule>> modules;
+  for (uint32_t i = 0; i < kModules; ++i) {
+    modules.push_back(std::make_unique<SystemCModule>(("m" + std::to_string(i)).c_str(), i, log, modules));
+  }
+  sc_core::sc_start();
+  return log.text.str();
+}
+
+// SystemC elaborates one design per process.
+std::string in_child(std::string (*run)()) {
+  const auto path = std::filesystem::temp_directory_path() /
+                    ("event_order_" + std::to_string(::getpid()) + "_" + std::to_string(std::rand()) + ".log");
+  const pid_t child = ::fork();
+  if (child == 0) {
+    sc_core::sc_set_time_resolution(1, sc_core::SC_PS);
+    std::ofstream(path) << run();
+    ::_exit(0);
+  }
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  std::stringstream text;
+  text << std::ifstream(path).rdbuf();
+  std::filesystem::remove(path);
+  return text.str();
+}
+
+TEST(EventKernel, WakesModulesInTheOrderTheSystemCKernelDid) {
+  const std::string kernel = in_child(run_on_kernel);
+  const std::string systemc = in_child(run_on_systemc);
+  // The scenario is what it claims: many wake-ups, many at one instant.
+  const auto lines = static_cast<uint64_t>(std::count(systemc.begin(), systemc.end(), '\n'));
+  EXPECT_GT(lines, kBudget);
+  EXPECT_EQ(kernel.size(), systemc.size());
+  EXPECT_TRUE(kernel == systemc) << "the first difference is at byte "
+                                 << std::mismatch(kernel.begin(), kernel.end(), systemc.begin(), systemc.end()).first -
+                                        kernel.begin();
+}
+
+}  // namespace
+}  // namespace ibsec
