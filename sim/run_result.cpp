@@ -171,7 +171,7 @@ nlohmann::ordered_json Cluster::result(const RunOutcome& outcome) const {
   const std::vector<Statistic> run_tail{
       {"simulated_time_us", "us", "simulated time at the last delivery",
        static_cast<double>(std::max<Tick>(outcome.end, 1)) / 1.0e6},
-      {"kernel_activations", "activations", "SystemC method activations over the run", kernel().activations},
+      {"kernel_activations", "activations", "module wake-ups by the event kernel over the run", kernel().activations},
       {"kernel_activations_per_packet", "activations", "kernel activations / delivered packets",
        ratio(static_cast<double>(kernel().activations), delivered)},
       {"module_events_per_packet", "events", "module queue entries handled / delivered packets",
