@@ -19,11 +19,10 @@ uint32_t EventKernel::add(EventDrivenModule& module) {
 void EventKernel::notify(uint32_t module, Tick at) {
   Slot& slot = slots_[module];
   if (slot.pending == Pending::kDelta) return;
-  const Tick now = EventDrivenModule::now();
-  if (at == now) {
+  if (at == now_) {
     slot.pending = Pending::kDelta;  // a timed entry still in the heap is now cancelled
     deltas_.push_back(module);
-    arm_self(now);
+    arm_self(at);
     return;
   }
   if (slot.pending == Pending::kTimed && slot.timed_at <= at) return;
@@ -34,11 +33,13 @@ void EventKernel::notify(uint32_t module, Tick at) {
   arm_self(at);
 }
 
-// Outside run_instant (elaboration, start of simulation) the kernel's own
-// event is armed for the earliest wake-up; inside, run_instant arms it once
-// it is done with the instant.
+void EventKernel::drive_from_caller() { systemc_drives_ = false; }
+
+// Driven by SystemC and outside run_instant (elaboration, start of
+// simulation), the kernel's own event is armed for the earliest wake-up;
+// inside, run_instant arms it once it is done with the instant.
 void EventKernel::arm_self(Tick at) {
-  if (!running_) wakeup_.notify(sc_core::sc_time::from_value(at - EventDrivenModule::now()));
+  if (systemc_drives_ && !running_) wakeup_.notify(sc_core::sc_time::from_value(at - now_));
 }
 
 // One instant, as the SystemC kernel's simulate loop does it: the timed
@@ -46,17 +47,48 @@ void EventKernel::arm_self(Tick at) {
 // run; then the next instant's time, past any cancelled entries on top.
 void EventKernel::run_instant() {
   running_ = true;
-  const Tick now = EventDrivenModule::now();
-  if (heap_.size() > 1 && heap_[1].at == now) {
-    do {
-      const Timed entry = extract_top();
-      if (alive(entry)) trigger(entry.module);
-    } while (heap_.size() > 1 && heap_[1].at == now);
-  }
+  now_ = sc_core::sc_time_stamp().value();
+  trigger_due();
   evaluate_and_notify();
   drop_cancelled_tops();
   running_ = false;
-  if (heap_.size() > 1) wakeup_.notify(sc_core::sc_time::from_value(heap_[1].at - now));
+  if (heap_.size() > 1) wakeup_.notify(sc_core::sc_time::from_value(heap_[1].at - now_));
+}
+
+// What sc_start(until - now) did, instant by instant: first the modules left
+// runnable by the last call, then every instant up to `until`; the wake-ups
+// due at `until` itself are triggered but run only in the next call, as
+// sc_start holds the last instant's evaluation back; and the time is then
+// `until`, as sc_start's default starvation policy leaves it.
+void EventKernel::run_until(Tick until) {
+  running_ = true;
+  evaluate_and_notify();
+  while (true) {
+    drop_cancelled_tops();
+    if (heap_.size() == 1 || heap_[1].at > until) break;
+    now_ = heap_[1].at;
+    trigger_due();
+    if (now_ == until) break;
+    evaluate_and_notify();
+  }
+  now_ = until;  // sc_start runs to its end time, whether anything happens there or not
+  running_ = false;
+}
+
+// As sc_pending_activity: work at the current instant first, and only
+// without it a look past cancelled entries for a later one (which drops
+// them, and so shapes the heap, exactly when the kernel did).
+bool EventKernel::pending() {
+  if (!runnable_.empty() || !deltas_.empty()) return true;
+  drop_cancelled_tops();
+  return heap_.size() > 1;
+}
+
+void EventKernel::trigger_due() {
+  while (heap_.size() > 1 && heap_[1].at == now_) {
+    const Timed entry = extract_top();
+    if (alive(entry)) trigger(entry.module);
+  }
 }
 
 void EventKernel::evaluate_and_notify() {

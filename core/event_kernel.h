@@ -3,7 +3,9 @@
 // modules' pending wake-ups in its own heap of timed notifications; on a
 // large fabric that heap and its allocations were a third of the run. Here
 // one process keeps them instead, in plain arrays, and wakes the modules
-// itself, one SystemC activation per instant of simulated time.
+// itself: one SystemC activation per instant of simulated time, or, once
+// drive_from_caller() is called, none at all, the caller advancing time with
+// run_until (SystemC then only elaborates the modules).
 //
 // It wakes them in exactly the order the SystemC 2.3 kernel did, so that no
 // result changes: modules whose wake-ups fall at the same time are woken in
@@ -43,6 +45,17 @@ class EventKernel : public sc_core::sc_module {
   // cancelled and replaced.
   void notify(uint32_t module, Tick at);
 
+  // Time is advanced by run_until, not by sc_start: call before the
+  // simulation starts. Nothing then follows SystemC's time (a VCD trace
+  // would see one time step), which is why it is not the default.
+  void drive_from_caller();
+  // Driven by the caller: runs as sc_start(until - now()) would have.
+  void run_until(Tick until);
+  // Driven by the caller: whether anything is left to run (sc_pending_activity).
+  [[nodiscard]] bool pending();
+  // The instant being simulated (or the last one, between calls).
+  [[nodiscard]] static Tick now() { return now_; }
+
   [[nodiscard]] KernelCounters& counters() { return counters_; }
   [[nodiscard]] const KernelCounters& counters() const { return counters_; }
 
@@ -62,6 +75,7 @@ class EventKernel : public sc_core::sc_module {
   };
 
   void run_instant();
+  void trigger_due();
   void evaluate_and_notify();
   void trigger(uint32_t module);
   [[nodiscard]] bool alive(const Timed& entry) const;
@@ -77,6 +91,9 @@ class EventKernel : public sc_core::sc_module {
   std::deque<uint32_t> runnable_;
   uint64_t next_serial_ = 0;
   bool running_ = false;
+  bool systemc_drives_ = true;
+  // One model a process, as SystemC elaborates one design a process.
+  inline static Tick now_ = 0;
   KernelCounters counters_;
   sc_core::sc_event wakeup_;
 };

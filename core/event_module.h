@@ -35,7 +35,7 @@ class EventDrivenModule : public sc_core::sc_module {
   // run in the order they were queued, which keeps runs deterministic.
   void schedule(Tick at, uint32_t kind, uint32_t arg = 0);
 
-  [[nodiscard]] static Tick now() { return sc_core::sc_time_stamp().value(); }
+  [[nodiscard]] static Tick now() { return EventKernel::now(); }
 
  protected:
   virtual void handle(const ModuleEvent& event) = 0;
