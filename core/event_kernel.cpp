@@ -19,6 +19,8 @@ uint32_t EventKernel::add(EventDrivenModule& module) {
 void EventKernel::notify(uint32_t module, Tick at) {
   Slot& slot = slots_[module];
   if (slot.pending == Pending::kDelta) return;
+  // Between SystemC's time steps (elaboration, or between sc_start calls) its clock is the time.
+  if (systemc_drives_ && !running_) now_ = sc_core::sc_time_stamp().value();
   if (at == now_) {
     slot.pending = Pending::kDelta;  // a timed entry still in the heap is now cancelled
     deltas_.push_back(module);

@@ -138,6 +138,19 @@ std::string run_on_kernel() {
   return log.text.str();
 }
 
+// The same in sc_start slices of 2 000 ps, as a run with a VCD trace does.
+std::string run_on_kernel_in_systemc_slices() {
+  Log log;
+  EventKernel kernel("kernel");
+  std::vector<std::unique_ptr<KernelModule>> modules;
+  for (uint32_t i = 0; i < kModules; ++i) {
+    modules.push_back(std::make_unique<KernelModule>(("m" + std::to_string(i)).c_str(), kernel, i, log, modules));
+  }
+  sc_core::sc_start(sc_core::SC_ZERO_TIME);
+  while (sc_core::sc_pending_activity()) sc_core::sc_start(sc_core::sc_time::from_value(2000));
+  return log.text.str();
+}
+
 // The same, the kernel advancing time itself in slices that end on instants
 // (every delay is a multiple of 1 000 ps), as a run without a VCD trace does.
 std::string run_on_kernel_driven_by_caller() {
@@ -197,6 +210,12 @@ TEST(EventKernel, WakesModulesInTheOrderTheSystemCKernelDid) {
   const auto lines = static_cast<uint64_t>(std::count(systemc.begin(), systemc.end(), '\n'));
   EXPECT_GT(lines, kBudget);
   expect_same_log(kernel, systemc);
+}
+
+TEST(EventKernel, InSystemCSlicesWakesModulesInTheSameOrder) {
+  const std::string systemc = in_child(run_on_systemc);
+  EXPECT_GT(static_cast<uint64_t>(std::count(systemc.begin(), systemc.end(), '\n')), kBudget);
+  expect_same_log(in_child(run_on_kernel_in_systemc_slices), systemc);
 }
 
 TEST(EventKernel, DrivenByItsCallerWakesModulesInTheSameOrder) {
