@@ -127,42 +127,34 @@ class SystemCModule final : public sc_core::sc_module {
   bool waking_ = false;
 };
 
-std::string run_on_kernel() {
-  Log log;
-  EventKernel kernel("kernel");
-  std::vector<std::unique_ptr<KernelModule>> modules;
-  for (uint32_t i = 0; i < kModules; ++i) {
-    modules.push_back(std::make_unique<KernelModule>(("m" + std::to_string(i)).c_str(), kernel, i, log, modules));
-  }
-  sc_core::sc_start();
-  return log.text.str();
-}
+// How a run advances time once its modules are built.
+enum class Drive { kOneStart, kSystemCSlices, kCallerSlices };
 
-// The same in sc_start slices of 2 000 ps, as a run with a VCD trace does.
-std::string run_on_kernel_in_systemc_slices() {
+// The scenario on the EventKernel: in one sc_start; in sc_start slices of
+// 2 000 ps, as a run with a VCD trace does; or driven by its caller in slices
+// of 2 000 ps, as a run without one does (the slices end on instants: every
+// delay is a multiple of 1 000 ps).
+std::string run_on_kernel(Drive drive) {
   Log log;
   EventKernel kernel("kernel");
+  if (drive == Drive::kCallerSlices) kernel.drive_from_caller();
   std::vector<std::unique_ptr<KernelModule>> modules;
   for (uint32_t i = 0; i < kModules; ++i) {
     modules.push_back(std::make_unique<KernelModule>(("m" + std::to_string(i)).c_str(), kernel, i, log, modules));
   }
-  sc_core::sc_start(sc_core::SC_ZERO_TIME);
-  while (sc_core::sc_pending_activity()) sc_core::sc_start(sc_core::sc_time::from_value(2000));
-  return log.text.str();
-}
-
-// The same, the kernel advancing time itself in slices that end on instants
-// (every delay is a multiple of 1 000 ps), as a run without a VCD trace does.
-std::string run_on_kernel_driven_by_caller() {
-  Log log;
-  EventKernel kernel("kernel");
-  kernel.drive_from_caller();
-  std::vector<std::unique_ptr<KernelModule>> modules;
-  for (uint32_t i = 0; i < kModules; ++i) {
-    modules.push_back(std::make_unique<KernelModule>(("m" + std::to_string(i)).c_str(), kernel, i, log, modules));
+  switch (drive) {
+    case Drive::kOneStart:
+      sc_core::sc_start();
+      break;
+    case Drive::kSystemCSlices:
+      sc_core::sc_start(sc_core::SC_ZERO_TIME);
+      while (sc_core::sc_pending_activity()) sc_core::sc_start(sc_core::sc_time::from_value(2000));
+      break;
+    case Drive::kCallerSlices:
+      sc_core::sc_start(sc_core::SC_ZERO_TIME);
+      while (kernel.pending()) kernel.run_until(EventKernel::now() + 2000);
+      break;
   }
-  sc_core::sc_start(sc_core::SC_ZERO_TIME);
-  while (kernel.pending()) kernel.run_until(EventKernel::now() + 2000);
   return log.text.str();
 }
 
@@ -177,7 +169,8 @@ std::string run_on_systemc() {
 }
 
 // SystemC elaborates one design per process.
-std::string in_child(std::string (*run)()) {
+template <typename Run>
+std::string in_child(Run run) {
   const auto path = std::filesystem::temp_directory_path() /
                     ("event_order_" + std::to_string(::getpid()) + "_" + std::to_string(std::rand()) + ".log");
   const pid_t child = ::fork();
@@ -204,7 +197,7 @@ void expect_same_log(const std::string& kernel, const std::string& systemc) {
 }
 
 TEST(EventKernel, WakesModulesInTheOrderTheSystemCKernelDid) {
-  const std::string kernel = in_child(run_on_kernel);
+  const std::string kernel = in_child([] { return run_on_kernel(Drive::kOneStart); });
   const std::string systemc = in_child(run_on_systemc);
   // The scenario is what it claims: many wake-ups, many at one instant.
   const auto lines = static_cast<uint64_t>(std::count(systemc.begin(), systemc.end(), '\n'));
@@ -215,13 +208,13 @@ TEST(EventKernel, WakesModulesInTheOrderTheSystemCKernelDid) {
 TEST(EventKernel, InSystemCSlicesWakesModulesInTheSameOrder) {
   const std::string systemc = in_child(run_on_systemc);
   EXPECT_GT(static_cast<uint64_t>(std::count(systemc.begin(), systemc.end(), '\n')), kBudget);
-  expect_same_log(in_child(run_on_kernel_in_systemc_slices), systemc);
+  expect_same_log(in_child([] { return run_on_kernel(Drive::kSystemCSlices); }), systemc);
 }
 
 TEST(EventKernel, DrivenByItsCallerWakesModulesInTheSameOrder) {
   const std::string systemc = in_child(run_on_systemc);
   EXPECT_GT(static_cast<uint64_t>(std::count(systemc.begin(), systemc.end(), '\n')), kBudget);
-  expect_same_log(in_child(run_on_kernel_driven_by_caller), systemc);
+  expect_same_log(in_child([] { return run_on_kernel(Drive::kCallerSlices); }), systemc);
 }
 
 }  // namespace
