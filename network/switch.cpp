@@ -32,7 +32,6 @@ Switch::Switch(const sc_core::sc_module_name& name, EventKernel& kernel, PacketP
       upstream_(ports, nullptr),
       outputs_(ports) {
   assert(slots_.size() < kNoSlot && "slot indices are 32 bits");
-  for (auto& out : outputs_) out.requests.reserve(static_cast<size_t>(ports) * params_.lanes);
   assert((lane_map_.empty() || lane_map_.size() == static_cast<size_t>(ports) * ports * kLaneMapLanes) &&
          "a lane map has an entry per input, output and lane");
 }

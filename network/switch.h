@@ -27,6 +27,8 @@
 #include <cstdint>
 #include <vector>
 
+#include <boost/container/small_vector.hpp>
+
 #include "core/event_module.h"
 #include "network/credit_link.h"
 #include "network/packet.h"
@@ -87,6 +89,7 @@ class Switch final : public EventDrivenModule, public PacketReceiver, public Lin
   enum EventKind : uint32_t { kRouted, kRetry };
 
   static constexpr uint32_t kNoSlot = UINT32_MAX;
+  static constexpr size_t kInlineRequests = 4;
 
   // A routed packet in an input buffer, with what arbitration needs to know
   // so that it never has to look at the packet itself, and the next packet
@@ -114,9 +117,11 @@ class Switch final : public EventDrivenModule, public PacketReceiver, public Lin
   };
   struct Output {
     CreditLink* link = nullptr;
-    std::vector<Request> requests;  // heads of input lanes that want this output
-    uint32_t next_grant = 0;        // round-robin pointer over input * lanes + lane
-    Tick retry_at = 0;              // a kRetry is queued for this time (if > now)
+    // Heads of input lanes that want this output: at light load none or one,
+    // so they live in the output itself, beside its link pointer.
+    boost::container::small_vector<Request, kInlineRequests> requests;
+    uint32_t next_grant = 0;  // round-robin pointer over input * lanes + lane
+    Tick retry_at = 0;        // a kRetry is queued for this time (if > now)
     bool dirty = false;
   };
 
