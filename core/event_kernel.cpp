@@ -57,6 +57,15 @@ void EventKernel::run_instant() {
   if (heap_.size() > 1) wakeup_.notify(sc_core::sc_time::from_value(heap_[1].at - now_));
 }
 
+Tick EventKernel::run_for(Tick duration) {
+  if (!systemc_drives_) {
+    run_until(now_ + duration);
+    return now_;
+  }
+  sc_core::sc_start(sc_core::sc_time::from_value(duration));
+  return sc_core::sc_time_stamp().value();
+}
+
 // What sc_start(until - now) did, instant by instant: first the modules left
 // runnable by the last call, then every instant up to `until`; the wake-ups
 // due at `until` itself are triggered but run only in the next call, as
@@ -81,6 +90,7 @@ void EventKernel::run_until(Tick until) {
 // without it a look past cancelled entries for a later one (which drops
 // them, and so shapes the heap, exactly when the kernel did).
 bool EventKernel::pending() {
+  if (systemc_drives_) return sc_core::sc_pending_activity();
   if (!runnable_.empty() || !deltas_.empty()) return true;
   drop_cancelled_tops();
   return heap_.size() > 1;

@@ -45,13 +45,14 @@ class EventKernel : public sc_core::sc_module {
   // cancelled and replaced.
   void notify(uint32_t module, Tick at);
 
-  // Time is advanced by run_until, not by sc_start: call before the
-  // simulation starts. Nothing then follows SystemC's time (a VCD trace
+  // Time is advanced by run_for without SystemC's time steps: call before
+  // the simulation starts. Nothing then follows SystemC's time (a VCD trace
   // would see one time step), which is why it is not the default.
   void drive_from_caller();
-  // Driven by the caller: runs as sc_start(until - now()) would have.
-  void run_until(Tick until);
-  // Driven by the caller: whether anything is left to run (sc_pending_activity).
+  // Runs `duration` on from now, as sc_start(duration) does (and, unless
+  // driven by the caller, by it); returns the time then.
+  Tick run_for(Tick duration);
+  // Whether anything is left to run, as sc_pending_activity says.
   [[nodiscard]] bool pending();
   // The instant being simulated (or the last one, between calls).
   [[nodiscard]] static Tick now() { return now_; }
@@ -75,6 +76,7 @@ class EventKernel : public sc_core::sc_module {
   };
 
   void run_instant();
+  void run_until(Tick until);
   void trigger_due();
   void evaluate_and_notify();
   void trigger(uint32_t module);

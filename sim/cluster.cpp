@@ -272,16 +272,10 @@ RunOutcome Cluster::run(void (*progress)(const Cluster&, Tick now)) {
   Tick sources_done_at = kNever;
   // A VCD trace samples values at SystemC's time steps, so then SystemC
   // advances time instant by instant; otherwise the kernel does, without it.
-  const bool systemc_drives = vcd != nullptr;
-  if (!systemc_drives) kernel_.drive_from_caller();
+  if (vcd == nullptr) kernel_.drive_from_caller();
   sc_core::sc_start(sc_core::SC_ZERO_TIME);  // finish elaboration, let sources schedule
-  while (systemc_drives ? sc_core::sc_pending_activity() : kernel_.pending()) {
-    if (systemc_drives) {
-      sc_core::sc_start(sc_core::sc_time::from_value(kRunSlice));
-    } else {
-      kernel_.run_until(EventKernel::now() + kRunSlice);
-    }
-    const Tick now = systemc_drives ? sc_core::sc_time_stamp().value() : EventKernel::now();
+  while (kernel_.pending()) {
+    const Tick now = kernel_.run_for(kRunSlice);
     if (sources_done_at == kNever && host_->finished()) sources_done_at = now;
     if (host_->deadlocked()) break;  // timers would tick on without end
     if (sources_done_at != kNever && now - sources_done_at > config_.drain_timeout) break;

@@ -152,7 +152,7 @@ std::string run_on_kernel(Drive drive) {
       break;
     case Drive::kCallerSlices:
       sc_core::sc_start(sc_core::SC_ZERO_TIME);
-      while (kernel.pending()) kernel.run_until(EventKernel::now() + 2000);
+      while (kernel.pending()) kernel.run_for(2000);
       break;
   }
   return log.text.str();
