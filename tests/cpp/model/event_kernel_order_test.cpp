@@ -5,13 +5,9 @@
 // ones, is run once on the kernel and once on modules built the old way, each
 // in its own process, and the two logs of who woke when must be equal.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <array>
 #include <cstdint>
-#include <filesystem>
-#include <fstream>
 #include <memory>
 #include <queue>
 #include <sstream>
@@ -21,6 +17,7 @@
 #include <systemc>
 
 #include "core/event_module.h"
+#include "support/model_support.h"
 
 namespace ibsec {
 namespace {
@@ -168,24 +165,14 @@ std::string run_on_systemc() {
   return log.text.str();
 }
 
-// SystemC elaborates one design per process.
+// Each way in its own process (SystemC elaborates one design a process), at
+// the model's resolution.
 template <typename Run>
 std::string in_child(Run run) {
-  const auto path = std::filesystem::temp_directory_path() /
-                    ("event_order_" + std::to_string(::getpid()) + "_" + std::to_string(std::rand()) + ".log");
-  const pid_t child = ::fork();
-  if (child == 0) {
+  return testing::output_of_child([&run] {
     sc_core::sc_set_time_resolution(1, sc_core::SC_PS);
-    std::ofstream(path) << run();
-    ::_exit(0);
-  }
-  int status = 0;
-  ::waitpid(child, &status, 0);
-  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-  std::stringstream text;
-  text << std::ifstream(path).rdbuf();
-  std::filesystem::remove(path);
-  return text.str();
+    return run();
+  });
 }
 
 // The two logs are equal, byte for byte.

@@ -53,15 +53,17 @@ inline nlohmann::ordered_json run_here(const std::vector<std::string>& overrides
   return cluster.result(out);
 }
 
-// SystemC elaborates one design per process, so runs to compare each get a child process.
-inline std::string run_in_child(const std::vector<std::string>& overrides) {
+// SystemC elaborates one design per process, so simulations to compare each
+// get a child process: what `simulate` returns there (a string).
+template <typename Simulate>
+std::string output_of_child(Simulate simulate) {
   const auto path = std::filesystem::temp_directory_path() /
-                    ("model_run_" + std::to_string(::getpid()) + "_" + std::to_string(std::rand()) + ".json");
+                    ("model_run_" + std::to_string(::getpid()) + "_" + std::to_string(std::rand()) + ".out");
   const pid_t child = ::fork();
   if (child == 0) {
     int code = 1;
     try {
-      std::ofstream(path) << run_here(overrides).dump(1);
+      std::ofstream(path) << simulate();
       code = 0;
     } catch (...) {
     }
@@ -74,6 +76,11 @@ inline std::string run_in_child(const std::vector<std::string>& overrides) {
   text << std::ifstream(path).rdbuf();
   std::filesystem::remove(path);
   return text.str();
+}
+
+// One run of the cluster in a child process: its result document.
+inline std::string run_in_child(const std::vector<std::string>& overrides) {
+  return output_of_child([&overrides] { return run_here(overrides).dump(1); });
 }
 
 }  // namespace ibsec::testing
