@@ -91,7 +91,8 @@ constexpr double kMaxSwitchSpeedup = 4.0;
 
 void check_speedup(const ParameterValues& v, NetworkParams& net) {
   if (net.switch_speedup < 1.0 || net.switch_speedup > kMaxSwitchSpeedup) {
-    throw ConfigError("network.switch_speedup", "must be from 1 to 4, got " + v.at("network.switch_speedup").dump());
+    throw ConfigError("network.switch_speedup", "must be from 1 to " + nlohmann::json(kMaxSwitchSpeedup).dump() +
+                                                    ", got " + v.at("network.switch_speedup").dump());
   }
 }
 

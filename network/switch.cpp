@@ -235,7 +235,7 @@ void Switch::grant(uint16_t output, size_t request_index, Tick now) {
   // Its tail leaves no earlier than one traversal after it arrived (with
   // equal rates never later than now + serialization, so it starts now).
   // `packet` is not read after send: an attacker on the link may grow the pool.
-  const Tick tail_out = out.link->send(handle, packet, now, packet.tail_at + params_.traversal_latency);
+  const Tick tail_out = out.link->send(handle, packet, now, tail_in + params_.traversal_latency);
   const Tick crossed = params_.speedup > 1.0 ? crossed_at(output, wire_bytes, tail_in, now) : tail_out;
   input_busy_until_[request.input] = crossed;
   upstream_[request.input]->return_credits(VirtualLane(request.lane), wire_bytes, crossed);
