@@ -14,11 +14,11 @@ constexpr uint32_t encode(uint32_t kind, uint32_t port) { return kind | (port <<
 }  // namespace
 
 Switch::Switch(const sc_core::sc_module_name& name, EventKernel& kernel, PacketPool& pool, uint16_t ports,
-               std::vector<PortId> forwarding, const SwitchParams& params, std::vector<uint8_t> lane_map,
+               const Forwarding& forwarding, const SwitchParams& params, std::vector<uint8_t> lane_map,
                PortChoices choices)
     : EventDrivenModule(name, kernel),
       pool_(pool),
-      forwarding_(std::move(forwarding)),
+      forwarding_(forwarding),
       lane_map_(std::move(lane_map)),
       choices_(std::move(choices)),
       adaptive_(!choices_.empty()),

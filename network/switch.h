@@ -71,7 +71,7 @@ class Switch final : public EventDrivenModule, public PacketReceiver, public Lin
  public:
   // `lane_map` as SwitchSpec::lane_map: empty, or an output lane by (input, output, arrival lane).
   Switch(const sc_core::sc_module_name& name, EventKernel& kernel, PacketPool& pool, uint16_t ports,
-         std::vector<PortId> forwarding, const SwitchParams& params, std::vector<uint8_t> lane_map = {},
+         const Forwarding& forwarding, const SwitchParams& params, std::vector<uint8_t> lane_map = {},
          PortChoices choices = {});
 
   // Wiring, done once while the cluster is assembled.
@@ -154,7 +154,7 @@ class Switch final : public EventDrivenModule, public PacketReceiver, public Lin
   }
 
   PacketPool& pool_;
-  std::vector<PortId> forwarding_;
+  const Forwarding& forwarding_;  // the topology's, which outlives the switch
   std::vector<uint8_t> lane_map_;
   PortChoices choices_;
   uint32_t next_choice_ = 0;  // where the tie-break among equally occupied ports starts

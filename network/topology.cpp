@@ -55,7 +55,14 @@ SwitchSpec make_switch(uint32_t ports, uint32_t level, uint32_t nodes) {
   spec.ports = static_cast<uint16_t>(ports);
   spec.level = static_cast<uint8_t>(level);
   spec.peer.resize(ports);
-  spec.forwarding.resize(nodes);
+  spec.forwarding = Forwarding(nodes);
+  return spec;
+}
+
+SwitchSpec make_switch(uint32_t ports, uint32_t level, uint32_t nodes, std::shared_ptr<const ForwardingRule> routes,
+                       uint32_t index) {
+  SwitchSpec spec = make_switch(ports, level, 0);
+  spec.forwarding = Forwarding(std::move(routes), index, nodes);
   return spec;
 }
 
@@ -172,6 +179,22 @@ std::string routing_field(const TopologyParams& params) {
   return routing.parameters.empty() ? "network.routing" : routing.parameters.front().key;
 }
 
+// A routing engine's tables and adaptive routing's choice sets hold an entry
+// per destination on every switch; a generated topology's own routes are a
+// rule (network/forwarding.h) and hold none.
+void check_table_entries(const Topology& topology, const TopologyParams& params) {
+  const uint64_t entries = uint64_t{topology.switches.size()} * topology.nodes;
+  if (entries <= wiring::kMaxForwardingEntries) return;
+  const bool by_engine = params.routing != kTopologyOwnRouting;
+  throw ConfigError(by_engine ? "network.routing" : "network.adaptive_routing",
+                    std::to_string(topology.nodes) + " nodes on " + std::to_string(topology.switches.size()) +
+                        " switches need " + std::to_string(entries) +
+                        (by_engine ? " forwarding-table" : " choice-set") + " entries, more than the " +
+                        std::to_string(wiring::kMaxForwardingEntries) +
+                        " supported; the topology's own routing (network.routing=topology" +
+                        (by_engine ? "" : ", network.adaptive_routing=off") + ") needs no tables");
+}
+
 }  // namespace
 
 // Generated topologies' own tables are proven in docs/topology.md and
@@ -179,6 +202,7 @@ std::string routing_field(const TopologyParams& params) {
 // are checked here before a run starts.
 Topology build_topology(const TopologyParams& params) {
   Topology topology = TopologyRegistry::get(params.name).build(params);
+  if (params.routing != kTopologyOwnRouting || params.adaptive != "off") check_table_entries(topology, params);
   if (params.routing != kTopologyOwnRouting) {
     // The builder's lanes and detours belong to its own tables (a torus's
     // datelines to dimension-order routes, a dragonfly+'s detours to its

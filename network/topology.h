@@ -20,6 +20,7 @@
 #include "core/parameters.h"
 #include "core/registry.h"
 #include "core/types.h"
+#include "network/forwarding.h"
 
 namespace ibsec::network {
 
@@ -82,11 +83,29 @@ struct PortChoices {
   }
 };
 
+// The ports a packet may leave a switch by: the one its forwarding gives
+// (held here, as a rule has no table to point into), or a choice set.
+class PortCandidates {
+ public:
+  explicit PortCandidates(PortId only) : only_(only) {}
+  explicit PortCandidates(std::span<const PortId> set) : set_(set) {}
+  [[nodiscard]] const PortId* begin() const { return set_.empty() ? &only_ : set_.data(); }
+  [[nodiscard]] const PortId* end() const { return begin() + size(); }
+  [[nodiscard]] size_t size() const { return set_.empty() ? 1 : set_.size(); }
+  [[nodiscard]] PortId operator[](size_t i) const { return begin()[i]; }
+  // NOLINTNEXTLINE(google-explicit-constructor): a view of the same ports
+  operator std::span<const PortId>() const { return {begin(), size()}; }
+
+ private:
+  PortId only_{0};
+  std::span<const PortId> set_;  // empty: only_
+};
+
 struct SwitchSpec {
-  uint16_t ports = 0;              // radix
-  uint8_t level = 0;               // 0 = leaf (attached to nodes)
-  std::vector<Endpoint> peer;      // size ports; kNone for unused ports
-  std::vector<PortId> forwarding;  // linear forwarding table: output port by destination node id (size nodes)
+  uint16_t ports = 0;          // radix
+  uint8_t level = 0;           // 0 = leaf (attached to nodes)
+  std::vector<Endpoint> peer;  // size ports; kNone for unused ports
+  Forwarding forwarding;  // output port by destination node id: a table, or the builder's rule (network/forwarding.h)
   // Per-hop virtual lanes (InfiniBand's SL-to-VL mapping, IBA vol. 1,
   // 7.6.6): the lane a packet leaves on, by (input port, output port, lane
   // it arrived on), at (in * ports + out) * kLaneMapLanes + lane. Empty: a
@@ -98,17 +117,17 @@ struct SwitchSpec {
   PortChoices choices;  // adaptive routing's; empty without it
 
   // The ports a packet to `destination` may leave by: its choice set, or the table's port.
-  [[nodiscard]] std::span<const PortId> candidates(uint32_t destination) const {
+  [[nodiscard]] PortCandidates candidates(uint32_t destination) const {
     return ports_of(choices.set_for(destination), destination);
   }
   // The same for a packet that arrived by `in` on `lane`, detours included.
-  [[nodiscard]] std::span<const PortId> candidates(uint32_t destination, uint32_t in, uint8_t lane) const {
+  [[nodiscard]] PortCandidates candidates(uint32_t destination, uint32_t in, uint8_t lane) const {
     return ports_of(choices.set_for(destination, in, lane), destination);
   }
   // Choice set `set`'s ports, or for set 0 the table's port to `destination`.
-  [[nodiscard]] std::span<const PortId> ports_of(uint16_t set, uint32_t destination) const {
-    if (set == 0) return {&forwarding[destination], 1};
-    return choices.sets[set];
+  [[nodiscard]] PortCandidates ports_of(uint16_t set, uint32_t destination) const {
+    if (set == 0) return PortCandidates(forwarding[destination]);
+    return PortCandidates(choices.sets[set]);
   }
 
   [[nodiscard]] uint8_t out_lane(uint32_t in, uint32_t out, uint8_t lane) const {

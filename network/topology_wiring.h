@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -54,5 +55,8 @@ void connect(Topology& topology, Endpoint a, Endpoint b);
 void set_cable_rate(Topology& topology, Endpoint a, Endpoint b, const CableRate& rate);
 // A switch of `ports` ports at `level` with a forwarding table for `nodes` destinations.
 SwitchSpec make_switch(uint32_t ports, uint32_t level, uint32_t nodes);
+// The same routed by `routes` as the topology's switch `index`.
+SwitchSpec make_switch(uint32_t ports, uint32_t level, uint32_t nodes, std::shared_ptr<const ForwardingRule> routes,
+                       uint32_t index);
 
 }  // namespace ibsec::network::wiring

@@ -87,7 +87,7 @@ void fill_least_loaded_tables(Topology& topology, const PortHopsTo& hops_to) {
     for (uint32_t s = 0; s < topology.switches.size(); ++s) {
       SwitchSpec& spec = topology.switches[s];
       const PortId out = s == leaf.index ? leaf.port : least_loaded_min_hop_port(spec, via[s], paths[s]);
-      spec.forwarding[node] = out;
+      spec.forwarding.set(node, out);
       if (out.value() < spec.ports) ++paths[s][out.value()];
     }
   }

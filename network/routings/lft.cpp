@@ -47,7 +47,7 @@ class LftLoader {
       switch_lids_[subnet.switch_lid[s]] = s;
     }
     for (uint32_t n = 0; n < subnet.node_lid.size(); ++n) node_by_lid_[subnet.node_lid[n]] = n;
-    for (SwitchSpec& spec : topology.switches) std::ranges::fill(spec.forwarding, PortId(spec.ports));  // no path
+    for (SwitchSpec& spec : topology.switches) spec.forwarding.fill(PortId(spec.ports));  // no path
   }
 
   void load() {
@@ -95,7 +95,7 @@ class LftLoader {
     if (node == node_by_lid_.end()) {
       reader_.fail("lid", "LID " + std::to_string(lid) + " is no switch or CA port of " + topology_.subnet->file);
     }
-    spec.forwarding[node->second] = PortId(static_cast<uint16_t>(port));
+    spec.forwarding.set(node->second, PortId(static_cast<uint16_t>(port)));
   }
 
   std::string guid_text(uint32_t s) const {

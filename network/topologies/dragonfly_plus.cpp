@@ -8,6 +8,7 @@
 // goes up, across, down in that order, so one virtual lane is deadlock-free.
 // docs/topology.md, "dragonfly-plus".
 #include <algorithm>
+#include <memory>
 #include <string>
 
 #include "core/errors.h"
@@ -121,11 +122,6 @@ void count_nodes(const TopologyParams& params, DragonflyShape& shape) {
                                            " nodes each, got " + std::to_string(params.nodes));
   }
   shape.nodes = params.nodes != 0 ? params.nodes : static_cast<uint32_t>(capacity);
-  const uint64_t entries = uint64_t{shape.groups} * shape.switches_per_group() * shape.nodes;
-  if (entries > kMaxForwardingEntries) {
-    throw ConfigError(kGroupsKey, std::to_string(entries) + " forwarding-table entries, more than the " +
-                                      std::to_string(kMaxForwardingEntries) + " supported");
-  }
 }
 
 DragonflyShape size_dragonfly(const TopologyParams& params) {
@@ -167,38 +163,40 @@ void wire(Topology& topology, const DragonflyShape& shape) {
 // A leaf: its own nodes on their ports; a node of its group up to spine
 // n mod S; a node of another group up to the spine holding the global link
 // towards it.
-void fill_leaf(SwitchSpec& spec, const DragonflyShape& shape, uint32_t group, uint32_t l) {
+uint32_t leaf_port(const DragonflyShape& shape, uint32_t group, uint32_t l, uint32_t n) {
   const uint32_t p = shape.nodes_per_leaf;
-  for (uint32_t n = 0; n < shape.nodes; ++n) {
-    uint32_t port = 0;
-    if (shape.group_of_node(n) != group) {
-      port = p + shape.link_towards(group, n) / shape.global_links;
-    } else if (shape.leaf_of_node(n) != l) {
-      port = p + n % shape.spines;
-    } else {
-      port = n % p;
-    }
-    spec.forwarding[n] = PortId(static_cast<uint16_t>(port));
-  }
+  if (shape.group_of_node(n) != group) return p + shape.link_towards(group, n) / shape.global_links;
+  if (shape.leaf_of_node(n) != l) return p + n % shape.spines;
+  return n % p;
 }
 
 // A spine: a node of its group down to its leaf; a node of another group
 // across the global link towards it. A spine that does not hold that link
 // never sees such a packet under minimal routing; its entry sends it down to
 // a leaf, which sends it up to the spine that does.
-void fill_spine(SwitchSpec& spec, const DragonflyShape& shape, uint32_t group, uint32_t s) {
-  for (uint32_t n = 0; n < shape.nodes; ++n) {
-    uint32_t port = 0;
-    if (shape.group_of_node(n) == group) {
-      port = shape.leaf_of_node(n);
-    } else if (const uint32_t j = shape.link_towards(group, n); j / shape.global_links == s) {
-      port = shape.leaves + j % shape.global_links;
-    } else {
-      port = n % shape.leaves;
-    }
-    spec.forwarding[n] = PortId(static_cast<uint16_t>(port));
+uint32_t spine_port(const DragonflyShape& shape, uint32_t group, uint32_t s, uint32_t n) {
+  if (shape.group_of_node(n) == group) return shape.leaf_of_node(n);
+  if (const uint32_t j = shape.link_towards(group, n); j / shape.global_links == s) {
+    return shape.leaves + j % shape.global_links;
   }
+  return n % shape.leaves;
 }
+
+// Switches in group order, each group's leaves before its spines.
+class MinimalRoutes final : public ForwardingRule {
+ public:
+  explicit MinimalRoutes(const DragonflyShape& shape) : shape_(shape) {}
+  [[nodiscard]] PortId port(uint32_t switch_index, uint32_t n) const override {
+    const uint32_t group = switch_index / shape_.switches_per_group();
+    const uint32_t at = switch_index % shape_.switches_per_group();
+    const uint32_t port =
+        at < shape_.leaves ? leaf_port(shape_, group, at, n) : spine_port(shape_, group, at - shape_.leaves, n);
+    return PortId(static_cast<uint16_t>(port));
+  }
+
+ private:
+  DragonflyShape shape_;
+};
 
 // --- UGAL detours (network.adaptive_routing=ugal) ------------------------------
 
@@ -335,14 +333,13 @@ Topology build_dragonfly_plus(const TopologyParams& params) {
   const DragonflyShape shape = size_dragonfly(params);
   Topology topology = unwired_topology("dragonfly-plus", shape.nodes, shape_counts(shape));
   topology.switches.reserve(static_cast<size_t>(shape.groups) * shape.switches_per_group());
+  const auto routes = std::make_shared<const MinimalRoutes>(shape);
   for (uint32_t g = 0; g < shape.groups; ++g) {
-    for (uint32_t l = 0; l < shape.leaves; ++l) {
-      topology.switches.push_back(make_switch(shape.leaf_ports, 0, shape.nodes));
-      fill_leaf(topology.switches.back(), shape, g, l);
-    }
-    for (uint32_t s = 0; s < shape.spines; ++s) {
-      topology.switches.push_back(make_switch(shape.spine_ports, 1, shape.nodes));
-      fill_spine(topology.switches.back(), shape, g, s);
+    for (uint32_t l = 0; l < shape.leaves + shape.spines; ++l) {
+      const bool leaf = l < shape.leaves;
+      const auto index = static_cast<uint32_t>(topology.switches.size());
+      topology.switches.push_back(
+          make_switch(leaf ? shape.leaf_ports : shape.spine_ports, leaf ? 0 : 1, shape.nodes, routes, index));
     }
   }
   wire(topology, shape);

@@ -2,7 +2,7 @@
 // switches of 2k ports, up*/down* routing with D-mod-K up-port choice
 // (docs/topology.md). Parameters: network.fat_tree.k and network.fat_tree.n.
 #include <algorithm>
-#include <cstddef>
+#include <memory>
 #include <string>
 
 #include "core/errors.h"
@@ -35,21 +35,6 @@ uint64_t bounded_power(uint64_t k, uint64_t n) {
   return result;
 }
 
-void validate_fat_tree_size(uint64_t k, uint64_t n, uint64_t nodes) {
-  if (nodes == 0) {
-    throw ConfigError("network.fat_tree.n", tree_name(k, n) + " has k^n > " + std::to_string(kMaxNodes) +
-                                                " nodes, more than supported; lower k or n");
-  }
-  const uint64_t switches = n * (nodes / k);
-  if (switches * nodes > kMaxForwardingEntries) {
-    throw ConfigError("network.fat_tree.n", tree_name(k, n) + " needs " + std::to_string(switches) + " switches x " +
-                                                std::to_string(nodes) +
-                                                " destinations = " + std::to_string(switches * nodes) +
-                                                " forwarding-table entries, more than the " +
-                                                std::to_string(kMaxForwardingEntries) + " supported; lower k or n");
-  }
-}
-
 FatTreeShape validate_fat_tree(const TopologyParams& params) {
   const uint64_t k = params.own.count("network.fat_tree.k");
   const uint64_t n = params.own.count("network.fat_tree.n");
@@ -61,7 +46,10 @@ FatTreeShape validate_fat_tree(const TopologyParams& params) {
                                                 " ports per switch, more than " + std::to_string(kMaxSwitchPorts));
   }
   const uint64_t nodes = bounded_power(k, n);
-  validate_fat_tree_size(k, n, nodes);
+  if (nodes == 0) {
+    throw ConfigError("network.fat_tree.n", tree_name(k, n) + " has k^n > " + std::to_string(kMaxNodes) +
+                                                " nodes, more than supported; lower k or n");
+  }
   if (params.nodes != 0 && params.nodes != nodes) {
     throw ConfigError("network.nodes", "must be 0 or k^n = " + std::to_string(nodes) + " for " + tree_name(k, n) +
                                            ", got " + std::to_string(params.nodes));
@@ -99,28 +87,40 @@ void wire_fat_tree(Topology& topology, const FatTreeShape& shape) {
 }
 
 // Down towards dst's digit l if dst is in the subtree, else D-mod-K: up port
-// k + digit l of dst. Destinations come in runs of k^l sharing digits >= l,
-// so each run gets one port.
-void fill_fat_tree_table(SwitchSpec& spec, const FatTreeShape& shape, uint32_t w, uint32_t weight) {
-  const uint32_t subtree = w / weight;  // digits l.. of w = digits l+1.. of the nodes below
-  for (uint32_t run = 0; run < shape.nodes / weight; ++run) {
-    const uint32_t digit = run % shape.k;
-    const bool below = run / shape.k == subtree;
-    const PortId port(static_cast<uint16_t>(below ? digit : shape.k + digit));
-    std::fill_n(spec.forwarding.begin() + static_cast<std::ptrdiff_t>(run) * weight, weight, port);
+// k + digit l of dst. Switch (w, l) heads the subtree of the nodes whose
+// digits above l are w's digits from l on.
+class DigitRoutes final : public ForwardingRule {
+ public:
+  explicit DigitRoutes(const FatTreeShape& shape) : k_(shape.k) {
+    uint32_t weight = 1;  // k^l
+    for (uint32_t level = 0; level < shape.n; ++level, weight *= shape.k) {
+      for (uint32_t w = 0; w < shape.per_level; ++w) place_.push_back({weight, w / weight});
+    }
   }
-}
+  [[nodiscard]] PortId port(uint32_t switch_index, uint32_t destination) const override {
+    const Place& at = place_[switch_index];
+    const uint32_t run = destination / at.weight;  // dst's digits l..
+    const uint32_t digit = run % k_;
+    return PortId(static_cast<uint16_t>(run / k_ == at.subtree ? digit : k_ + digit));
+  }
+
+ private:
+  struct Place {
+    uint32_t weight;   // k^l, l the switch's level
+    uint32_t subtree;  // its digits l.. = digits l+1.. of the nodes below it
+  };
+  uint32_t k_;
+  std::vector<Place> place_;  // by switch index
+};
 
 Topology build_fat_tree(const TopologyParams& params) {
   const FatTreeShape shape = validate_fat_tree(params);
   Topology topology = unwired_topology("fat-tree", shape.nodes);
-  topology.switches.reserve(static_cast<size_t>(shape.n) * shape.per_level);
-  uint32_t weight = 1;
-  for (uint32_t level = 0; level < shape.n; ++level, weight *= shape.k) {
-    for (uint32_t w = 0; w < shape.per_level; ++w) {
-      topology.switches.push_back(make_switch(shape.radix, level, shape.nodes));
-      fill_fat_tree_table(topology.switches.back(), shape, w, weight);
-    }
+  const auto switches = shape.n * shape.per_level;
+  topology.switches.reserve(switches);
+  const auto routes = std::make_shared<const DigitRoutes>(shape);
+  for (uint32_t s = 0; s < switches; ++s) {
+    topology.switches.push_back(make_switch(shape.radix, s / shape.per_level, shape.nodes, routes, s));
   }
   wire_fat_tree(topology, shape);
   return topology;

@@ -6,6 +6,7 @@
 // between every leaf and spine. Routed up*/down* with D-mod-K up-port
 // choice. docs/topology.md, "fat-tree-built".
 #include <algorithm>
+#include <memory>
 #include <regex>
 #include <string>
 
@@ -143,16 +144,6 @@ void check_nodes_fit(const TopologyParams& params, uint32_t radix, uint32_t leve
   }
 }
 
-void check_table_size(const BuiltShape& shape) {
-  const uint64_t entries = uint64_t{shape.switches()} * shape.nodes;
-  if (entries > kMaxForwardingEntries) {
-    throw ConfigError("network.nodes", std::to_string(shape.nodes) + " nodes on " + std::to_string(shape.switches()) +
-                                           " switches need " + std::to_string(entries) +
-                                           " forwarding-table entries, more than the " +
-                                           std::to_string(kMaxForwardingEntries) + " supported");
-  }
-}
-
 // network.fat_tree_built.spines when given (a cluster built with more
 // spines than it needs, each leaf's up-links spread over all of them), else
 // the fewest that take every leaf's up-links.
@@ -194,7 +185,6 @@ BuiltShape size_tree(const TopologyParams& params) {
     shape.cores_per_group = fewest_upper_switches(shape.spine_up(), shape.pods, shape.radix);
     shape.core_cables = shape.spine_up() / shape.cores_per_group;
   }
-  check_table_size(shape);
   return shape;
 }
 
@@ -269,46 +259,49 @@ void wire_cores(Topology& topology, const BuiltShape& shape) {
 // is the same with one digit per level).
 uint32_t lane(const BuiltShape& shape, const Place& dst) { return dst.port % shape.leaf.up; }
 
-void fill_leaf(SwitchSpec& spec, const BuiltShape& shape, uint32_t leaf) {
-  for (uint32_t d = 0; d < shape.nodes; ++d) {
-    const Place dst = place_of(shape, d);
-    spec.forwarding[d] =
-        PortId(static_cast<uint16_t>(dst.leaf == leaf ? dst.port : shape.leaf.down + lane(shape, dst)));
-  }
+uint32_t leaf_port(const BuiltShape& shape, uint32_t leaf, const Place& dst) {
+  return dst.leaf == leaf ? dst.port : shape.leaf.down + lane(shape, dst);
 }
 
 // Down within its pod on the lane's cable; out of the pod, up on the
 // destination leaf's position, which spreads the destinations of a pod
 // across the spine's up-links and the cores' cables down to that pod.
-void fill_spine(SwitchSpec& spec, const BuiltShape& shape, uint32_t pod) {
-  for (uint32_t d = 0; d < shape.nodes; ++d) {
-    const Place dst = place_of(shape, d);
-    const uint32_t port = dst.pod == pod ? spine_down_port(shape, dst.position, lane(shape, dst) / shape.spines_per_pod)
-                                         : shape.spine_down + dst.position;
-    spec.forwarding[d] = PortId(static_cast<uint16_t>(port));
-  }
+uint32_t spine_port(const BuiltShape& shape, uint32_t pod, const Place& dst) {
+  return dst.pod == pod ? spine_down_port(shape, dst.position, lane(shape, dst) / shape.spines_per_pod)
+                        : shape.spine_down + dst.position;
 }
 
-void fill_core(SwitchSpec& spec, const BuiltShape& shape) {
-  for (uint32_t d = 0; d < shape.nodes; ++d) {
-    const Place dst = place_of(shape, d);
-    spec.forwarding[d] = PortId(static_cast<uint16_t>(core_port(shape, dst.pod, dst.position / shape.cores_per_group)));
-  }
+uint32_t core_port(const BuiltShape& shape, const Place& dst) {
+  return core_port(shape, dst.pod, dst.position / shape.cores_per_group);
 }
+
+// Switches numbered leaves, spines pod by pod, cores.
+class DModKRoutes final : public ForwardingRule {
+ public:
+  explicit DModKRoutes(const BuiltShape& shape) : shape_(shape) {}
+  [[nodiscard]] PortId port(uint32_t switch_index, uint32_t destination) const override {
+    const Place dst = place_of(shape_, destination);
+    uint32_t port = 0;
+    if (switch_index < shape_.first_spine()) {
+      port = leaf_port(shape_, switch_index, dst);
+    } else if (switch_index < shape_.first_core()) {
+      port = spine_port(shape_, (switch_index - shape_.first_spine()) / shape_.spines_per_pod, dst);
+    } else {
+      port = core_port(shape_, dst);
+    }
+    return PortId(static_cast<uint16_t>(port));
+  }
+
+ private:
+  BuiltShape shape_;
+};
 
 void add_switches(Topology& topology, const BuiltShape& shape) {
   topology.switches.reserve(shape.switches());
-  for (uint32_t leaf = 0; leaf < shape.leaves; ++leaf) {
-    topology.switches.push_back(make_switch(shape.radix, 0, shape.nodes));
-    fill_leaf(topology.switches.back(), shape, leaf);
-  }
-  for (uint32_t s = 0; s < shape.spines(); ++s) {
-    topology.switches.push_back(make_switch(shape.radix, 1, shape.nodes));
-    fill_spine(topology.switches.back(), shape, s / shape.spines_per_pod);
-  }
-  for (uint32_t c = 0; c < shape.cores(); ++c) {
-    topology.switches.push_back(make_switch(shape.radix, 2, shape.nodes));
-    fill_core(topology.switches.back(), shape);
+  const auto routes = std::make_shared<const DModKRoutes>(shape);
+  for (uint32_t s = 0; s < shape.switches(); ++s) {
+    const uint32_t level = s < shape.first_spine() ? 0 : s < shape.first_core() ? 1 : 2;
+    topology.switches.push_back(make_switch(shape.radix, level, shape.nodes, routes, s));
   }
 }
 

@@ -36,7 +36,7 @@ Topology build_single_switch(const TopologyParams& params) {
   topology.switches.push_back(make_switch(std::max(params.switch_ports, nodes), 0, nodes));
   for (uint32_t node = 0; node < nodes; ++node) {
     connect(topology, node_card(node), switch_port(0, node));
-    topology.switches[0].forwarding[node] = PortId(static_cast<uint16_t>(node));
+    topology.switches[0].forwarding.set(node, PortId(static_cast<uint16_t>(node)));
   }
   return topology;
 }

@@ -6,6 +6,7 @@
 // docs/topology.md, "torus".
 #include <algorithm>
 #include <array>
+#include <memory>
 #include <regex>
 #include <string>
 
@@ -145,13 +146,6 @@ void count_nodes(const TopologyParams& params, TorusShape& shape) {
                                            std::to_string(params.nodes));
   }
   shape.nodes = params.nodes != 0 ? params.nodes : static_cast<uint32_t>(capacity);
-  const uint64_t entries = uint64_t{shape.switches} * shape.nodes;
-  if (entries > kMaxForwardingEntries) {
-    throw ConfigError(kDimsKey, std::to_string(shape.nodes) + " nodes on " + std::to_string(shape.switches) +
-                                    " switches need " + std::to_string(entries) +
-                                    " forwarding-table entries, more than the " +
-                                    std::to_string(kMaxForwardingEntries) + " supported");
-  }
 }
 
 bool read_half_way(const TopologyParams& params) {
@@ -208,20 +202,27 @@ Direction way_round(uint32_t from, uint32_t to, uint32_t k, bool no_wrap) {
   return from % 2 == 0 ? kPlus : kMinus;
 }
 
-void fill_forwarding(SwitchSpec& spec, const TorusShape& shape, uint32_t s) {
-  for (uint32_t n = 0; n < shape.nodes; ++n) {
-    const uint32_t t = n / shape.nodes_per_switch;
-    uint32_t port = n % shape.nodes_per_switch;
-    for (uint32_t d = 0; d < shape.dims && t != s; ++d) {
-      const uint32_t from = shape.coordinate(s, d);
-      const uint32_t to = shape.coordinate(t, d);
+// Dimension order: the first dimension in which switch s and the
+// destination's switch differ, the shorter way round; at its switch, its port.
+class DimensionOrderRoutes final : public ForwardingRule {
+ public:
+  explicit DimensionOrderRoutes(const TorusShape& shape) : shape_(shape) {}
+  [[nodiscard]] PortId port(uint32_t s, uint32_t n) const override {
+    const uint32_t t = n / shape_.nodes_per_switch;
+    uint32_t port = n % shape_.nodes_per_switch;
+    for (uint32_t d = 0; d < shape_.dims && t != s; ++d) {
+      const uint32_t from = shape_.coordinate(s, d);
+      const uint32_t to = shape_.coordinate(t, d);
       if (from == to) continue;
-      port = shape.port[d][way_round(from, to, shape.size[d], shape.no_wrap)];
+      port = shape_.port[d][way_round(from, to, shape_.size[d], shape_.no_wrap)];
       break;
     }
-    spec.forwarding[n] = PortId(static_cast<uint16_t>(port));
+    return PortId(static_cast<uint16_t>(port));
   }
-}
+
+ private:
+  TorusShape shape_;
+};
 
 // --- dateline lanes --------------------------------------------------------------
 
@@ -318,9 +319,9 @@ Topology build_torus(const TopologyParams& params) {
   topology.lanes_needed = shape.datelines ? 2U : 1U;
   if (shape.datelines) topology.lanes_needed_by = "the dimension-order routing of " + shape.name() + " (datelines)";
   topology.switches.reserve(shape.switches);
+  const auto routes = std::make_shared<const DimensionOrderRoutes>(shape);
   for (uint32_t s = 0; s < shape.switches; ++s) {
-    topology.switches.push_back(make_switch(shape.ports, 0, shape.nodes));
-    fill_forwarding(topology.switches.back(), shape, s);
+    topology.switches.push_back(make_switch(shape.ports, 0, shape.nodes, routes, s));
     if (shape.datelines) fill_lanes(topology.switches.back(), shape, s);
   }
   wire(topology, shape);

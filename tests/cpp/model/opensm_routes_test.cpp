@@ -175,8 +175,8 @@ TEST(OpenSmTableComparison, OneChangedEntryIsReported) {
   const Topology ours = network::build_topology(fabric_params("missing-link", "updn"));
   Topology changed = network::build_topology(fabric_params("missing-link", "lft", "updn"));
   ASSERT_EQ(table_differences(ours, changed), "");
-  PortId& entry = changed.switches[0].forwarding[0];
-  entry = PortId(static_cast<uint16_t>(entry.value() == 1 ? 2 : 1));
+  network::Forwarding& entries = changed.switches[0].forwarding;
+  entries.set(0, PortId(static_cast<uint16_t>(entries[0].value() == 1 ? 2 : 1)));
   const std::string differences = table_differences(ours, changed);
   EXPECT_EQ(std::ranges::count(differences, '\n'), 1) << differences;
   EXPECT_NE(differences.find("destination LID " + std::to_string(ours.subnet->node_lid[0])), std::string::npos);

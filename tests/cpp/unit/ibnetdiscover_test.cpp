@@ -306,7 +306,7 @@ Topology clockwise_ring() {
   for (uint32_t s = 0; s < 4; ++s) {
     wiring::connect(ring, wiring::node_card(s), wiring::switch_port(s, 0));
     wiring::connect(ring, wiring::switch_port(s, 2), wiring::switch_port((s + 1) % 4, 1));
-    for (uint32_t dst = 0; dst < 4; ++dst) ring.switches[s].forwarding[dst] = PortId(dst == s ? 0 : 2);
+    for (uint32_t dst = 0; dst < 4; ++dst) ring.switches[s].forwarding.set(dst, PortId(dst == s ? 0 : 2));
   }
   return ring;
 }
@@ -331,7 +331,7 @@ TEST(DependencyCycle, BreakingTheRingAtOneLinkMakesItAcyclic) {
   Topology ring = clockwise_ring();
   for (uint32_t s = 0; s < 4; ++s) {
     for (uint32_t dst = 0; dst < 4; ++dst) {
-      if (dst != s) ring.switches[s].forwarding[dst] = PortId(dst > s ? 2 : 1);
+      if (dst != s) ring.switches[s].forwarding.set(dst, PortId(dst > s ? 2 : 1));
     }
   }
   EXPECT_TRUE(dependency_cycle(ring).empty());

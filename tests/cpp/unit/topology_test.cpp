@@ -333,14 +333,14 @@ TEST(TopologyRoute, RejectsNodesOutsideTheTopology) {
 
 TEST(TopologyRoute, DetectsMisdeliveryAndLoops) {
   Topology misdelivers = build_topology(single_switch(4));
-  misdelivers.switches[0].forwarding[2] = PortId(3);
+  misdelivers.switches[0].forwarding.set(2, PortId(3));
   EXPECT_THROW((void)misdelivers.route(NodeId(0), NodeId(2)), std::logic_error);
 
   // The leaf above node 3 sends it back up; the top switch sends it down to
   // that leaf again.
   Topology loops = build_topology(fat_tree(2, 2));
   const uint32_t leaf = loops.node_link[3].index;
-  loops.switches[leaf].forwarding[3] = PortId(2);
+  loops.switches[leaf].forwarding.set(3, PortId(2));
   EXPECT_THROW((void)loops.switch_hops(NodeId(0), NodeId(3)), std::logic_error);
 }
 
@@ -381,11 +381,48 @@ TEST(TopologyConfig, RejectsBadFatTreeShape) {
   expect_config_error(fat_tree(40000, 1), "network.fat_tree.k", "80000 ports");
 }
 
-TEST(TopologyConfig, RejectsFatTreesTooLargeToTabulate) {
+TEST(TopologyConfig, RejectsFatTreesOfTooManyNodes) {
   expect_config_error(fat_tree(2, 21), "network.fat_tree.n", "1048576");
   expect_config_error(fat_tree(4294967295u, 4294967295u), "network.fat_tree.k");
   expect_config_error(fat_tree(2, 4000000000u), "network.fat_tree.n");
-  expect_config_error(fat_tree(1024, 2), "network.fat_tree.n", "forwarding-table entries");
+}
+
+// A tree's own routes are its rule: 262 144 nodes on 1 024 switches hold
+// no table, and route as D-mod-K does (up to the top, down by digits).
+TEST(ForwardingByRule, AGeneratedTreeHoldsNoTable) {
+  const Topology tree = build_topology(fat_tree(512, 2));
+  ASSERT_EQ(tree.switches.size(), 1024U);
+  for (const SwitchSpec& spec : tree.switches) ASSERT_TRUE(spec.forwarding.by_rule());
+  EXPECT_EQ(tree.switch_hops(NodeId(0), NodeId(511)), 1U);
+  EXPECT_EQ(tree.switch_hops(NodeId(0), NodeId(262143)), 3U);
+  // Node 262 143's leaf digit is 511: every leaf climbs to top switch 511.
+  EXPECT_EQ(tree.route(NodeId(0), NodeId(262143)).front(), std::make_pair(0U, PortId(512 + 511)));
+}
+
+// Tables of a routing engine, or adaptive routing's choice sets, for the
+// same tree would be 268 M entries: refused by the key that asks for them.
+TEST(ForwardingByRule, TablesTooLargeAreRefusedByTheKeyThatAsksForThem) {
+  TopologyParams params = fat_tree(512, 2);
+  params.routing = "minhop";
+  expect_config_error(params, "network.routing", "268435456 forwarding-table entries");
+  params = fat_tree(512, 2);
+  params.adaptive = "minimal";
+  expect_config_error(params, "network.adaptive_routing", "268435456 choice-set entries");
+}
+
+// Editing one entry of a rule's switch turns it into its table, that entry changed.
+TEST(ForwardingByRule, OneEntrySetMakesTheTableTheRuleStandsFor) {
+  Topology tree = build_topology(fat_tree(4, 3));
+  const Forwarding rule = tree.switches[0].forwarding;
+  Forwarding& edited = tree.switches[0].forwarding;
+  const PortId other(static_cast<uint16_t>(rule[63].value() == 0 ? 1 : 0));
+  edited.set(63, other);
+  EXPECT_FALSE(edited.by_rule());
+  for (uint32_t d = 0; d < 63; ++d) EXPECT_EQ(edited[d], rule[d]) << "destination " << d;
+  EXPECT_EQ(edited[63], other);
+  EXPECT_NE(edited, rule);
+  edited.set(63, rule[63]);
+  EXPECT_EQ(edited, rule);
 }
 
 TEST(TopologyConfig, RejectsFatTreeNodesAndPortsThatDoNotFit) {

@@ -180,8 +180,8 @@ TEST(UniformLoad, TablesThatLoopAreRefused) {
   const uint32_t leaf = topology.node_link[3].index;
   const PortId up = topology.switches[leaf].forwarding[0];
   const Endpoint spine = topology.switches[leaf].peer[up.value()];
-  topology.switches[leaf].forwarding[3] = up;
-  topology.switches[spine.index].forwarding[3] = spine.port;
+  topology.switches[leaf].forwarding.set(3, up);
+  topology.switches[spine.index].forwarding.set(3, spine.port);
   EXPECT_THROW(at_one_rate(topology), std::logic_error);
 }
 
