@@ -8,12 +8,27 @@ namespace ibsec::network {
 CreditLink::CreditLink(const LinkParams& params, LinkSender& sender, PortId sender_port, PacketReceiver& receiver,
                        PortId receiver_port)
     : params_(params),
+      receiver_(receiver),
       sender_(sender),
       sender_port_(sender_port),
-      receiver_(receiver),
       receiver_port_(receiver_port),
       credits_(params.lanes, params.credits_per_lane) {
   stats_.credits_missing.read_from([this] { return credits_missing(); });
+}
+
+void CreditLink::ReturnQueue::pop_front() {
+  if (++head_ == items_.size()) {
+    items_.clear();
+    head_ = 0;
+  }
+}
+
+void CreditLink::ReturnQueue::push_back(const CreditReturn& entry) {
+  if (items_.size() == items_.capacity() && 2 * head_ >= items_.size()) {
+    items_.erase(items_.begin(), items_.begin() + head_);
+    head_ = 0;
+  }
+  items_.push_back(entry);
 }
 
 uint64_t CreditLink::credits_missing() const {

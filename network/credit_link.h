@@ -7,9 +7,10 @@
 #pragma once
 
 #include <cstdint>
-#include <deque>
 #include <limits>
 #include <vector>
+
+#include <boost/container/small_vector.hpp>
 
 #include "core/statistics.h"
 #include "core/time.h"
@@ -110,19 +111,38 @@ class CreditLink {
     uint8_t lane;
     uint32_t credits;
   };
+  // Returns in flight, oldest first, in a vector whose consumed prefix is
+  // dropped once it is half the vector: the one or two returns in flight at
+  // light load stay inside the link object (a deque's map and block were two
+  // more cache lines a hop), and a long queue still costs O(1) a return.
+  class ReturnQueue {
+   public:
+    [[nodiscard]] bool empty() const { return head_ == items_.size(); }
+    [[nodiscard]] const CreditReturn& front() const { return items_[head_]; }
+    void pop_front();
+    void push_back(const CreditReturn& entry);
+    [[nodiscard]] auto begin() const { return items_.begin() + head_; }
+    [[nodiscard]] auto end() const { return items_.end(); }
+
+   private:
+    boost::container::small_vector<CreditReturn, 2> items_;
+    uint32_t head_ = 0;
+  };
   void absorb_returns(Tick now);
 
+  // What a packet or a credit return reads comes first, so that a hop
+  // touches the link's first cache lines only.
+  Tick busy_until_ = 0;
   LinkParams params_;
+  PacketReceiver& receiver_;
   LinkSender& sender_;
   PortId sender_port_;
-  PacketReceiver& receiver_;
   PortId receiver_port_;
-  std::vector<uint32_t> credits_;  // per lane, available at the sender
-  std::deque<CreditReturn> in_flight_;
-  Tick busy_until_ = 0;
+  bool sender_waiting_ = false;
   static constexpr Tick kNotStalled = std::numeric_limits<Tick>::max();
   Tick stalled_since_ = kNotStalled;  // the first refusal for want of credits since the last packet started
-  bool sender_waiting_ = false;
+  boost::container::small_vector<uint32_t, 2> credits_;  // per lane, available at the sender
+  ReturnQueue in_flight_;
   LinkStats stats_;
 };
 
