@@ -19,18 +19,16 @@ Switch::Switch(const sc_core::sc_module_name& name, EventKernel& kernel, PacketP
     : EventDrivenModule(name, kernel),
       pool_(pool),
       forwarding_(forwarding),
-      lane_map_(std::move(lane_map)),
-      choices_(std::move(choices)),
-      adaptive_(!choices_.empty()),
-      waiting_(ports, 0),
+      adaptive_(!choices.empty()),
       params_(params),
       slots_(static_cast<size_t>(ports) * params.lanes * params.credits_per_lane),
       buffers_(static_cast<size_t>(ports) * params.lanes),
       queues_(buffers_.size() * (params.virtual_output_queues ? ports : 1)),
-      high_water_(buffers_.size(), 0),
-      input_busy_until_(ports, 0),
-      upstream_(ports, nullptr),
-      outputs_(ports) {
+      inputs_(ports),
+      outputs_(ports),
+      lane_map_(std::move(lane_map)),
+      choices_(std::move(choices)),
+      waiting_(ports, 0) {
   assert(slots_.size() < kNoSlot && "slot indices are 32 bits");
   assert((lane_map_.empty() || lane_map_.size() == static_cast<size_t>(ports) * ports * kLaneMapLanes) &&
          "a lane map has an entry per input, output and lane");
@@ -56,7 +54,7 @@ bool Switch::push(uint32_t buffer, uint32_t queue, const Queued& entry) {
     slot = buffer * params_.credits_per_lane + lane.held;
   }
   slots_[slot] = entry;  // next: none, it is the queue's last
-  high_water_[buffer] = std::max(high_water_[buffer], ++lane.held);
+  lane.high_water = std::max(lane.high_water, ++lane.held);
   Queue& q = queues_[queue];
   const bool was_empty = q.head == kNoSlot;
   (was_empty ? q.head : slots_[q.tail].next) = slot;
@@ -67,7 +65,7 @@ bool Switch::push(uint32_t buffer, uint32_t queue, const Queued& entry) {
 uint32_t Switch::input_high_water(PortId port) const {
   uint32_t high = 0;
   for (uint32_t lane = 0; lane < params_.lanes; ++lane) {
-    high = std::max(high, high_water_[buffer_index(port.value(), lane)]);
+    high = std::max(high, buffers_[buffer_index(port.value(), lane)].high_water);
   }
   return high;
 }
@@ -175,14 +173,14 @@ void Switch::arbitrate(uint16_t output, Tick now) {
     retry_at(output, out.link->busy_until(), now);
     return;
   }
-  const uint32_t slots = static_cast<uint32_t>(input_busy_until_.size()) * params_.lanes;
+  const uint32_t slots = static_cast<uint32_t>(inputs_.size()) * params_.lanes;
   size_t best = out.requests.size();
   uint64_t best_rank = UINT64_MAX;
   Tick input_frees = kNever;
   for (size_t r = 0; r < out.requests.size(); ++r) {
     const Request& request = out.requests[r];
-    if (input_busy_until_[request.input] > now) {
-      input_frees = std::min(input_frees, input_busy_until_[request.input]);
+    if (const Tick busy_until = inputs_[request.input].busy_until; busy_until > now) {
+      input_frees = std::min(input_frees, busy_until);
       continue;
     }
     const uint32_t buffer = buffer_index(request.input, request.lane);
@@ -237,8 +235,9 @@ void Switch::grant(uint16_t output, size_t request_index, Tick now) {
   // `packet` is not read after send: an attacker on the link may grow the pool.
   const Tick tail_out = out.link->send(handle, packet, now, tail_in + params_.traversal_latency);
   const Tick crossed = params_.speedup > 1.0 ? crossed_at(output, wire_bytes, tail_in, now) : tail_out;
-  input_busy_until_[request.input] = crossed;
-  upstream_[request.input]->return_credits(VirtualLane(request.lane), wire_bytes, crossed);
+  Input& input = inputs_[request.input];
+  input.busy_until = crossed;
+  input.upstream->return_credits(VirtualLane(request.lane), wire_bytes, crossed);
   ++stats_.packets_forwarded;
 }
 

@@ -76,7 +76,7 @@ class Switch final : public EventDrivenModule, public PacketReceiver, public Lin
 
   // Wiring, done once while the cluster is assembled.
   void attach_output(PortId port, CreditLink* link) { outputs_[port.value()].link = link; }
-  void attach_input(PortId port, CreditLink* upstream) { upstream_[port.value()] = upstream; }
+  void attach_input(PortId port, CreditLink* upstream) { inputs_[port.value()].upstream = upstream; }
 
   void on_packet_head(PortId port, PacketHandle packet, Tick head_at) override;
   void on_credits_returned(PortId port, Tick at) override;
@@ -104,6 +104,12 @@ class Switch final : public EventDrivenModule, public PacketReceiver, public Lin
   struct LaneBuffer {
     uint32_t free_head = kNoSlot;
     uint32_t held = 0;
+    uint32_t high_water = 0;  // the most it held
+  };
+  // An input port: busy while a packet crosses from it; the link it is fed by.
+  struct Input {
+    Tick busy_until = 0;
+    CreditLink* upstream = nullptr;
   };
   // The packets of one queue (the lane's FIFO, or one of its virtual output
   // queues), chained through Queued::next.
@@ -153,27 +159,28 @@ class Switch final : public EventDrivenModule, public PacketReceiver, public Lin
                : lane_map_[(static_cast<size_t>(input) * outputs_.size() + output) * kLaneMapLanes + lane];
   }
 
+  // What a hop reads comes first, beside the kernel's fields of the base,
+  // and each array holds what one step reads together (a port's input, a
+  // lane's buffer), so that a hop touches as few cache lines as it can.
   PacketPool& pool_;
   const Forwarding& forwarding_;  // the topology's, which outlives the switch
-  std::vector<uint8_t> lane_map_;
-  PortChoices choices_;
-  uint32_t next_choice_ = 0;  // where the tie-break among equally occupied ports starts
   // !choices_.empty(), kept in one byte: without choices the hot path reads
-  // only this and the table (asking choices_ instead costs 1.4 % more
+  // only this and the forwarding (asking choices_ instead costs 1.4 % more
   // instructions on a 1 024-node fat tree, callgrind).
   bool adaptive_;
-  std::vector<uint32_t> waiting_;  // by output: packets in the input buffers routed to it (adaptive only)
   SwitchParams params_;
   // Input buffers: credits_per_lane slots per (input, lane), all in one block
   // so that a switch's state stays in few cache lines.
   std::vector<Queued> slots_;
   std::vector<LaneBuffer> buffers_;
-  std::vector<Queue> queues_;         // one per buffer, or per buffer and output (virtual output queues)
-  std::vector<uint32_t> high_water_;  // per buffer, the most it held (kept apart: buffers stay 8 bytes)
-  std::vector<Tick> input_busy_until_;
-  std::vector<CreditLink*> upstream_;
+  std::vector<Queue> queues_;  // one per buffer, or per buffer and output (virtual output queues)
+  std::vector<Input> inputs_;
   std::vector<Output> outputs_;
   std::vector<uint16_t> dirty_;
+  std::vector<uint8_t> lane_map_;
+  PortChoices choices_;
+  uint32_t next_choice_ = 0;       // where the tie-break among equally occupied ports starts
+  std::vector<uint32_t> waiting_;  // by output: packets in the input buffers routed to it (adaptive only)
   SwitchStats stats_;
 };
 
