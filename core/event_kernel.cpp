@@ -153,16 +153,15 @@ EventKernel::Timed EventKernel::extract_top() {
   const size_t size = heap_.size() - 1;
   if (size == 0) return top;
   // The kernel puts the last entry on top and swaps it down past any strictly
-  // earlier child, the left one first on a tie; moving those children up into
-  // the hole and placing the entry once gives the same heap.
+  // earlier child, the earlier of the two (the left one on a tie); moving
+  // those children up into the hole and placing the entry once gives the
+  // same heap.
   size_t hole = 1;
-  for (size_t l = 2; l <= size; l = 2 * hole) {
-    size_t earliest = heap_[l].at < last.at ? l : 0;
-    const Tick earliest_at = earliest != 0 ? heap_[l].at : last.at;
-    if (l + 1 <= size && heap_[l + 1].at < earliest_at) earliest = l + 1;
-    if (earliest == 0) break;
-    heap_[hole] = heap_[earliest];
-    hole = earliest;
+  for (size_t child = 2; child <= size; child = 2 * hole) {
+    if (child < size && heap_[child + 1].at < heap_[child].at) ++child;
+    if (!(heap_[child].at < last.at)) break;
+    heap_[hole] = heap_[child];
+    hole = child;
   }
   heap_[hole] = last;
   return top;
