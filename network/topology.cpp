@@ -28,6 +28,12 @@ uint32_t count_from_one(const TopologyParams& params, const std::string& key, ui
   return static_cast<uint32_t>(value);
 }
 
+void check_fabric_ports(uint64_t switches, uint64_t ports, const std::string& field, const std::string& what) {
+  if (switches * ports <= kMaxFabricPorts) return;  // both at most 2^32: no overflow
+  throw ConfigError(field, what + " has " + std::to_string(switches * ports) + " switch ports in all, more than the " +
+                               std::to_string(kMaxFabricPorts) + " supported");
+}
+
 void connect(Topology& topology, Endpoint a, Endpoint b) {
   auto end = [&](const Endpoint& at) -> Endpoint& {
     if (at.kind == Endpoint::Kind::kNode) return topology.node_link[at.index];

@@ -21,6 +21,14 @@ inline constexpr uint64_t kMaxSwitchPorts = std::numeric_limits<uint16_t>::max()
 // overflowing while it is computed.
 inline constexpr uint64_t kMaxNodes = uint64_t{1} << 20;
 inline constexpr uint64_t kMaxForwardingEntries = uint64_t{1} << 27;  // 256 MiB
+// Switch ports in all: a fabric of more is refused before it is laid out
+// (its description alone would take seconds and gigabytes; its cluster
+// about 1.5 KiB a port, sim/memory_estimate.cpp).
+inline constexpr uint64_t kMaxFabricPorts = uint64_t{1} << 24;
+
+// ConfigError naming `field` if `switches` switches of `ports` ports each
+// (or, with ports 1, `switches` ports in all) exceed kMaxFabricPorts.
+void check_fabric_ports(uint64_t switches, uint64_t ports, const std::string& field, const std::string& what);
 
 // Throws ConfigError unless network.switch_ports fits a 16-bit port number.
 void check_switch_ports_limit(const TopologyParams& params);

@@ -56,8 +56,8 @@ std::string vcd_word(const network::Endpoint& end) {
 
 }  // namespace
 
+// The memory check comes before anything is built, switches included.
 Cluster::Cluster(const SimConfig& config) : config_(config), topology_(topology_of(config)) {
-  build_switches();
   if (!config_.trace.replays()) {
     const uint64_t processes = uint64_t{topology_->nodes} * config_.traffic.processes_per_node;
     if (processes > kMaxProcesses) {
@@ -65,6 +65,7 @@ Cluster::Cluster(const SimConfig& config) : config_(config), topology_(topology_
                                                           std::to_string(kMaxProcesses) + " are supported");
     }
     check_memory_for(processes, largest_size(config_.traffic.sizes_bytes));
+    build_switches();
     build_cards(static_cast<uint32_t>(processes));
     host_ =
         std::make_unique<hosts::SyntheticTraffic>("traffic", kernel_, config_.traffic, card_pointers(),
@@ -84,6 +85,7 @@ Cluster::Cluster(const SimConfig& config) : config_(config), topology_(topology_
                                  std::to_string(kMaxProcesses) + " are supported");
     }
     check_memory_for(processes, largest_message);
+    build_switches();
     build_cards(static_cast<uint32_t>(processes));
     host_ =
         std::make_unique<hosts::TraceReplay>("replay", kernel_, std::move(jobs), card_pointers(), config_.nic.mtu_bytes,
@@ -107,7 +109,7 @@ Cluster::~Cluster() = default;
 
 void Cluster::check_memory_for(uint64_t processes, uint64_t largest_message) const {
   if (config_.ignore_memory_estimate) return;
-  check_memory(estimate_memory(config_, topology_->nodes, processes, largest_message), machine_memory_bytes());
+  check_memory(estimate_memory(config_, *topology_, processes, largest_message), machine_memory_bytes());
 }
 
 void Cluster::build_switches() {

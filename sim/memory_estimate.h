@@ -10,13 +10,15 @@
 #include <vector>
 
 #include "core/memory_estimate.h"
+#include "network/topology.h"
 #include "sim/config.h"
 
 namespace ibsec::sim {
 
-// The run's main allocations, largest first. `processes`: every process of
-// the run; `largest_message_bytes`: the largest message any host hands over.
-std::vector<MemoryNeed> estimate_memory(const SimConfig& config, uint32_t nodes, uint64_t processes,
+// The run's main allocations, largest first, on `topology`'s cards and
+// switches. `processes`: every process of the run; `largest_message_bytes`:
+// the largest message any host hands over.
+std::vector<MemoryNeed> estimate_memory(const SimConfig& config, const network::Topology& topology, uint64_t processes,
                                         uint64_t largest_message_bytes);
 
 }  // namespace ibsec::sim

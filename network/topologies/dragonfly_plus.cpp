@@ -128,6 +128,9 @@ DragonflyShape size_dragonfly(const TopologyParams& params) {
   DragonflyShape shape;
   read_counts(params, shape);
   size_switches(params, shape);
+  check_fabric_ports(shape.groups,
+                     uint64_t{shape.leaves} * shape.leaf_ports + uint64_t{shape.spines} * shape.spine_ports, kGroupsKey,
+                     "the dragonfly+");
   count_nodes(params, shape);
   return shape;
 }

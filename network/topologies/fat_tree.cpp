@@ -61,6 +61,7 @@ FatTreeShape validate_fat_tree(const TopologyParams& params) {
                                                   std::to_string(params.switch_ports));
   }
   const auto radix = static_cast<uint32_t>(params.switch_ports != 0 ? params.switch_ports : 2 * k);
+  check_fabric_ports(n * (nodes / k), radix, "network.fat_tree.n", tree_name(k, n));
   return {static_cast<uint32_t>(k), static_cast<uint32_t>(n), static_cast<uint32_t>(nodes),
           static_cast<uint32_t>(nodes / k), radix};
 }

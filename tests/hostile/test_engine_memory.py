@@ -29,3 +29,18 @@ def test_item16_traces_declaring_millions_of_ranks_are_refused(tmp_path):
     jobs = "[" + ",".join([f'"{trace}"'] * 64) + "]"
     assert refused(run("run", PAPER16, "--set", f"trace.jobs={jobs}", timeout=60), "trace.jobs",
                    "67108864 processes")
+
+
+@pytest.mark.unit
+def test_a_fabric_beyond_memory_is_refused_before_its_switches_are_built():
+    # 10 240 switch ports of a 4-ary 5-tree with 64 MiB lanes: 16 MiB of buffer slots a port, ~160 GiB.
+    result = run("run", "--set", "network.topology=fat-tree", "--set", "network.fat_tree.k=4", "--set",
+                 "network.fat_tree.n=5", "--set", "network.vl_buffer_bytes=67108864", timeout=30)
+    assert refused(result, "network.topology", "10240 switch ports", "would need about", "--force")
+
+
+@pytest.mark.unit
+def test_a_fabric_of_millions_of_ports_is_refused_before_it_is_laid_out():
+    result = run("run", "--set", "network.topology=fat-tree", "--set", "network.fat_tree.k=2", "--set",
+                 "network.fat_tree.n=20", timeout=30)
+    assert refused(result, "network.fat_tree.n", "41943040 switch ports in all")
