@@ -23,7 +23,7 @@ Switch::Switch(const sc_core::sc_module_name& name, EventKernel& kernel, PacketP
       params_(params),
       slots_(static_cast<size_t>(ports) * params.lanes * params.credits_per_lane),
       buffers_(static_cast<size_t>(ports) * params.lanes),
-      queues_(buffers_.size() * (params.virtual_output_queues ? ports : 1)),
+      queues_(params.virtual_output_queues ? buffers_.size() * ports : 0),
       inputs_(ports),
       outputs_(ports),
       lane_map_(std::move(lane_map)),
@@ -55,7 +55,7 @@ bool Switch::push(uint32_t buffer, uint32_t queue, const Queued& entry) {
   }
   slots_[slot] = entry;  // next: none, it is the queue's last
   lane.high_water = std::max(lane.high_water, ++lane.held);
-  Queue& q = queues_[queue];
+  Queue& q = this->queue(queue);
   const bool was_empty = q.head == kNoSlot;
   (was_empty ? q.head : slots_[q.tail].next) = slot;
   q.tail = slot;
@@ -71,7 +71,7 @@ uint32_t Switch::input_high_water(PortId port) const {
 }
 
 void Switch::pop(uint32_t buffer, uint32_t queue) {
-  Queue& q = queues_[queue];
+  Queue& q = this->queue(queue);
   const uint32_t slot = q.head;
   q.head = slots_[slot].next;
   if (q.head == kNoSlot) q.tail = kNoSlot;
@@ -223,7 +223,7 @@ void Switch::grant(uint16_t output, size_t request_index, Tick now) {
   const PacketHandle handle = front(queue).packet;
   pop(buffer, queue);
   if (adaptive_) --waiting_[output];
-  if (queues_[queue].head != kNoSlot) request_for_head(request.input, request.lane, queue);
+  if (this->queue(queue).head != kNoSlot) request_for_head(request.input, request.lane, queue);
 
   Packet& packet = pool_[handle];
   const uint32_t wire_bytes = packet.wire_bytes;

@@ -100,22 +100,24 @@ class Switch final : public EventDrivenModule, public PacketReceiver, public Lin
     uint16_t wire_bytes;
     uint32_t next = kNoSlot;
   };
-  // An (input, lane) buffer: credits_per_lane slots, the freed ones chained.
-  struct LaneBuffer {
-    uint32_t free_head = kNoSlot;
-    uint32_t held = 0;
-    uint32_t high_water = 0;  // the most it held
-  };
-  // An input port: busy while a packet crosses from it; the link it is fed by.
-  struct Input {
-    Tick busy_until = 0;
-    CreditLink* upstream = nullptr;
-  };
   // The packets of one queue (the lane's FIFO, or one of its virtual output
   // queues), chained through Queued::next.
   struct Queue {
     uint32_t head = kNoSlot;
     uint32_t tail = kNoSlot;
+  };
+  // An (input, lane) buffer: credits_per_lane slots, the freed ones chained,
+  // and its packets in arrival order unless they queue by output.
+  struct LaneBuffer {
+    uint32_t free_head = kNoSlot;
+    uint32_t held = 0;
+    uint32_t high_water = 0;  // the most it held
+    Queue fifo;
+  };
+  // An input port: busy while a packet crosses from it; the link it is fed by.
+  struct Input {
+    Tick busy_until = 0;
+    CreditLink* upstream = nullptr;
   };
   struct Request {
     uint16_t input;
@@ -140,7 +142,9 @@ class Switch final : public EventDrivenModule, public PacketReceiver, public Lin
   [[nodiscard]] uint32_t queue_index(uint32_t buffer, uint16_t output) const {
     return params_.virtual_output_queues ? buffer * static_cast<uint32_t>(outputs_.size()) + output : buffer;
   }
-  Queued& front(uint32_t queue) { return slots_[queues_[queue].head]; }
+  // Queue `index`: the buffer's own FIFO, or a virtual output queue.
+  Queue& queue(uint32_t index) { return params_.virtual_output_queues ? queues_[index] : buffers_[index].fifo; }
+  Queued& front(uint32_t index) { return slots_[queue(index).head]; }
   // Returns whether the queue was empty before.
   bool push(uint32_t buffer, uint32_t queue, const Queued& entry);
   void pop(uint32_t buffer, uint32_t queue);
@@ -173,10 +177,12 @@ class Switch final : public EventDrivenModule, public PacketReceiver, public Lin
   // so that a switch's state stays in few cache lines.
   std::vector<Queued> slots_;
   std::vector<LaneBuffer> buffers_;
-  std::vector<Queue> queues_;  // one per buffer, or per buffer and output (virtual output queues)
+  std::vector<Queue> queues_;  // virtual output queues: one per buffer and output; none with FIFOs
   std::vector<Input> inputs_;
   std::vector<Output> outputs_;
-  std::vector<uint16_t> dirty_;
+  // Outputs to arbitrate before the switch sleeps: at light load one or
+  // two, kept in the switch itself.
+  boost::container::small_vector<uint16_t, 6> dirty_;
   std::vector<uint8_t> lane_map_;
   PortChoices choices_;
   uint32_t next_choice_ = 0;       // where the tie-break among equally occupied ports starts
