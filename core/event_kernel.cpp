@@ -12,12 +12,14 @@ EventKernel::EventKernel(const sc_core::sc_module_name& name) : sc_core::sc_modu
 }
 
 uint32_t EventKernel::add(EventDrivenModule& module) {
-  slots_.push_back(Slot{.module = &module});
-  return static_cast<uint32_t>(slots_.size() - 1);
+  modules_.push_back(&module);
+  return static_cast<uint32_t>(modules_.size() - 1);
 }
 
+KernelSlot& EventKernel::slot(uint32_t module) const { return modules_[module]->kernel_slot_; }
+
 void EventKernel::notify(uint32_t module, Tick at) {
-  Slot& slot = slots_[module];
+  KernelSlot& slot = this->slot(module);
   if (slot.pending == Pending::kDelta) return;
   // Between SystemC's time steps (elaboration, or between sc_start calls) its clock is the time.
   if (systemc_drives_ && !running_) now_ = sc_core::sc_time_stamp().value();
@@ -108,8 +110,9 @@ void EventKernel::evaluate_and_notify() {
     while (!runnable_.empty()) {
       const uint32_t module = runnable_.front();
       runnable_.pop_front();
-      slots_[module].runnable = false;
-      slots_[module].module->wake();
+      EventDrivenModule& woken = *modules_[module];
+      woken.kernel_slot_.runnable = false;
+      woken.wake();
     }
     if (deltas_.empty()) return;
     // The kernel triggers delta notifications last first.
@@ -121,7 +124,7 @@ void EventKernel::evaluate_and_notify() {
 }
 
 void EventKernel::trigger(uint32_t module) {
-  Slot& slot = slots_[module];
+  KernelSlot& slot = this->slot(module);
   slot.pending = Pending::kNone;
   if (slot.runnable) return;
   slot.runnable = true;
@@ -129,7 +132,7 @@ void EventKernel::trigger(uint32_t module) {
 }
 
 bool EventKernel::alive(const Timed& entry) const {
-  const Slot& slot = slots_[entry.module];
+  const KernelSlot& slot = this->slot(entry.module);
   return slot.pending == Pending::kTimed && slot.timed_serial == entry.serial;
 }
 

@@ -28,6 +28,18 @@ namespace ibsec {
 
 class EventDrivenModule;
 
+// A module's wake-up as the kernel keeps it. It lives in the module
+// (EventDrivenModule), beside the fields scheduling and waking read, so
+// that the kernel's notify, its check of a heap entry and the wake-up
+// touch one cache line of the module, not one of a table besides.
+struct KernelSlot {
+  enum class Pending : uint8_t { kNone, kDelta, kTimed };
+  uint64_t timed_serial = 0;  // the heap entry that is its pending timed wake-up
+  Tick timed_at = 0;
+  Pending pending = Pending::kNone;
+  bool runnable = false;
+};
+
 // Kernel activity across the whole model, for events-per-packet figures.
 struct KernelCounters {
   uint64_t activations = 0;  // module wake-ups
@@ -61,14 +73,7 @@ class EventKernel : public sc_core::sc_module {
   [[nodiscard]] const KernelCounters& counters() const { return counters_; }
 
  private:
-  enum class Pending : uint8_t { kNone, kDelta, kTimed };
-  struct Slot {
-    EventDrivenModule* module = nullptr;
-    uint64_t timed_serial = 0;  // the heap entry that is its pending timed wake-up
-    Tick timed_at = 0;
-    Pending pending = Pending::kNone;
-    bool runnable = false;
-  };
+  using Pending = KernelSlot::Pending;
   struct Timed {
     Tick at;
     uint64_t serial;
@@ -81,12 +86,13 @@ class EventKernel : public sc_core::sc_module {
   void evaluate_and_notify();
   void trigger(uint32_t module);
   [[nodiscard]] bool alive(const Timed& entry) const;
+  [[nodiscard]] KernelSlot& slot(uint32_t module) const;
   void insert(const Timed& entry);
   Timed extract_top();
   void drop_cancelled_tops();
   void arm_self(Tick at);
 
-  std::vector<Slot> slots_;
+  std::vector<EventDrivenModule*> modules_;
   std::vector<Timed> heap_{Timed{}};  // 1-based, as the kernel's: heap_[0] is unused
   std::vector<uint32_t> deltas_;
   std::vector<uint32_t> due_;  // the deltas being triggered (kept for its capacity)

@@ -3,7 +3,7 @@
 namespace ibsec {
 
 EventDrivenModule::EventDrivenModule(const sc_core::sc_module_name& name, EventKernel& kernel)
-    : sc_core::sc_module(name), kernel_(kernel), slot_(kernel.add(*this)) {}
+    : sc_core::sc_module(name), slot_(kernel.add(*this)), kernel_(kernel) {}
 
 void EventDrivenModule::schedule(Tick at, uint32_t kind, uint32_t arg) {
   queue_.push(Entry{ModuleEvent{at, kind, arg}, next_order_++});

@@ -59,12 +59,15 @@ class EventDrivenModule : public sc_core::sc_module {
   void wake();
   void arm(Tick at);
 
-  std::priority_queue<Entry, std::vector<Entry>, Later> queue_;
-  EventKernel& kernel_;
-  uint32_t slot_;  // its place in the kernel
-  uint64_t next_order_ = 0;
+  // What scheduling and waking read, together in as few cache lines as
+  // they fit: the kernel's record of this module's wake-up first.
+  KernelSlot kernel_slot_;
   Tick armed_for_ = kNever;
   bool waking_ = false;
+  uint32_t slot_;  // its place in the kernel
+  uint64_t next_order_ = 0;
+  std::priority_queue<Entry, std::vector<Entry>, Later> queue_;
+  EventKernel& kernel_;
 };
 
 }  // namespace ibsec

@@ -123,15 +123,17 @@ class Switch final : public EventDrivenModule, public PacketReceiver, public Lin
     uint16_t input;
     uint8_t lane;
   };
-  struct Output {
+  // One cache line each, which arbitration reads whole.
+  struct alignas(64) Output {
     CreditLink* link = nullptr;
     // Heads of input lanes that want this output: at light load none or one,
     // so they live in the output itself, beside its link pointer.
     boost::container::small_vector<Request, kInlineRequests> requests;
-    uint32_t next_grant = 0;  // round-robin pointer over input * lanes + lane
     Tick retry_at = 0;        // a kRetry is queued for this time (if > now)
+    uint32_t next_grant = 0;  // round-robin pointer over input * lanes + lane
     bool dirty = false;
   };
+  static_assert(sizeof(Output) == 64, "an output fills one cache line");
 
   void handle(const ModuleEvent& event) override;
   void settle(Tick now) override;
