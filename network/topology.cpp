@@ -29,7 +29,7 @@ uint32_t count_from_one(const TopologyParams& params, const std::string& key, ui
 }
 
 void check_fabric_ports(uint64_t switches, uint64_t ports, const std::string& field, const std::string& what) {
-  if (switches * ports <= kMaxFabricPorts) return;  // both at most 2^32: no overflow
+  if (switches * ports <= kMaxFabricPorts) return;  // switches <= 2^24, ports < 2^36: no overflow
   throw ConfigError(field, what + " has " + std::to_string(switches * ports) + " switch ports in all, more than the " +
                                std::to_string(kMaxFabricPorts) + " supported");
 }
