@@ -15,7 +15,8 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-TREE_4_ARY_5 = ["network.topology=fat-tree", "network.fat_tree.k=4", "network.fat_tree.n=5"]
+from bench_model import TREE_4_ARY_5  # beside this script
+
 TRAFFIC = ["nic.security=NoSecurity", "traffic.load=0.1", "traffic.warmup_messages=0"]
 LAST_LEVEL = "--LL=1048576,16,64"  # 1 MiB, 16-way, 64-byte lines
 

@@ -17,9 +17,19 @@ import subprocess
 import tempfile
 from pathlib import Path
 
+# Fabrics the other benchmarks share (they import them from here).
+TREE_4_ARY_5 = ["network.topology=fat-tree", "network.fat_tree.k=4", "network.fat_tree.n=5"]
+
+
+def built_fat_tree(radix: int, levels: int, nodes: int) -> list[str]:
+    """fat-tree-built of `radix`-port switches, `levels` levels, `nodes` nodes (taper 1:1)."""
+    return ["network.topology=fat-tree-built", f"network.nodes={nodes}", f"network.fat_tree_built.radix={radix}",
+            f"network.fat_tree_built.levels={levels}"]
+
+
 TOPOLOGIES = {
     "16 nodes, single switch": [],
-    "1024 nodes, 4-ary 5-tree": ["network.topology=fat-tree", "network.fat_tree.k=4", "network.fat_tree.n=5"],
+    "1024 nodes, 4-ary 5-tree": TREE_4_ARY_5,
     "1024 nodes, 32-ary 2-tree": ["network.topology=fat-tree", "network.fat_tree.k=32", "network.fat_tree.n=2"],
     "16 nodes, 4x NDR, 8 engines, 16 reads": ["network.link_rate=NDR", "network.link_width=4x", "nic.gcm.engines=8",
                                               "nic.key_memory.requests_in_flight=16",

@@ -19,10 +19,9 @@ import csv
 import statistics
 from pathlib import Path
 
-from bench_model import run_case  # beside this script
+from bench_model import TREE_4_ARY_5, built_fat_tree, run_case  # beside this script
 
 SINGLE_SWITCH_16 = []
-TREE_4_ARY_5 = ["network.topology=fat-tree", "network.fat_tree.k=4", "network.fat_tree.n=5"]
 TAPERED_3_LEVEL = ["network.topology=fat-tree-built", "network.nodes=1024", "network.fat_tree_built.radix=24",
                    "network.fat_tree_built.levels=3", 'network.fat_tree_built.taper="2:1"']
 
@@ -34,11 +33,6 @@ def dragonfly(groups: int, leaves: int, spines: int, per_leaf: int, global_links
             f"network.dragonfly_plus.global_links={global_links}", f"network.nodes={nodes}"]
 
 
-def three_level_tree(radix: int, nodes: int) -> list[str]:
-    return ["network.topology=fat-tree-built", f"network.nodes={nodes}", f"network.fat_tree_built.radix={radix}",
-            "network.fat_tree_built.levels=3"]
-
-
 RATE_CASES = {
     "16 nodes, single switch": SINGLE_SWITCH_16,
     "1 024 nodes, 4-ary 5-tree": TREE_4_ARY_5,
@@ -47,8 +41,8 @@ RATE_CASES = {
 }
 # Radix-64 switches where the size allows (a 3-level tree of radix r holds r^3/4 nodes).
 MEMORY_CASES = {
-    "3-level fat tree": {1024: three_level_tree(16, 1024), 4096: three_level_tree(26, 4096),
-                         16384: three_level_tree(42, 16384), 65536: three_level_tree(64, 65536)},
+    "3-level fat tree": {1024: built_fat_tree(16, 3, 1024), 4096: built_fat_tree(26, 3, 4096),
+                         16384: built_fat_tree(42, 3, 16384), 65536: built_fat_tree(64, 3, 65536)},
     "dragonfly+": {1024: dragonfly(8, 8, 8, 16, 7, 1024), 4096: dragonfly(17, 16, 16, 16, 1, 4096),
                    16384: dragonfly(17, 32, 32, 32, 1, 16384), 65536: dragonfly(65, 32, 32, 32, 32, 65536)},
 }

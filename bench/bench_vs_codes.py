@@ -50,7 +50,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from bench_model import run_case  # beside this script
+from bench_model import TREE_4_ARY_5, built_fat_tree, run_case  # beside this script
 
 REPO = Path(__file__).resolve().parent.parent
 CODES_BINARY = "model-net-synthetic-fattree"
@@ -74,11 +74,6 @@ CODES_CMAKE = ["-DCMAKE_BUILD_TYPE=Release", "-DCODES_USE_DUMPI=OFF", "-DCODES_U
 COLUMNS = ["case", "simulator", "packets", "cpu_seconds", "packets_per_cpu_second", "peak_rss_mib", "ratio"]
 
 
-def built_tree(radix: int, levels: int, nodes: int) -> list[str]:
-    return ["network.topology=fat-tree-built", f"network.nodes={nodes}", f"network.fat_tree_built.radix={radix}",
-            f"network.fat_tree_built.levels={levels}"]
-
-
 @dataclass
 class Case:
     nodes: int
@@ -87,11 +82,11 @@ class Case:
 
 
 CASES = {
-    "16 nodes, 2 levels, radix 8": Case(16, "ft16-2lvl-r8.conf", {"ibsec": built_tree(8, 2, 16)}),
+    "16 nodes, 2 levels, radix 8": Case(16, "ft16-2lvl-r8.conf", {"ibsec": built_fat_tree(8, 2, 16)}),
     "1024 nodes, 3 levels, radix 16": Case(1024, "ft1024-3lvl-k16.conf", {
-        "ibsec": built_tree(16, 3, 1024),
-        "ibsec, 4-ary 5-tree": ["network.topology=fat-tree", "network.fat_tree.k=4", "network.fat_tree.n=5"]}),
-    "1024 nodes, 2 levels, radix 64": Case(1024, "ft1024-2lvl-r64.conf", {"ibsec": built_tree(64, 2, 1024)}),
+        "ibsec": built_fat_tree(16, 3, 1024),
+        "ibsec, 4-ary 5-tree": TREE_4_ARY_5}),
+    "1024 nodes, 2 levels, radix 64": Case(1024, "ft1024-2lvl-r64.conf", {"ibsec": built_fat_tree(64, 2, 1024)}),
 }
 
 
