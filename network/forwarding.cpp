@@ -1,7 +1,5 @@
 #include "network/forwarding.h"
 
-#include <algorithm>
-
 namespace ibsec::network {
 
 void Forwarding::to_table() {

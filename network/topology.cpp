@@ -28,9 +28,10 @@ uint32_t count_from_one(const TopologyParams& params, const std::string& key, ui
   return static_cast<uint32_t>(value);
 }
 
-void check_fabric_ports(uint64_t switches, uint64_t ports, const std::string& field, const std::string& what) {
-  if (switches * ports <= kMaxFabricPorts) return;  // switches <= 2^24, ports < 2^36: no overflow
-  throw ConfigError(field, what + " has " + std::to_string(switches * ports) + " switch ports in all, more than the " +
+void check_fabric_ports(uint64_t parts, uint64_t ports_each, const std::string& field, const std::string& what) {
+  const uint64_t ports = parts * ports_each;  // parts < 2^24, ports_each < 2^36: no overflow
+  if (ports <= kMaxFabricPorts) return;
+  throw ConfigError(field, what + " has " + std::to_string(ports) + " switch ports in all, more than the " +
                                std::to_string(kMaxFabricPorts) + " supported");
 }
 

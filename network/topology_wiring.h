@@ -26,9 +26,10 @@ inline constexpr uint64_t kMaxForwardingEntries = uint64_t{1} << 27;  // 256 MiB
 // about 1.5 KiB a port, sim/memory_estimate.cpp).
 inline constexpr uint64_t kMaxFabricPorts = uint64_t{1} << 24;
 
-// ConfigError naming `field` if `switches` switches of `ports` ports each
-// (or, with ports 1, `switches` ports in all) exceed kMaxFabricPorts.
-void check_fabric_ports(uint64_t switches, uint64_t ports, const std::string& field, const std::string& what);
+// ConfigError naming `field` if `parts` alike parts of the fabric (its
+// switches, or a dragonfly+'s groups) of `ports_each` switch ports exceed
+// kMaxFabricPorts in all.
+void check_fabric_ports(uint64_t parts, uint64_t ports_each, const std::string& field, const std::string& what);
 
 // Throws ConfigError unless network.switch_ports fits a 16-bit port number.
 void check_switch_ports_limit(const TopologyParams& params);
