@@ -121,7 +121,6 @@ class FatTree {
     }
     for (uint32_t s = 0; s < switches_.size(); ++s) {
       SwitchSpec& spec = topology_.switches[s];
-      spec.forwarding = Forwarding(topology_.nodes);
       spec.forwarding.fill(PortId(spec.ports));  // uncabled: no route
       for (uint32_t node = 0; node < topology_.nodes; ++node) {
         if (entry_[s][node] != kNoEntry) spec.forwarding.set(node, PortId(entry_[s][node]));
