@@ -165,6 +165,21 @@ def test_predictor_matches_cachesim_unit_subset(on, off, rate, keys):
     assert predicted == pytest.approx(sim, abs=TOLERANCE)
 
 
+@pytest.mark.unit
+def test_a_reference_still_too_wide_always_gets_more_seeds():
+    from ibsec.paper.predictor import MAX_SEEDS, REFERENCE_HALF_WIDTH, interval95, more_seeds, seeds_for
+
+    # 9 runs whose spread asks for no more than 9 (the first guess's 20 % margin spent) yet whose interval is
+    # still wider than the criterion: the rounds must not stop there.
+    spread = np.linspace(-1, 1, 9)
+    values = 0.42 + spread / np.std(spread, ddof=1) * 1.35 * REFERENCE_HALF_WIDTH  # sample deviation 1.35 h
+    assert interval95(values) > REFERENCE_HALF_WIDTH and seeds_for(values, REFERENCE_HALF_WIDTH) <= 9
+    assert more_seeds(values, 9) == 12
+    assert more_seeds(values, 60) == MAX_SEEDS == more_seeds(values, MAX_SEEDS)
+    wide = 0.5 + np.linspace(-1, 1, 8) * 0.05
+    assert more_seeds(wide, 8) == seeds_for(wide, REFERENCE_HALF_WIDTH) > 10
+
+
 def long_enough(preset, keys, correlation_times):
     from ibsec.paper.predictor import accesses_for
 

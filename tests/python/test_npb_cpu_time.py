@@ -3,9 +3,11 @@ to one CPU, replayed from wall time and from CPU time (docs/replay.md, "Compute 
 "Execution time on real traces").
 
 From CPU time the confined capture replays much closer to the one with a CPU each than from wall time, but not
-within 10 %: two processes taking turns on one core also compute more slowly in CPU time (their caches hold the
-other's data), which docs/real-traces.md measures: 1.3 to 1.8 times the CPU time for CG class S on an idle machine,
-more on a busy one (MG class S: +24 % on an idle machine, +109 % on a loaded CI runner). The test holds what CPU
+within 10 %: two processes taking turns on one core also compute more slowly in CPU time (the code after each
+switch runs on caches, TLB and branch predictors the other process left, a cost per switch that doubles CG's
+1-4 us compute events), which docs/real-traces.md measures event by event: 1.3 to 1.8 times the CPU time for CG
+class S on an idle machine, more on a busy one (MG class S: +24 % on an idle machine, +109 % on a loaded CI
+runner). The test holds what CPU
 time gives on any machine: the replay from CPU time is closer to the reference than the replay from wall time,
 and never longer than it (a compute event's CPU time cannot exceed its wall time).
 """

@@ -192,6 +192,13 @@ def seeds_for(values: np.ndarray, half_width: float) -> int:
     return int(min(MAX_SEEDS, max(MIN_SEEDS, np.ceil(wanted))))
 
 
+def more_seeds(values: np.ndarray, seeds: int) -> int:
+    """The runs a point whose interval is still too wide gets next: what its spread asks for, and at least a
+    quarter more than it has (a spread that says "enough" at an interval still too wide must not end the rounds),
+    up to MAX_SEEDS."""
+    return min(MAX_SEEDS, max(seeds_for(values, REFERENCE_HALF_WIDTH), seeds + -(-seeds // 4)))
+
+
 def reference(points: list[dict], out: Path, jobs: int, quiet: bool, label: str, min_seeds: int) -> pd.DataFrame:
     """cachesim's hit rate at each point as the mean of independent runs (seeds 1..k) with its 95 % interval:
     `min_seeds` runs, then as many more as the spread says the interval needs to reach REFERENCE_HALF_WIDTH."""
@@ -201,7 +208,7 @@ def reference(points: list[dict], out: Path, jobs: int, quiet: bool, label: str,
         sim = _simulate(runs, out, jobs, quiet, label)
         sim["point"] = np.repeat(np.arange(len(points)), seeds)
         hit_rates = [part["hit_rate"].to_numpy() for _, part in sim.groupby("point")]
-        wanted = [k if interval95(v) <= REFERENCE_HALF_WIDTH else max(k, seeds_for(v, REFERENCE_HALF_WIDTH))
+        wanted = [k if interval95(v) <= REFERENCE_HALF_WIDTH else more_seeds(v, k)
                   for v, k in zip(hit_rates, seeds, strict=True)]
         if wanted == seeds:
             break
