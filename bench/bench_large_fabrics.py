@@ -11,14 +11,13 @@ cyclically (rank r on node r) on the 1 024 nodes.
 """
 
 import argparse
-import csv
 import json
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
-from bench_model import run_case  # beside this script
+from bench_model import refuse_existing_output, run_case, write_new_csv  # beside this script
 
 # Every fabric 1 024 nodes, as docs/topology.md names its keys.
 TAPERED = ["network.topology=fat-tree-built", "network.nodes=1024", "network.fat_tree_built.radix=48",
@@ -69,6 +68,7 @@ def main():
     parser.add_argument("--out", type=Path, help="CSV to write (default: none)")
     parser.add_argument("--only", help="run only the fabrics whose name contains this text")
     args = parser.parse_args()
+    refuse_existing_output(args.out)
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         cg = json.dumps(str(cg_trace(Path(tmp), args.cg_scale)))
@@ -88,10 +88,7 @@ def main():
                     print(" | ".join(f"{row[c]:.6g}" if isinstance(row[c], float) else str(row[c]) for c in COLUMNS),
                           file=sys.stderr, flush=True)
     if args.out:
-        with open(args.out, "w", newline="") as out:
-            writer = csv.DictWriter(out, fieldnames=COLUMNS)
-            writer.writeheader()
-            writer.writerows(rows)
+        write_new_csv(args.out, rows, COLUMNS)
     print("| " + " | ".join(COLUMNS) + " |")
     print("|" + "---|" * len(COLUMNS))
     for row in rows:

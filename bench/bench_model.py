@@ -12,8 +12,10 @@ engine's --perf-json (simulation only, after argument parsing).
 """
 
 import argparse
+import csv
 import json
 import subprocess
+import sys
 import tempfile
 from pathlib import Path
 
@@ -37,6 +39,21 @@ TOPOLOGIES = {
 }
 # A case that names its own card keeps it; the others take --security.
 CARDS = {"16 nodes, 4x NDR, 8 engines, 16 reads": "SKC-16"}
+
+
+def refuse_existing_output(path: Path | None):
+    """Exits before a benchmark runs if its --out is already there: a result is never overwritten."""
+    if path is not None and (path.exists() or path.is_symlink()):
+        sys.exit(f"{path}: already exists; give another --out (results are never overwritten)")
+
+
+def write_new_csv(path: Path, rows: list[dict], columns: list[str] | None = None):
+    """Writes `rows` to a CSV at `path`, which must not exist yet (checked again: exclusive creation)."""
+    columns = columns or list(dict.fromkeys(key for row in rows for key in row))
+    with path.open("x", newline="") as file:
+        writer = csv.DictWriter(file, fieldnames=columns)
+        writer.writeheader()
+        writer.writerows(rows)
 
 
 def run_case(engine: str, overrides: list[str]) -> tuple[dict, dict]:

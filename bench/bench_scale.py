@@ -15,11 +15,16 @@ and keeps each one's median, so that machine load hits every case alike.
 """
 
 import argparse
-import csv
 import statistics
 from pathlib import Path
 
-from bench_model import TREE_4_ARY_5, built_fat_tree, run_case  # beside this script
+from bench_model import (  # beside this script
+    TREE_4_ARY_5,
+    built_fat_tree,
+    refuse_existing_output,
+    run_case,
+    write_new_csv,
+)
 
 SINGLE_SWITCH_16 = []
 TAPERED_3_LEVEL = ["network.topology=fat-tree-built", "network.nodes=1024", "network.fat_tree_built.radix=24",
@@ -98,6 +103,7 @@ def main():
     parser.add_argument("--engine", default="build/ibsec-engine")
     parser.add_argument("--out", type=Path, help="CSV to write (default: none)")
     args = parser.parse_args()
+    refuse_existing_output(args.out)
     rows = []
     if args.only != "memory":
         rows += rates(args)
@@ -105,10 +111,7 @@ def main():
         rows += memory(args)
     print_table(rows)
     if args.out:
-        with args.out.open("x", newline="") as file:  # never overwrites an earlier result
-            writer = csv.DictWriter(file, fieldnames=list(dict.fromkeys(key for row in rows for key in row)))
-            writer.writeheader()
-            writer.writerows(rows)
+        write_new_csv(args.out, rows)
 
 
 if __name__ == "__main__":

@@ -37,7 +37,6 @@ build downloads nothing.
 """
 
 import argparse
-import csv
 import os
 import re
 import resource
@@ -50,7 +49,13 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from bench_model import TREE_4_ARY_5, built_fat_tree, run_case  # beside this script
+from bench_model import (  # beside this script
+    TREE_4_ARY_5,
+    built_fat_tree,
+    refuse_existing_output,
+    run_case,
+    write_new_csv,
+)
 
 REPO = Path(__file__).resolve().parent.parent
 CODES_BINARY = "model-net-synthetic-fattree"
@@ -236,13 +241,6 @@ def print_table(rows: list[dict]):
         print("| " + " | ".join(cell(column, row[column]) for column in COLUMNS) + " |")
 
 
-def write_csv(path: Path, rows: list[dict]):
-    with open(path, "w", newline="") as out:
-        writer = csv.DictWriter(out, fieldnames=COLUMNS)
-        writer.writeheader()
-        writer.writerows(rows)
-
-
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--messages", type=int, default=200_000,
@@ -261,6 +259,7 @@ def main():
     parser.add_argument("--install-packages", action="store_true",
                         help="apt-get install the Debian packages that building CODES needs, if any is missing")
     args = parser.parse_args()
+    refuse_existing_output(args.out)
     args.peers_src = args.peers_src.resolve()  # CODES runs in a scratch folder
     check_sources(args.peers_src)
     codes = build_peers(args.peers_src, args.peers_build.resolve(), args.install_packages)
@@ -269,7 +268,7 @@ def main():
         if not args.only or args.only in name:
             rows += measure_case(name, case, args, codes)
     if args.out:
-        write_csv(args.out, rows)
+        write_new_csv(args.out, rows, COLUMNS)
     print_table(rows)
 
 
