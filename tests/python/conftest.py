@@ -45,20 +45,9 @@ def real_engine() -> str:
 
 
 @pytest.fixture(scope="session")
-def engine(tmp_path_factory) -> str:
-    """The engine the tests run (also in $IBSEC_ENGINE). An engine whose `registries --json` lacks a section
-    gets a wrapper that fills it in from data/registries.json (fake_registries.py) and runs the engine for
-    everything else."""
-    import fake_registries
-
+def engine() -> str:
+    """The engine the tests run (also in $IBSEC_ENGINE)."""
     path = real_engine()
-    if not fake_registries.complete(path):
-        wrapper = tmp_path_factory.mktemp("engine-with-registries") / "ibsec-engine"
-        wrapper.write_text(f'#!/bin/sh\nif [ "$1" = registries ]; then\n'
-                           f'  exec "{sys.executable}" "{Path(fake_registries.__file__)}" "{path}"\nfi\n'
-                           f'exec "{path}" "$@"\n')
-        wrapper.chmod(0o755)
-        path = str(wrapper)
     os.environ["IBSEC_ENGINE"] = path
     return path
 
