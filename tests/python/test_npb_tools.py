@@ -41,6 +41,25 @@ def test_npb_build_settings_and_names():
     assert trace_name("cg", "S", 16, "gz") == "cg.S.16.trace.gz"
 
 
+def test_processes_confined_to_fewer_cpus_yield_while_they_wait(monkeypatch):
+    from ibsec.capture import mpi
+
+    monkeypatch.setattr(mpi, "tool", lambda name: name)  # no MPI needed to build the command
+
+    def mca(command: list[str]) -> dict[str, str]:
+        return {command[i + 1]: command[i + 2] for i, word in enumerate(command) if word == "--mca"}
+
+    assert mpi.cpu_list_size("0") == 1 and mpi.cpu_list_size("0,2-4") == 4
+    # Open MPI yields by itself when it runs more processes than cores, but it cannot see a taskset.
+    assert mca(mpi.mpirun_command(2, "a.out", cpus="0")) == {"mpi_yield_when_idle": "1"}
+    assert mca(mpi.mpirun_command(2, "a.out", cpus="0-1")) == {}
+    assert mca(mpi.mpirun_command(16, "a.out")) == {}
+    assert mca(mpi.mpirun_command(2, "a.out", mca={"mpi_yield_when_idle": "0"}, cpus="0")) == {
+        "mpi_yield_when_idle": "0"}
+    confined = mpi.mpirun_command(2, "a.out", env={"A": "1"}, cpus="0")
+    assert confined[:3] == ["taskset", "-c", "0"] and confined[-1] == "a.out" and "A=1" in confined
+
+
 def test_npb_prints_its_verification_with_padding():
     run = npb.NpbRun([], " Verification    =               SUCCESSFUL\n", "", 1.0)
     assert run.verification == "Verification = SUCCESSFUL"

@@ -46,20 +46,37 @@ def tool(name: str) -> str:
     return path
 
 
+def cpu_list_size(cpus: str) -> int:
+    """How many CPUs a taskset list such as "0", "0,2" or "0-3" names."""
+    count = 0
+    for part in cpus.split(","):
+        low, _, high = part.partition("-")
+        count += int(high or low) - int(low) + 1
+    return count
+
+
 def mpirun_command(nprocs: int, program: str | os.PathLike, env: dict[str, str] | None = None,
                    mca: dict[str, str] | None = None, cpus: str | None = None) -> list[str]:
     """mpirun of PROGRAM on NPROCS processes of this machine, whatever its number of cores (--oversubscribe)
     and whoever runs it (--allow-run-as-root under root, as in CI); ENV is passed to the processes only (-x),
     MCA sets Open MPI parameters. CPUS (a taskset list such as "0" or "0,1") confines every process to those
-    CPUs, unbound within them (Open MPI would otherwise bind each to a core of its own choosing)."""
+    CPUs, unbound within them (Open MPI would otherwise bind each to a core of its own choosing).
+
+    More processes than CPUS name also get `mpi_yield_when_idle 1` (unless MCA sets it): Open MPI takes that mode
+    by itself when it runs more processes than the machine has cores, but it cannot see a taskset, and its
+    processes would then poll for a whole time slice while the one they wait for cannot run
+    (docs/real-traces.md, "Execution time on real traces")."""
     command = [tool("mpirun"), "-np", str(nprocs), "--oversubscribe"]
+    mca = dict(mca or {})
     if cpus is not None:
         command = [tool("taskset"), "-c", cpus, *command, "--bind-to", "none"]
+        if nprocs > cpu_list_size(cpus):
+            mca.setdefault("mpi_yield_when_idle", "1")
     if os.geteuid() == 0:
         command.append("--allow-run-as-root")
     for name, value in (env or {}).items():
         command += ["-x", f"{name}={value}"]
-    for name, value in (mca or {}).items():
+    for name, value in mca.items():
         command += ["--mca", name, str(value)]
     return [*command, str(program)]
 

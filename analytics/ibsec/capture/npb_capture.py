@@ -16,7 +16,7 @@ from pathlib import Path
 from ..engine.binary import engine_path
 from ..errors import IbsecError
 from . import npb as npb_source
-from .mpi import capture_library, tool, version_line
+from .mpi import capture_library, cpu_list_size, tool, version_line
 
 NOTE = "npb:"
 SUFFIXES = ("gz", "zst")
@@ -48,15 +48,6 @@ def cpu_model() -> str:
 def ascii_text(text: str) -> str:
     """One line of single-spaced printable ASCII, as a trace's header lines are."""
     return "".join(c if " " <= c <= "~" else "?" for c in " ".join(text.split()))
-
-
-def cpu_list_size(cpus: str) -> int:
-    """How many CPUs a taskset list such as "0", "0,2" or "0-3" names."""
-    count = 0
-    for part in cpus.split(","):
-        low, _, high = part.partition("-")
-        count += int(high or low) - int(low) + 1
-    return count
 
 
 def provenance(npb: npb_source.NpbBuild, bench: str, cls: str, nprocs: int, run: npb_source.NpbRun,
