@@ -56,7 +56,7 @@ def add_parser(commands) -> None:
                             "(default: %(default)s)")
     repro.add_argument("-q", "--quiet", action="store_true", help="no progress bars (step titles are still printed)")
     repro.add_argument("--skip", action="append", default=[], metavar="STEP",
-                       help="leave a step out by name, e.g. predictor-fitted (hours long); repeat for several. "
+                       help="leave a step out by name, e.g. predictor-fitted; repeat for several. "
                             "An unknown name lists the plan's steps. REPORT.md reads a skipped step's tables as "
                             "they are in --out")
     add_cluster_options(repro)
