@@ -95,7 +95,6 @@ Cic::Cic(const sc_core::sc_module_name& name, EventKernel& kernel, network::Pack
     const uint32_t list =
         params_.prefetch_list_entries > 0 ? params_.prefetch_list_entries : params_.security.prefetch_entries;
     frequent_keys_.emplace(list);
-    local_processes_.assign(params_.total_processes, false);
   }
   if (params_.stack_distances) stack_distances_.emplace();
   for (const std::string& policy : params_.shadow_policies) {
@@ -127,7 +126,7 @@ void Cic::submit(const MessageRequest& message, Tick now) {
   uint32_t& sequence = next_sequence_[session_direction(message.source_process, message.destination_process)];
   if (frequent_keys_) {
     running_ = ProcessId(message.source_process);
-    local_processes_[message.source_process] = true;
+    note_local(running_);
     if (prefetched_for_ == running_) prefetched_for_ = ProcessId::none();
   }
   const uint32_t overhead = params_.header_bytes + (params_.security.encrypts() ? params_.security_bytes : 0);
@@ -412,15 +411,23 @@ inline Tick Cic::read_key_memory(SessionKeyId key, Tick now) {
 // them lives on this card owns it here.
 void Cic::record_eviction(SessionKeyId key) {
   const auto [lo, hi] = session_pair(key, params_.total_processes);
-  if (local_processes_[lo]) frequent_keys_->record(lo, key);
-  if (local_processes_[hi]) frequent_keys_->record(hi, key);
+  if (is_local(lo)) frequent_keys_->record(lo, key);
+  if (is_local(hi)) frequent_keys_->record(hi, key);
+}
+
+void Cic::note_local(ProcessId process) {
+  if (!is_local(process.value())) local_processes_.push_back(process.value());
+}
+
+bool Cic::is_local(uint32_t process) const {
+  return std::find(local_processes_.begin(), local_processes_.end(), process) != local_processes_.end();
 }
 
 // A packet for a process other than the one taken to be running is the
 // coschedulers' hint that it will run soon: queue its keys once per switch.
 void Cic::on_arrival(const network::Packet& packet, Tick now) {
   const ProcessId process(packet.destination_process);
-  local_processes_[process.value()] = true;
+  note_local(process);
   if (process == running_ || process == prefetched_for_) return;
   prefetched_for_ = process;
   ++stats_.prefetch_triggers;

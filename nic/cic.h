@@ -30,6 +30,7 @@
 #include <vector>
 
 #include <boost/circular_buffer.hpp>
+#include <boost/container/small_vector.hpp>
 
 #include "core/event_module.h"
 #include "core/parameters.h"
@@ -266,6 +267,8 @@ class Cic final : public EventDrivenModule, public network::PacketReceiver, publ
   };
   KeyArrival key_ready_at(SessionKeyId key, Tick now);
   void record_eviction(SessionKeyId key);
+  void note_local(ProcessId process);
+  [[nodiscard]] bool is_local(uint32_t process) const;
   void on_arrival(const network::Packet& packet, Tick now);
   void pump_prefetches(Tick now);
   void prefetch_loaded(Tick now);
@@ -285,7 +288,10 @@ class Cic final : public EventDrivenModule, public network::PacketReceiver, publ
   std::vector<PendingKey> pending_keys_;
   // Prefetching.
   std::optional<FrequentKeyLists> frequent_keys_;
-  std::vector<bool> local_processes_;             // seen sending or receiving here
+  // The processes seen sending or receiving here, in the order first seen:
+  // a node's few, not a flag for every process of the run (nodes x
+  // processes bits over all cards, 512 MiB at 65 536 nodes).
+  boost::container::small_vector<uint32_t, 4> local_processes_;
   ProcessId running_ = ProcessId::none();         // inferred: the last process to hand over a message
   ProcessId prefetched_for_ = ProcessId::none();  // the last process whose keys were prefetched
   std::deque<SessionKeyId> prefetch_queue_;

@@ -57,7 +57,7 @@ std::vector<MemoryNeed> estimate_memory(const SimConfig& config, const network::
       {"traffic.sessions_per_node", "sessions drawn up front",
        config.trace.replays() ? 0 : saturating_product({nodes, config.traffic.sessions_per_node, kBytesPerSession})},
       {processes_key, std::to_string(processes) + " processes on " + std::to_string(nodes) + " cards",
-       saturating_product({processes, kBytesPerProcess}) + saturating_product({processes, nodes}) / 8},
+       saturating_product({processes, kBytesPerProcess})},
       {config.trace.replays() ? processes_key : "traffic.sizes_bytes",
        "packets of the largest message (" + std::to_string(largest_message_bytes) + " B) at every card",
        saturating_product({nodes, packets_per_message, packet_bytes})},
