@@ -169,7 +169,7 @@ class Switch final : public EventDrivenModule, public PacketReceiver, public Lin
   // and each array holds what one step reads together (a port's input, a
   // lane's buffer), so that a hop touches as few cache lines as it can.
   PacketPool& pool_;
-  const Forwarding& forwarding_;  // the topology's, which outlives the switch
+  ForwardingView forwarding_;  // of the topology's Forwarding, which outlives the switch
   // !choices_.empty(), kept in one byte: without choices the hot path reads
   // only this and the forwarding (asking choices_ instead costs 1.4 % more
   // instructions on a 1 024-node fat tree, callgrind).
