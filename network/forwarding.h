@@ -39,9 +39,7 @@ class Forwarding {
   Forwarding(std::shared_ptr<const ForwardingRule> rule, uint32_t switch_index, uint32_t destinations)
       : rule_(std::move(rule)), switch_index_(switch_index), destinations_(destinations) {}
 
-  [[nodiscard]] PortId operator[](uint32_t destination) const {
-    return rule_ ? rule_->port(switch_index_, destination) : table_[destination];
-  }
+  [[nodiscard]] PortId operator[](uint32_t destination) const;
   [[nodiscard]] uint32_t size() const { return destinations_; }
   [[nodiscard]] bool by_rule() const { return rule_ != nullptr; }
 
@@ -84,5 +82,7 @@ class ForwardingView {
   const PortId* table_;
   uint32_t switch_index_;
 };
+
+inline PortId Forwarding::operator[](uint32_t destination) const { return ForwardingView(*this)[destination]; }
 
 }  // namespace ibsec::network
