@@ -30,8 +30,10 @@ def pytest_collection_modifyitems(config, items):
                                 + "\n  ".join(wrong))
 
 
-def real_engine() -> str:
-    """The engine ibsec itself would run ($IBSEC_ENGINE, else build/, else PATH: engine/binary.py)."""
+@pytest.fixture(scope="session")
+def engine() -> str:
+    """The engine the tests run: the one ibsec itself would run ($IBSEC_ENGINE, else build/, else PATH:
+    engine/binary.py), also put in $IBSEC_ENGINE."""
     from ibsec.engine.binary import engine_path
     from ibsec.errors import IbsecError
 
@@ -41,13 +43,6 @@ def real_engine() -> str:
         path = str(REPO / "build" / "ibsec-engine")
     if not Path(path).is_file():
         pytest.fail(f"ibsec-engine not built (looked for {path}); run scripts/test.sh")
-    return path
-
-
-@pytest.fixture(scope="session")
-def engine() -> str:
-    """The engine the tests run (also in $IBSEC_ENGINE)."""
-    path = real_engine()
     os.environ["IBSEC_ENGINE"] = path
     return path
 

@@ -4,11 +4,11 @@ traces").
 
 The confined processes yield the CPU while they wait, as Open MPI's do by itself when it runs more processes than
 cores (capture/mpi.py: it cannot see a taskset). Polling instead, each waiting process would hold the one CPU for a
-whole time slice, and the code after every switch ran 2 to 3 times slower even in CPU time (docs/real-traces.md).
+whole time slice, and the code after every switch ran 2 to 5 times slower even in CPU time (docs/real-traces.md).
 
 The issue asked for 10 %; measured seven times each on the 2-vCPU development machine (2026-11-29), the confined
 capture's CPU-time replay came to 0.81 to 1.08 of the other's for CG and 0.69 to 1.19 for MG.
-Runs of 8 to 45 ms vary that much by themselves, and confined processes compute partly faster (a message's data
+Runs of 8 to 50 ms vary that much by themselves, and confined processes compute partly faster (a message's data
 is in the receiver's cache, not another core's). The test holds 40 %, which polling processes miss by far (CG 2.4,
 MG 1.6 times here), and that a compute event's CPU time never exceeds its wall time.
 """

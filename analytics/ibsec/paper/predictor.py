@@ -196,7 +196,7 @@ def more_seeds(values: np.ndarray, seeds: int) -> int:
     """The runs a point whose interval is still too wide gets next: what its spread asks for, and at least a
     quarter more than it has (a spread that says "enough" at an interval still too wide must not end the rounds),
     up to MAX_SEEDS."""
-    return min(MAX_SEEDS, max(seeds_for(values, REFERENCE_HALF_WIDTH), seeds + -(-seeds // 4)))
+    return min(MAX_SEEDS, max(seeds_for(values, REFERENCE_HALF_WIDTH), seeds + int(np.ceil(seeds / 4))))
 
 
 def reference(points: list[dict], out: Path, jobs: int, quiet: bool, label: str, min_seeds: int) -> pd.DataFrame:
