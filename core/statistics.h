@@ -98,20 +98,21 @@ void to_json(BasicJson& j, const Counter& c) {
 
 // The base of a component's statistics struct (through StatGroupOf). Not
 // copyable: its counters register themselves with it where they are
-// constructed. What each counter is (name, unit, ...) is kept once per type;
-// an instance keeps one pointer per counter, so thousands of links and cards
-// cost little.
+// constructed. What each counter is (name, unit, ...) and where it lies in
+// the group is kept once per type; an instance keeps only the pointer to its
+// type's list, so thousands of links and cards cost one word each, and the
+// counters can share a cache line with the component's hot state.
 class StatGroup {
  public:
   StatGroup(const StatGroup&) = delete;
   StatGroup& operator=(const StatGroup&) = delete;
 
-  [[nodiscard]] size_t size() const { return sources_.size(); }
+  [[nodiscard]] size_t size() const { return schema_->size(); }
   [[nodiscard]] const CounterInfo& info(size_t i) const { return (*schema_)[i].info; }
   [[nodiscard]] uint64_t value(size_t i) const;
   // The counter itself, to trace it over time; null for a gauge.
   [[nodiscard]] const Counter* counter(size_t i) const {
-    return (*schema_)[i].gauge ? nullptr : static_cast<const Counter*>(sources_[i]);
+    return (*schema_)[i].gauge ? nullptr : static_cast<const Counter*>(source(i));
   }
   // Every counter's value by name, to keep after the component is gone.
   [[nodiscard]] std::map<std::string, uint64_t> snapshot() const {
@@ -128,6 +129,7 @@ class StatGroup {
   struct Declared {
     CounterInfo info;
     bool gauge;
+    std::ptrdiff_t offset;  // of the Counter or Gauge from the group's start
   };
   explicit StatGroup(std::vector<Declared>* schema) : schema_(schema) {}
   ~StatGroup() = default;
@@ -135,15 +137,19 @@ class StatGroup {
  private:
   friend class Counter;
   friend class Gauge;
-  // Every instance of a type declares the same counters in the same order:
-  // the first one writes the type's schema, the others only add pointers.
+  // Every instance of a type declares the same counters in the same order,
+  // as members, so at the same offsets, which rise in declaration order: the
+  // first instance writes the type's schema as it is built, and the others
+  // find each counter already declared.
   void add(const void* source, const CounterInfo& info, bool gauge) {
-    if (sources_.size() == schema_->size()) schema_->push_back({info, gauge});
-    sources_.push_back(source);
+    const std::ptrdiff_t offset = static_cast<const char*>(source) - reinterpret_cast<const char*>(this);
+    if (schema_->empty() || offset > schema_->back().offset) schema_->push_back({info, gauge, offset});
+  }
+  [[nodiscard]] const void* source(size_t i) const {
+    return reinterpret_cast<const char*>(this) + (*schema_)[i].offset;
   }
 
   std::vector<Declared>* schema_;
-  std::vector<const void*> sources_;  // a Counter or a Gauge, as the schema says
 };
 
 // What a statistics struct derives from: `struct LinkStats : StatGroupOf<LinkStats>`.
@@ -163,27 +169,35 @@ inline Counter::Counter(StatGroup& group, const CounterInfo& info) { group.add(t
 
 // A figure read from the component's state when the result is written (what
 // is still in a buffer at the end, say), not counted as the run goes. The
-// component binds the reading once it is built.
+// component binds the reading once it is built: a const member function of
+// its own, read through a plain function pointer (two words, where a
+// std::function took four).
 class Gauge {
  public:
   Gauge(StatGroup& group, const CounterInfo& info) { group.add(this, info, true); }
   Gauge(const Gauge&) = delete;
   Gauge& operator=(const Gauge&) = delete;
-  void read_from(std::function<uint64_t()> read) { read_ = std::move(read); }
-  [[nodiscard]] uint64_t read() const { return read_(); }
+  // The gauge reads `(owner.*Read)()`; `owner` must outlive it (it owns it).
+  template <auto Read, typename Owner>
+  void read_from(const Owner& owner) {
+    owner_ = &owner;
+    read_ = [](const void* o) { return static_cast<uint64_t>((static_cast<const Owner*>(o)->*Read)()); };
+  }
+  [[nodiscard]] uint64_t read() const { return read_ == nullptr ? 0 : read_(owner_); }
 
  private:
-  std::function<uint64_t()> read_ = [] { return uint64_t{0}; };
+  const void* owner_ = nullptr;
+  uint64_t (*read_)(const void*) = nullptr;
 };
 
 inline uint64_t StatGroup::value(size_t i) const {
-  return (*schema_)[i].gauge ? static_cast<const Gauge*>(sources_[i])->read()
-                             : static_cast<const Counter*>(sources_[i])->value();
+  return (*schema_)[i].gauge ? static_cast<const Gauge*>(source(i))->read()
+                             : static_cast<const Counter*>(source(i))->value();
 }
 
 inline void StatGroup::reset() {
   for (size_t i = 0; i < size(); ++i) {
-    if (!(*schema_)[i].gauge) const_cast<Counter*>(static_cast<const Counter*>(sources_[i]))->reset();
+    if (!(*schema_)[i].gauge) const_cast<Counter*>(static_cast<const Counter*>(source(i)))->reset();
   }
 }
 

@@ -13,7 +13,7 @@ CreditLink::CreditLink(const LinkParams& params, LinkSender& sender, PortId send
       sender_port_(sender_port),
       receiver_port_(receiver_port),
       credits_(params.lanes, params.credits_per_lane) {
-  stats_.credits_missing.read_from([this] { return credits_missing(); });
+  stats_.credits_missing.read_from<&CreditLink::credits_missing>(*this);
 }
 
 void CreditLink::ReturnQueue::pop_front() {

@@ -67,8 +67,10 @@ class GcmUnit {
  public:
   GcmUnit(const GcmTiming& timing, const Clock& clock, bool pipelined, uint32_t engines)
       : timing_(timing), clock_(clock), pipelined_(pipelined), accepts_from_(engines, 0) {
-    stats_.engines.read_from([engines] { return uint64_t{engines}; });
+    stats_.engines.read_from<&GcmUnit::engines>(*this);
   }
+
+  [[nodiscard]] size_t engines() const { return accepts_from_.size(); }
 
   [[nodiscard]] const Clock& clock() const { return clock_; }
   // When the first engine can take a packet.

@@ -43,8 +43,11 @@ class KeyMemory {
  public:
   KeyMemory(Tick access_time, uint32_t requests_in_flight)
       : access_time_(access_time), slot_free_at_(requests_in_flight, 0) {
-    stats_.slots.read_from([requests_in_flight] { return uint64_t{requests_in_flight}; });
+    stats_.slots.read_from<&KeyMemory::slots>(*this);
   }
+
+  // Requests it serves at once.
+  [[nodiscard]] size_t slots() const { return slot_free_at_.size(); }
 
   // A request issued at `now` (never earlier than the previous request's
   // `now`: requests are served in order); returns when its key is on the card.
