@@ -7,56 +7,84 @@ namespace ibsec::network {
 
 CreditLink::CreditLink(const LinkParams& params, LinkSender& sender, PortId sender_port, PacketReceiver& receiver,
                        PortId receiver_port)
-    : params_(params),
-      receiver_(receiver),
-      sender_(sender),
+    : serialization_(params.serialization),
+      sender_(&sender),
+      credits_per_lane_(params.credits_per_lane),
       sender_port_(sender_port),
-      receiver_port_(receiver_port),
-      credits_(params.lanes, params.credits_per_lane) {
+      lanes_(static_cast<uint8_t>(params.lanes)) {
+  assert(params.lanes >= 1 && params.lanes <= UINT8_MAX && "lanes are checked against InfiniBand's 15");
+  line_.propagation = params.propagation;
+  line_.receiver = &receiver;
+  line_.receiver_port = receiver_port;
+  if (params.lanes <= kInlineLanes) {
+    line_.credits = line_.inline_credits;
+  } else {
+    more_credits_ = std::make_unique<uint32_t[]>(params.lanes);
+    line_.credits = more_credits_.get();
+  }
+  std::fill_n(line_.credits, params.lanes, params.credits_per_lane);
   stats_.credits_missing.read_from<&CreditLink::credits_missing>(*this);
 }
 
-void CreditLink::ReturnQueue::pop_front() {
-  if (++head_ == items_.size()) {
-    items_.clear();
-    head_ = 0;
+void CreditLink::pop_return() {
+  if (!line_.spilled) {
+    line_.has_first = false;
+    return;
+  }
+  if (++line_.spilled_head == spilled_->size()) {
+    spilled_->clear();
+    line_.spilled_head = 0;
+    line_.spilled = false;
   }
 }
 
-void CreditLink::ReturnQueue::push_back(const CreditReturn& entry) {
-  if (items_.size() == items_.capacity() && 2 * head_ >= items_.size()) {
-    items_.erase(items_.begin(), items_.begin() + head_);
-    head_ = 0;
+void CreditLink::push_return(const CreditReturn& entry) {
+  if (line_.spilled) {
+    spilled_->push_back(entry);
+    return;
   }
-  items_.push_back(entry);
+  if (!line_.has_first) {
+    line_.first = entry;
+    line_.has_first = true;
+    return;
+  }
+  // A second in flight: both go to the queue kept apart, oldest first.
+  if (!spilled_) spilled_ = std::make_unique<std::vector<CreditReturn>>();
+  spilled_->push_back(line_.first);
+  spilled_->push_back(entry);
+  line_.has_first = false;
+  line_.spilled = true;
 }
 
 uint64_t CreditLink::credits_missing() const {
   uint64_t missing = 0;
-  for (uint32_t lane = 0; lane < params_.lanes; ++lane) {
+  for (uint32_t lane = 0; lane < lanes_; ++lane) {
     missing += credit_limit() - credits_when_drained(VirtualLane(static_cast<uint8_t>(lane)));
   }
   return missing;
 }
 
 void CreditLink::absorb_returns(Tick now) {
-  while (!in_flight_.empty() && in_flight_.front().at <= now) {
-    credits_[in_flight_.front().lane] += in_flight_.front().credits;
-    in_flight_.pop_front();
+  while (!returns_empty() && front_return().at <= now) {
+    line_.credits[front_return().lane] += front_return().credits;
+    pop_return();
   }
 }
 
 bool CreditLink::can_send(VirtualLane lane, uint32_t wire_bytes, Tick now) {
   if (busy_until_ > now) return false;
   absorb_returns(now);
-  if (credits_[lane.value()] >= credits_for(wire_bytes)) return true;
+  if (line_.credits[lane.value()] >= credits_for(wire_bytes)) return true;
   ++stats_.credit_stalls;
-  stalled_since_ = std::min(stalled_since_, now);
-  sender_waiting_ = true;
+  if (!line_.stalled) {
+    stalled_since_ = now;
+    line_.stalled = true;
+  }
+  line_.sender_waiting = true;
   // Credits already on their way: wake the sender when the first lands.
-  if (!in_flight_.empty()) {
-    sender_waiting_ = false;
-    sender_.on_credits_returned(sender_port_, in_flight_.front().at);
+  if (!returns_empty()) {
+    line_.sender_waiting = false;
+    sender_->on_credits_returned(sender_port_, front_return().at);
   }
   return false;
 }
@@ -64,42 +92,45 @@ bool CreditLink::can_send(VirtualLane lane, uint32_t wire_bytes, Tick now) {
 bool CreditLink::take_credits(VirtualLane lane, uint32_t wire_bytes, Tick now) {
   absorb_returns(now);
   const uint32_t needed = credits_for(wire_bytes);
-  if (credits_[lane.value()] < needed) return false;
-  credits_[lane.value()] -= needed;
+  if (line_.credits[lane.value()] < needed) return false;
+  line_.credits[lane.value()] -= needed;
   return true;
 }
 
 Tick CreditLink::send(PacketHandle handle, Packet& packet, Tick now, Tick tail_not_before) {
   assert(busy_until_ <= now);
-  credits_[packet.lane.value()] -= credits_for(packet.wire_bytes);
+  line_.credits[packet.lane.value()] -= credits_for(packet.wire_bytes);
   const Tick duration = serialization(packet.wire_bytes);
   const Tick start = tail_not_before > now + duration ? tail_not_before - duration : now;
   busy_until_ = start + duration;
-  packet.tail_at = busy_until_ + params_.propagation;
+  packet.tail_at = busy_until_ + line_.propagation;
   ++stats_.packets;
   stats_.bytes += packet.wire_bytes;
   stats_.busy += duration;
-  if (stalled_since_ != kNotStalled) {
+  if (line_.stalled) {
     stats_.credit_stall_time += now - stalled_since_;
-    stalled_since_ = kNotStalled;
+    line_.stalled = false;
   }
-  receiver_.on_packet_head(receiver_port_, handle, start + params_.propagation);
+  line_.receiver->on_packet_head(line_.receiver_port, handle, start + line_.propagation);
   return busy_until_;
 }
 
 void CreditLink::return_credits(VirtualLane lane, uint32_t wire_bytes, Tick freed_at) {
-  const Tick arrives = freed_at + params_.propagation;
-  in_flight_.push_back(CreditReturn{arrives, lane.value(), credits_for(wire_bytes)});
-  if (sender_waiting_) {
-    sender_waiting_ = false;
-    sender_.on_credits_returned(sender_port_, arrives);
+  const Tick arrives = freed_at + line_.propagation;
+  push_return(CreditReturn{arrives, credits_for(wire_bytes), lane.value()});
+  if (line_.sender_waiting) {
+    line_.sender_waiting = false;
+    sender_->on_credits_returned(sender_port_, arrives);
   }
 }
 
 uint32_t CreditLink::credits_when_drained(VirtualLane lane) const {
-  uint32_t credits = credits_[lane.value()];
-  for (const auto& r : in_flight_) {
-    if (r.lane == lane.value()) credits += r.credits;
+  uint32_t credits = line_.credits[lane.value()];
+  if (line_.has_first && line_.first.lane == lane.value()) credits += line_.first.credits;
+  if (line_.spilled) {
+    for (size_t i = line_.spilled_head; i < spilled_->size(); ++i) {
+      if ((*spilled_)[i].lane == lane.value()) credits += (*spilled_)[i].credits;
+    }
   }
   return credits;
 }

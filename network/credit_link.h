@@ -8,9 +8,8 @@
 
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <vector>
-
-#include <boost/container/small_vector.hpp>
 
 #include "core/statistics.h"
 #include "core/time.h"
@@ -70,12 +69,20 @@ struct LinkStats : StatGroupOf<LinkStats> {
   }
 };
 
-class CreditLink {
+// Laid out by who reads what in a hop: the first line is what the sender
+// reads and writes to start a packet (busy time, rate, the counts it adds);
+// the last is what the credits need (each lane's credits, the returns in
+// flight, the receiver), read by the sender's can_send and send and written
+// by the receiver's return_credits, so that a hop touches two lines of the
+// link it leaves on and one of the link it came in on.
+class alignas(64) CreditLink {
  public:
   CreditLink(const LinkParams& params, LinkSender& sender, PortId sender_port, PacketReceiver& receiver,
              PortId receiver_port);
+  CreditLink(const CreditLink&) = delete;
+  CreditLink& operator=(const CreditLink&) = delete;
 
-  [[nodiscard]] Tick serialization(uint32_t wire_bytes) const { return params_.serialization.ticks(wire_bytes); }
+  [[nodiscard]] Tick serialization(uint32_t wire_bytes) const { return serialization_.ticks(wire_bytes); }
   [[nodiscard]] Tick busy_until() const { return busy_until_; }
 
   // True if the link is idle and the receiver has room for the whole packet
@@ -100,7 +107,7 @@ class CreditLink {
 
   // Credits the sender can use once every return sent so far has arrived.
   [[nodiscard]] uint32_t credits_when_drained(VirtualLane lane) const;
-  [[nodiscard]] uint32_t credit_limit() const { return params_.credits_per_lane; }
+  [[nodiscard]] uint32_t credit_limit() const { return credits_per_lane_; }
   // Credits, over all lanes, that will not be back even once every return has arrived.
   [[nodiscard]] uint64_t credits_missing() const;
   [[nodiscard]] const LinkStats& stats() const { return stats_; }
@@ -108,42 +115,56 @@ class CreditLink {
  private:
   struct CreditReturn {
     Tick at;
-    uint8_t lane;
     uint32_t credits;
+    uint8_t lane;
   };
-  // Returns in flight, oldest first, in a vector whose consumed prefix is
-  // dropped once it is half the vector: the one or two returns in flight at
-  // light load stay inside the link object (a deque's map and block were two
-  // more cache lines a hop), and a long queue still costs O(1) a return.
-  class ReturnQueue {
-   public:
-    [[nodiscard]] bool empty() const { return head_ == items_.size(); }
-    [[nodiscard]] const CreditReturn& front() const { return items_[head_]; }
-    void pop_front();
-    void push_back(const CreditReturn& entry);
-    [[nodiscard]] auto begin() const { return items_.begin() + head_; }
-    [[nodiscard]] auto end() const { return items_.end(); }
+  // Lanes whose credits are kept in the link's credit line; more are kept apart.
+  static constexpr uint32_t kInlineLanes = 2;
+  static constexpr Tick kNotStalled = std::numeric_limits<Tick>::max();
 
-   private:
-    boost::container::small_vector<CreditReturn, 2> items_;
-    uint32_t head_ = 0;
+  // The credit line: one cache line that can_send, send and return_credits
+  // read, apart from the busy time and the statistics.
+  struct alignas(64) CreditLine {
+    Tick propagation = 0;  // cable, plus FEC where the generation has it
+    PacketReceiver* receiver = nullptr;
+    uint32_t* credits = nullptr;  // per lane, available at the sender: `inline_credits` or the link's `more_credits_`
+    uint32_t inline_credits[kInlineLanes] = {};
+    // The returns in flight, oldest first: at light load at most one, kept
+    // here as `first`; when a second comes they all move to the link's
+    // `spilled_` queue (from `spilled_head`) until it drains.
+    CreditReturn first{};
+    uint32_t spilled_head = 0;
+    PortId receiver_port{0};
+    bool has_first = false;
+    bool spilled = false;
+    bool sender_waiting = false;
+    bool stalled = false;  // refused for want of credits since the last packet started (stalled_since_)
   };
+
+  [[nodiscard]] bool returns_empty() const { return !line_.has_first && !line_.spilled; }
+  [[nodiscard]] const CreditReturn& front_return() const {
+    return line_.spilled ? (*spilled_)[line_.spilled_head] : line_.first;
+  }
+  void pop_return();
+  void push_return(const CreditReturn& entry);
   void absorb_returns(Tick now);
 
-  // What a packet or a credit return reads comes first, so that a hop
-  // touches the link's first cache lines only.
+  // The sender's line: busy time, rate, and the counts send adds (the
+  // statistics' first counters).
   Tick busy_until_ = 0;
-  LinkParams params_;
-  PacketReceiver& receiver_;
-  LinkSender& sender_;
-  PortId sender_port_;
-  PortId receiver_port_;
-  bool sender_waiting_ = false;
-  static constexpr Tick kNotStalled = std::numeric_limits<Tick>::max();
-  Tick stalled_since_ = kNotStalled;  // the first refusal for want of credits since the last packet started
-  boost::container::small_vector<uint32_t, 2> credits_;  // per lane, available at the sender
-  ReturnQueue in_flight_;
+  SerializationRate serialization_;
   LinkStats stats_;
+  // Cold: read when a sender stalls, when many returns are in flight, or
+  // with more lanes than the credit line holds.
+  LinkSender* sender_;
+  Tick stalled_since_ = kNotStalled;  // the first refusal for want of credits since the last packet started
+  std::unique_ptr<std::vector<CreditReturn>> spilled_;
+  std::unique_ptr<uint32_t[]> more_credits_;
+  uint32_t credits_per_lane_;  // receiver buffer per lane, in 64-byte credits
+  PortId sender_port_;
+  uint8_t lanes_;
+  CreditLine line_;
 };
+static_assert(sizeof(CreditLink) == 192, "a link is three cache lines: the sender's, the statistics' rest, credits'");
 
 }  // namespace ibsec::network

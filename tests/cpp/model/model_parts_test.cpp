@@ -236,5 +236,43 @@ TEST(CreditLink, SerializesDelaysAndCountsCreditsIn64ByteUnits) {
   EXPECT_EQ(link.credits_when_drained(VirtualLane(0)), 5U);
 }
 
+// Many returns in flight on several lanes (kept apart from the link's credit
+// line once there are two, and lanes beyond the two it holds): every credit
+// comes back, in order, to its own lane, and the queue works again once drained.
+TEST(CreditLink, ReturnsManyCreditsInFlightOnEveryLaneInOrder) {
+  FakeEnds ends;
+  constexpr uint32_t kLanes = 4;
+  network::CreditLink link(network::LinkParams{network::SerializationRate(1000, 1), 1'000, kLanes, 8}, ends, PortId(0),
+                           ends, PortId(1));
+  network::Packet p;
+  p.wire_bytes = 64;  // 1 credit
+  Tick now = 0;
+  for (uint32_t i = 0; i < 8 * kLanes; ++i) {  // every credit of every lane
+    p.lane = VirtualLane(static_cast<uint8_t>(i % kLanes));
+    ASSERT_TRUE(link.can_send(p.lane, p.wire_bytes, now));
+    now = link.send(network::PacketHandle(i), p, now);
+  }
+  EXPECT_EQ(link.credits_missing(), 8U * kLanes);
+  // Lane 3's first return, then one a lane for 0..2: five in flight.
+  link.return_credits(VirtualLane(3), 64, now);
+  for (uint8_t lane = 0; lane < 3; ++lane) link.return_credits(VirtualLane(lane), 128, now + 100 * (lane + 1));
+  link.return_credits(VirtualLane(3), 64, now + 400);
+  EXPECT_EQ(link.credits_when_drained(VirtualLane(3)), 2U);
+  EXPECT_EQ(link.credits_when_drained(VirtualLane(1)), 2U);
+  EXPECT_EQ(link.credits_missing(), 8U * kLanes - 8);
+  // Lane 1's credits land at now + 200 + 1 000; lane 2's not yet.
+  EXPECT_FALSE(link.can_send(VirtualLane(1), 64, now + 1'199));
+  EXPECT_TRUE(link.can_send(VirtualLane(1), 128, now + 1'200));
+  EXPECT_FALSE(link.can_send(VirtualLane(2), 64, now + 1'200));
+  EXPECT_TRUE(link.can_send(VirtualLane(3), 128, now + 1'400));
+  EXPECT_EQ(link.credits_missing(), 8U * kLanes - 8);
+  // Drained: a lone return is kept in the link again, and is counted.
+  link.return_credits(VirtualLane(0), 64, now + 2'000);
+  EXPECT_EQ(link.credits_when_drained(VirtualLane(0)), 3U);
+  EXPECT_FALSE(link.can_send(VirtualLane(0), 192, now + 2'999));
+  EXPECT_TRUE(link.can_send(VirtualLane(0), 192, now + 3'000));
+  EXPECT_EQ(link.credits_missing(), 8U * kLanes - 9);
+}
+
 }  // namespace
 }  // namespace ibsec
