@@ -11,6 +11,27 @@ void EventDrivenModule::schedule(Tick at, uint32_t kind, uint32_t arg) {
   if (!waking_ && at < armed_for_) arm(at);
 }
 
+void EventDrivenModule::PendingEntries::push(const Entry& entry) {
+  if (!has_first_) {
+    first_ = entry;
+    has_first_ = true;
+  } else if (Later{}(first_, entry)) {
+    rest_.push(first_);
+    first_ = entry;
+  } else {
+    rest_.push(entry);
+  }
+}
+
+void EventDrivenModule::PendingEntries::pop() {
+  if (rest_.empty()) {
+    has_first_ = false;
+    return;
+  }
+  first_ = rest_.top();
+  rest_.pop();
+}
+
 void EventDrivenModule::arm(Tick at) {
   armed_for_ = at;
   kernel_.notify(slot_, at);

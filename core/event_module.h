@@ -55,6 +55,24 @@ class EventDrivenModule : public sc_core::sc_module {
     }
   };
 
+  // The pending entries, earliest first. The earliest is kept in the module
+  // itself and the rest in a heap apart, so that at light load, one entry at
+  // a time, scheduling and waking never touch the heap's storage. Entries
+  // are ordered by (time, order), a total order, so they leave in the same
+  // order whichever way they are kept.
+  class PendingEntries {
+   public:
+    [[nodiscard]] bool empty() const { return !has_first_; }
+    [[nodiscard]] const Entry& top() const { return first_; }
+    void push(const Entry& entry);
+    void pop();
+
+   private:
+    Entry first_{};
+    bool has_first_ = false;
+    std::priority_queue<Entry, std::vector<Entry>, Later> rest_;
+  };
+
   friend class EventKernel;
   void wake();
   void arm(Tick at);
@@ -66,7 +84,7 @@ class EventDrivenModule : public sc_core::sc_module {
   bool waking_ = false;
   uint32_t slot_;  // its place in the kernel
   uint64_t next_order_ = 0;
-  std::priority_queue<Entry, std::vector<Entry>, Later> queue_;
+  PendingEntries queue_;
   EventKernel& kernel_;
 };
 
