@@ -26,29 +26,32 @@ constexpr bool forged(AttackKind kind) { return kind != AttackKind::kNone && kin
 inline constexpr uint32_t kCreditBytes = 64;
 constexpr uint32_t credits_for(uint32_t wire_bytes) { return (wire_bytes + kCreditBytes - 1) / kCreditBytes; }
 
-struct Packet {
-  uint64_t id = 0;          // unique in the run, in hand-over order
-  Tick handover = 0;        // host gave it to the sending card
-  Tick lookup_started = 0;  // entered the sending card's look-up stage (per-packet latency)
-  Tick delivered = 0;       // verified and handed to the receiving host
-  Tick tail_at = 0;         // its last byte reaches the far end of the link it is on now (CreditLink::send)
-  SessionKeyId key{0};      // one key per pair of communicating processes
-  uint32_t sequence = 0;    // per session and direction
-  NodeId source{0};
+// What a switch hop reads and writes comes first, in the packet's first
+// cache line (each packet starts one): where it goes, its size, its lane,
+// when its tail arrives, and its id for oldest-first arbitration.
+struct alignas(64) Packet {
+  Tick tail_at = 0;  // its last byte reaches the far end of the link it is on now (CreditLink::send)
   NodeId destination{0};
-  uint32_t source_process = 0;  // cluster-wide process ids
-  uint32_t destination_process = 0;
-  uint32_t payload_bytes = 0;
   uint32_t wire_bytes = 0;       // payload + headers (+ security fields)
-  uint32_t message = 0;          // host's message id, for reassembly
   VirtualLane lane{0};           // on the link it is on now; a switch's lane map may change it per hop
   VirtualLane service_level{0};  // the lane its card chose, kept end to end as InfiniBand's SL is
   bool measured = false;         // handed over inside the measurement window
   bool last_of_message = true;
   AttackKind attack = AttackKind::kNone;
+  uint64_t id = 0;          // unique in the run, in hand-over order
+  Tick handover = 0;        // host gave it to the sending card
+  Tick lookup_started = 0;  // entered the sending card's look-up stage (per-packet latency)
+  Tick delivered = 0;       // verified and handed to the receiving host
+  SessionKeyId key{0};      // one key per pair of communicating processes
+  uint32_t sequence = 0;    // per session and direction
+  NodeId source{0};
+  uint32_t source_process = 0;  // cluster-wide process ids
+  uint32_t destination_process = 0;
+  uint32_t payload_bytes = 0;
+  uint32_t message = 0;  // host's message id, for reassembly
 };
+static_assert(sizeof(Packet) == 128, "a packet is two cache lines, the first what a switch hop reads");
 
-// Every packet of a run, reused once delivered or dropped.
 using PacketPool = SlotPool<Packet, PacketHandle>;
 
 }  // namespace ibsec::network
