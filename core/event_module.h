@@ -77,14 +77,16 @@ class EventDrivenModule : public sc_core::sc_module {
   void wake();
   void arm(Tick at);
 
-  // What scheduling and waking read, together in as few cache lines as
-  // they fit: the kernel's record of this module's wake-up first.
-  KernelSlot kernel_slot_;
+  // What scheduling and waking read, in two cache lines of their own (an
+  // sc_module's fields come before, and are not read while running): the
+  // kernel's record of this module's wake-up and the earliest entry in the
+  // first, the rest of the queue and the flags in the second.
+  alignas(64) KernelSlot kernel_slot_;
   Tick armed_for_ = kNever;
-  bool waking_ = false;
-  uint32_t slot_;  // its place in the kernel
   uint64_t next_order_ = 0;
   PendingEntries queue_;
+  bool waking_ = false;
+  uint32_t slot_;  // its place in the kernel
   EventKernel& kernel_;
 };
 

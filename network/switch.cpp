@@ -23,10 +23,10 @@ Switch::Switch(const sc_core::sc_module_name& name, EventKernel& kernel, PacketP
       params_(params),
       slots_(static_cast<size_t>(ports) * params.lanes * params.credits_per_lane),
       buffers_(static_cast<size_t>(ports) * params.lanes),
-      queues_(params.virtual_output_queues ? buffers_.size() * ports : 0),
       inputs_(ports),
       outputs_(ports),
       lane_map_(std::move(lane_map)),
+      queues_(params.virtual_output_queues ? buffers_.size() * ports : 0),
       choices_(std::move(choices)),
       waiting_(ports, 0) {
   assert(slots_.size() < kNoSlot && "slot indices are 32 bits");

@@ -165,9 +165,11 @@ class Switch final : public EventDrivenModule, public PacketReceiver, public Lin
                : lane_map_[(static_cast<size_t>(input) * outputs_.size() + output) * kLaneMapLanes + lane];
   }
 
-  // What a hop reads comes first, beside the kernel's fields of the base,
-  // and each array holds what one step reads together (a port's input, a
-  // lane's buffer), so that a hop touches as few cache lines as it can.
+  // What a hop reads comes first, after the kernel's fields of the base,
+  // its counter included, and each array holds what one step reads together
+  // (a port's input, a lane's buffer), so that a hop touches as few cache
+  // lines as it can; what adaptive routing and virtual output queues read
+  // comes after.
   PacketPool& pool_;
   ForwardingView forwarding_;  // of the topology's Forwarding, which outlives the switch
   // !choices_.empty(), kept in one byte: without choices the hot path reads
@@ -179,17 +181,17 @@ class Switch final : public EventDrivenModule, public PacketReceiver, public Lin
   // so that a switch's state stays in few cache lines.
   std::vector<Queued> slots_;
   std::vector<LaneBuffer> buffers_;
-  std::vector<Queue> queues_;  // virtual output queues: one per buffer and output; none with FIFOs
   std::vector<Input> inputs_;
   std::vector<Output> outputs_;
   // Outputs to arbitrate before the switch sleeps: at light load one or
   // two, kept in the switch itself.
   boost::container::small_vector<uint16_t, 6> dirty_;
   std::vector<uint8_t> lane_map_;
+  SwitchStats stats_;
+  std::vector<Queue> queues_;  // virtual output queues: one per buffer and output; none with FIFOs
   PortChoices choices_;
   uint32_t next_choice_ = 0;       // where the tie-break among equally occupied ports starts
   std::vector<uint32_t> waiting_;  // by output: packets in the input buffers routed to it (adaptive only)
-  SwitchStats stats_;
 };
 
 }  // namespace ibsec::network
