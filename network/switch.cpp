@@ -22,11 +22,11 @@ Switch::Switch(const sc_core::sc_module_name& name, EventKernel& kernel, PacketP
       adaptive_(!choices.empty()),
       params_(params),
       slots_(static_cast<size_t>(ports) * params.lanes * params.credits_per_lane),
-      buffers_(static_cast<size_t>(ports) * params.lanes),
       inputs_(ports),
       outputs_(ports),
       lane_map_(std::move(lane_map)),
-      queues_(params.virtual_output_queues ? buffers_.size() * ports : 0),
+      more_lanes_(params.lanes > kInlineLanes ? static_cast<size_t>(ports) * (params.lanes - kInlineLanes) : 0),
+      queues_(params.virtual_output_queues ? static_cast<size_t>(ports) * params.lanes * ports : 0),
       choices_(std::move(choices)),
       waiting_(ports, 0) {
   assert(slots_.size() < kNoSlot && "slot indices are 32 bits");
@@ -43,19 +43,18 @@ void Switch::on_credits_returned(PortId port, Tick at) { schedule(at, encode(kRe
 // A slot comes from the buffer's free chain, most recently freed first (so a
 // lightly used buffer keeps to a few cache lines); with none freed, every
 // slot taken so far is held, and they are the buffer's first `held`.
-bool Switch::push(uint32_t buffer, uint32_t queue, const Queued& entry) {
-  LaneBuffer& lane = buffers_[buffer];
+bool Switch::push(uint32_t input, uint32_t lane_index, Queue& q, const Queued& entry) {
+  LaneBuffer& lane = lane_buffer(input, lane_index);
   // Credits bound the packets upstream may send: each takes at least one.
   assert(lane.held < params_.credits_per_lane && "input buffer overrun: credit accounting is broken");
   uint32_t slot = lane.free_head;
   if (slot != kNoSlot) {
     lane.free_head = slots_[slot].next;
   } else {
-    slot = buffer * params_.credits_per_lane + lane.held;
+    slot = buffer_index(input, lane_index) * params_.credits_per_lane + lane.held;
   }
   slots_[slot] = entry;  // next: none, it is the queue's last
   lane.high_water = std::max(lane.high_water, ++lane.held);
-  Queue& q = this->queue(queue);
   const bool was_empty = q.head == kNoSlot;
   (was_empty ? q.head : slots_[q.tail].next) = slot;
   q.tail = slot;
@@ -65,17 +64,16 @@ bool Switch::push(uint32_t buffer, uint32_t queue, const Queued& entry) {
 uint32_t Switch::input_high_water(PortId port) const {
   uint32_t high = 0;
   for (uint32_t lane = 0; lane < params_.lanes; ++lane) {
-    high = std::max(high, buffers_[buffer_index(port.value(), lane)].high_water);
+    high = std::max(high, lane_buffer(port.value(), lane).high_water);
   }
   return high;
 }
 
-void Switch::pop(uint32_t buffer, uint32_t queue) {
-  Queue& q = this->queue(queue);
+void Switch::pop(uint32_t input, uint32_t lane_index, Queue& q) {
   const uint32_t slot = q.head;
   q.head = slots_[slot].next;
   if (q.head == kNoSlot) q.tail = kNoSlot;
-  LaneBuffer& lane = buffers_[buffer];
+  LaneBuffer& lane = lane_buffer(input, lane_index);
   slots_[slot].next = lane.free_head;
   lane.free_head = slot;
   --lane.held;
@@ -90,13 +88,11 @@ void Switch::handle(const ModuleEvent& event) {
   const PacketHandle handle(event.arg);
   const Packet& packet = pool_[handle];
   const uint8_t lane = packet.lane.value();
-  const uint32_t buffer = buffer_index(port, lane);
   const uint16_t output = adaptive_ ? route(packet, static_cast<uint16_t>(port), event.at)
                                     : forwarding_[packet.destination.value()].value();
   if (adaptive_) ++waiting_[output];
-  const uint32_t queue = queue_index(buffer, output);
-  if (push(buffer, queue, Queued{handle, output, static_cast<uint16_t>(packet.wire_bytes)})) {
-    request_for_head(static_cast<uint16_t>(port), lane, queue);
+  if (push(port, lane, queue(port, lane, output), Queued{handle, output, static_cast<uint16_t>(packet.wire_bytes)})) {
+    request(static_cast<uint16_t>(port), lane, output);
   }
 }
 
@@ -137,8 +133,7 @@ uint16_t Switch::least_costly(uint16_t set, Tick now) {
   return ports[best].value();
 }
 
-void Switch::request_for_head(uint16_t input, uint8_t lane, uint32_t queue) {
-  const uint16_t output = front(queue).output;
+void Switch::request(uint16_t input, uint8_t lane, uint16_t output) {
   outputs_[output].requests.push_back(Request{input, lane});
   mark_dirty(output);
 }
@@ -184,15 +179,14 @@ void Switch::arbitrate(uint16_t output, Tick now) {
       continue;
     }
     const uint32_t buffer = buffer_index(request.input, request.lane);
-    const uint32_t queue = queue_index(buffer, output);
+    const Queued& head = slots_[queue(request.input, request.lane, output).head];
     // The lowest rank wins: the distance from the round-robin pointer (no need to read the queue), or the age of
     // the packet at the queue's head.
-    const uint64_t rank =
-        params_.oldest_first ? pool_[front(queue).packet].id : (buffer + slots - out.next_grant) % slots;
+    const uint64_t rank = params_.oldest_first ? pool_[head.packet].id : (buffer + slots - out.next_grant) % slots;
     if (rank >= best_rank) continue;
     const VirtualLane lane(out_lane(request.input, output, request.lane));
     assert(lane.value() < params_.lanes && "a lane map gives a lane the fabric does not have");
-    if (!out.link->can_send(lane, front(queue).wire_bytes, now)) continue;
+    if (!out.link->can_send(lane, head.wire_bytes, now)) continue;
     best = r;
     best_rank = rank;
   }
@@ -217,13 +211,13 @@ void Switch::grant(uint16_t output, size_t request_index, Tick now) {
   out.requests[request_index] = out.requests.back();
   out.requests.pop_back();
   const uint32_t buffer = buffer_index(request.input, request.lane);
-  const uint32_t queue = queue_index(buffer, output);
-  out.next_grant = (buffer + 1) % static_cast<uint32_t>(buffers_.size());
+  out.next_grant = (buffer + 1) % (static_cast<uint32_t>(inputs_.size()) * params_.lanes);
 
-  const PacketHandle handle = front(queue).packet;
-  pop(buffer, queue);
+  Queue& queue = this->queue(request.input, request.lane, output);
+  const PacketHandle handle = slots_[queue.head].packet;
+  pop(request.input, request.lane, queue);
   if (adaptive_) --waiting_[output];
-  if (this->queue(queue).head != kNoSlot) request_for_head(request.input, request.lane, queue);
+  if (queue.head != kNoSlot) this->request(request.input, request.lane, slots_[queue.head].output);
 
   Packet& packet = pool_[handle];
   const uint32_t wire_bytes = packet.wire_bytes;

@@ -114,11 +114,18 @@ class Switch final : public EventDrivenModule, public PacketReceiver, public Lin
     uint32_t high_water = 0;  // the most it held
     Queue fifo;
   };
-  // An input port: busy while a packet crosses from it; the link it is fed by.
-  struct Input {
+  // Lanes whose buffers are kept in their input's cache line; more are kept apart.
+  static constexpr uint32_t kInlineLanes = 2;
+  // An input port, one cache line: busy while a packet crosses from it; the
+  // link it is fed by; the buffers of its first lanes. A hop pushes into
+  // the buffer, arbitration reads the busy time, and the grant pops and
+  // hands credits back upstream, all on this line.
+  struct alignas(64) Input {
     Tick busy_until = 0;
     CreditLink* upstream = nullptr;
+    LaneBuffer lanes[kInlineLanes];
   };
+  static_assert(sizeof(Input) == 64, "an input fills one cache line");
   struct Request {
     uint16_t input;
     uint8_t lane;
@@ -140,20 +147,27 @@ class Switch final : public EventDrivenModule, public PacketReceiver, public Lin
 
   // An (input, lane) buffer's index; also its place in the round-robin order.
   [[nodiscard]] uint32_t buffer_index(uint32_t input, uint32_t lane) const { return input * params_.lanes + lane; }
-  // The queue of an (input, lane) buffer that holds packets for `output`.
-  [[nodiscard]] uint32_t queue_index(uint32_t buffer, uint16_t output) const {
-    return params_.virtual_output_queues ? buffer * static_cast<uint32_t>(outputs_.size()) + output : buffer;
+  LaneBuffer& lane_buffer(uint32_t input, uint32_t lane) {
+    return lane < kInlineLanes ? inputs_[input].lanes[lane]
+                               : more_lanes_[input * (params_.lanes - kInlineLanes) + lane - kInlineLanes];
   }
-  // Queue `index`: the buffer's own FIFO, or a virtual output queue.
-  Queue& queue(uint32_t index) { return params_.virtual_output_queues ? queues_[index] : buffers_[index].fifo; }
-  Queued& front(uint32_t index) { return slots_[queue(index).head]; }
+  [[nodiscard]] const LaneBuffer& lane_buffer(uint32_t input, uint32_t lane) const {
+    return const_cast<Switch*>(this)->lane_buffer(input, lane);
+  }
+  // The queue of an (input, lane) buffer that holds packets for `output`:
+  // the buffer's own FIFO, or a virtual output queue.
+  Queue& queue(uint32_t input, uint32_t lane, uint16_t output) {
+    return params_.virtual_output_queues
+               ? queues_[buffer_index(input, lane) * static_cast<uint32_t>(outputs_.size()) + output]
+               : lane_buffer(input, lane).fifo;
+  }
   // Returns whether the queue was empty before.
-  bool push(uint32_t buffer, uint32_t queue, const Queued& entry);
-  void pop(uint32_t buffer, uint32_t queue);
+  bool push(uint32_t input, uint32_t lane, Queue& queue, const Queued& entry);
+  void pop(uint32_t input, uint32_t lane, Queue& queue);
 
   [[nodiscard]] uint16_t route(const Packet& packet, uint16_t input, Tick now);
   [[nodiscard]] uint16_t least_costly(uint16_t set, Tick now);
-  void request_for_head(uint16_t input, uint8_t lane, uint32_t queue);
+  void request(uint16_t input, uint8_t lane, uint16_t output);
   void mark_dirty(uint16_t output);
   void retry_at(uint16_t output, Tick at, Tick now);
   void arbitrate(uint16_t output, Tick now);
@@ -180,7 +194,6 @@ class Switch final : public EventDrivenModule, public PacketReceiver, public Lin
   // Input buffers: credits_per_lane slots per (input, lane), all in one block
   // so that a switch's state stays in few cache lines.
   std::vector<Queued> slots_;
-  std::vector<LaneBuffer> buffers_;
   std::vector<Input> inputs_;
   std::vector<Output> outputs_;
   // Outputs to arbitrate before the switch sleeps: at light load one or
@@ -188,7 +201,8 @@ class Switch final : public EventDrivenModule, public PacketReceiver, public Lin
   boost::container::small_vector<uint16_t, 6> dirty_;
   std::vector<uint8_t> lane_map_;
   SwitchStats stats_;
-  std::vector<Queue> queues_;  // virtual output queues: one per buffer and output; none with FIFOs
+  std::vector<LaneBuffer> more_lanes_;  // by (input, lane - kInlineLanes), for lanes past the inline ones
+  std::vector<Queue> queues_;           // virtual output queues: one per buffer and output; none with FIFOs
   PortChoices choices_;
   uint32_t next_choice_ = 0;       // where the tie-break among equally occupied ports starts
   std::vector<uint32_t> waiting_;  // by output: packets in the input buffers routed to it (adaptive only)
