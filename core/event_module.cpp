@@ -47,8 +47,8 @@ void EventDrivenModule::wake() {
     const ModuleEvent event = queue_.top().event;
     queue_.pop();
     ++counters.events;
-    handle(event);
-    if (queue_.empty() || queue_.top().event.at > t) settle(t);
+    handle_(*this, event);
+    if (queue_.empty() || queue_.top().event.at > t) settle_(*this, t);
   }
   waking_ = false;
   if (!queue_.empty()) arm(queue_.top().event.at);

@@ -29,6 +29,7 @@ Switch::Switch(const sc_core::sc_module_name& name, EventKernel& kernel, PacketP
       queues_(params.virtual_output_queues ? static_cast<size_t>(ports) * params.lanes * ports : 0),
       choices_(std::move(choices)),
       waiting_(ports, 0) {
+  call_directly<Switch>();
   assert(slots_.size() < kNoSlot && "slot indices are 32 bits");
   assert((lane_map_.empty() || lane_map_.size() == static_cast<size_t>(ports) * ports * kLaneMapLanes) &&
          "a lane map has an entry per input, output and lane");

@@ -86,6 +86,7 @@ class Switch final : public EventDrivenModule, public PacketReceiver, public Lin
   [[nodiscard]] uint32_t input_high_water(PortId port) const;
 
  private:
+  friend class EventDrivenModule;  // calls handle and settle directly (call_directly)
   enum EventKind : uint32_t { kRouted, kRetry };
 
   static constexpr uint32_t kNoSlot = UINT32_MAX;

@@ -82,6 +82,7 @@ Cic::Cic(const sc_core::sc_module_name& name, EventKernel& kernel, network::Pack
       memory_(params.key_memory_access, params.key_memory_requests_in_flight),
       tx_(params, {}),
       rx_(params, {}) {
+  call_directly<Cic>();
   tx_.stalled = {nullptr, &stats_.send_stalled_lookup, &stats_.send_stalled_key_memory, &stats_.send_stalled_gcm,
                  &stats_.send_stalled_link};
   rx_.stalled = {nullptr, &stats_.receive_stalled_lookup, &stats_.receive_stalled_key_memory,

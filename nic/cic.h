@@ -200,6 +200,7 @@ class Cic final : public EventDrivenModule, public network::PacketReceiver, publ
   [[nodiscard]] const AttackOutcomes& attack_outcomes() const { return attack_outcomes_; }
 
  private:
+  friend class EventDrivenModule;  // calls handle and settle directly (call_directly)
   enum EventKind : uint32_t { kAdvanceSend, kAdvanceReceive, kTailArrived, kPrefetchPump, kPrefetchLoaded };
 
   struct InGcm {
