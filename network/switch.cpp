@@ -20,18 +20,20 @@ Switch::Switch(const sc_core::sc_module_name& name, EventKernel& kernel, PacketP
       pool_(pool),
       forwarding_(forwarding),
       adaptive_(!choices.empty()),
+      ports_(ports),
       params_(params),
-      slots_(static_cast<size_t>(ports) * params.lanes * params.credits_per_lane),
-      inputs_(ports),
-      outputs_(ports),
-      lane_map_(std::move(lane_map)),
+      slots_(std::make_unique<Queued[]>(static_cast<size_t>(ports) * params.lanes * params.credits_per_lane)),
+      inputs_(std::make_unique<Input[]>(ports)),
+      outputs_(std::make_unique<Output[]>(ports)),
+      lane_map_data_(std::move(lane_map)),
       more_lanes_(params.lanes > kInlineLanes ? static_cast<size_t>(ports) * (params.lanes - kInlineLanes) : 0),
       queues_(params.virtual_output_queues ? static_cast<size_t>(ports) * params.lanes * ports : 0),
       choices_(std::move(choices)),
       waiting_(ports, 0) {
   call_directly<Switch>();
-  assert(slots_.size() < kNoSlot && "slot indices are 32 bits");
-  assert((lane_map_.empty() || lane_map_.size() == static_cast<size_t>(ports) * ports * kLaneMapLanes) &&
+  assert(static_cast<size_t>(ports) * params.lanes * params.credits_per_lane < kNoSlot && "slot indices are 32 bits");
+  if (!lane_map_data_.empty()) lane_map_ = lane_map_data_.data();
+  assert((lane_map_data_.empty() || lane_map_data_.size() == static_cast<size_t>(ports) * ports * kLaneMapLanes) &&
          "a lane map has an entry per input, output and lane");
 }
 
@@ -169,7 +171,7 @@ void Switch::arbitrate(uint16_t output, Tick now) {
     retry_at(output, out.link->busy_until(), now);
     return;
   }
-  const uint32_t slots = static_cast<uint32_t>(inputs_.size()) * params_.lanes;
+  const uint32_t slots = uint32_t{ports_} * params_.lanes;
   size_t best = out.requests.size();
   uint64_t best_rank = UINT64_MAX;
   Tick input_frees = kNever;
@@ -212,7 +214,7 @@ void Switch::grant(uint16_t output, size_t request_index, Tick now) {
   out.requests[request_index] = out.requests.back();
   out.requests.pop_back();
   const uint32_t buffer = buffer_index(request.input, request.lane);
-  out.next_grant = (buffer + 1) % (static_cast<uint32_t>(inputs_.size()) * params_.lanes);
+  out.next_grant = (buffer + 1) % (uint32_t{ports_} * params_.lanes);
 
   Queue& queue = this->queue(request.input, request.lane, output);
   const PacketHandle handle = slots_[queue.head].packet;
