@@ -29,7 +29,7 @@ Switch::Switch(const sc_core::sc_module_name& name, EventKernel& kernel, PacketP
       more_lanes_(params.lanes > kInlineLanes ? static_cast<size_t>(ports) * (params.lanes - kInlineLanes) : 0),
       queues_(params.virtual_output_queues ? static_cast<size_t>(ports) * params.lanes * ports : 0),
       choices_(std::move(choices)),
-      waiting_(ports, 0) {
+      load_(choices_.empty() ? 0 : ports) {
   call_directly<Switch>();
   assert(static_cast<size_t>(ports) * params.lanes * params.credits_per_lane < kNoSlot && "slot indices are 32 bits");
   if (!lane_map_data_.empty()) lane_map_ = lane_map_data_.data();
@@ -93,7 +93,7 @@ void Switch::handle(const ModuleEvent& event) {
   const uint8_t lane = packet.lane.value();
   const uint16_t output = adaptive_ ? route(packet, static_cast<uint16_t>(port), event.at)
                                     : forwarding_[packet.destination.value()].value();
-  if (adaptive_) ++waiting_[output];
+  if (adaptive_) ++load_[output].waiting;
   if (push(port, lane, queue(port, lane, output), Queued{handle, output, static_cast<uint16_t>(packet.wire_bytes)})) {
     request(static_cast<uint16_t>(port), lane, output);
   }
@@ -124,7 +124,7 @@ uint16_t Switch::least_costly(uint16_t set, Tick now) {
   for (uint32_t k = 0; k < count; ++k) {
     const uint32_t i = (first + k) % count;
     const uint16_t port = ports[i].value();
-    const uint64_t occupancy = waiting_[port] + (outputs_[port].link->busy_until() > now ? 1 : 0);
+    const uint64_t occupancy = load_[port].waiting + (load_[port].link_busy_until > now ? 1 : 0);
     const uint64_t cost = hops.empty() ? occupancy : (occupancy + 1) * hops[i];
     if (cost < best_cost) {
       best = i;
@@ -219,7 +219,7 @@ void Switch::grant(uint16_t output, size_t request_index, Tick now) {
   Queue& queue = this->queue(request.input, request.lane, output);
   const PacketHandle handle = slots_[queue.head].packet;
   pop(request.input, request.lane, queue);
-  if (adaptive_) --waiting_[output];
+  if (adaptive_) --load_[output].waiting;
   if (queue.head != kNoSlot) this->request(request.input, request.lane, slots_[queue.head].output);
 
   Packet& packet = pool_[handle];
@@ -231,6 +231,7 @@ void Switch::grant(uint16_t output, size_t request_index, Tick now) {
   // equal rates never later than now + serialization, so it starts now).
   // `packet` is not read after send: an attacker on the link may grow the pool.
   const Tick tail_out = out.link->send(handle, packet, now, tail_in + params_.traversal_latency);
+  if (adaptive_) load_[output].link_busy_until = tail_out;
   const Tick crossed = params_.speedup > 1.0 ? crossed_at(output, wire_bytes, tail_in, now) : tail_out;
   Input& input = inputs_[request.input];
   input.busy_until = crossed;

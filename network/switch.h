@@ -207,8 +207,16 @@ class Switch final : public EventDrivenModule, public PacketReceiver, public Lin
   std::vector<LaneBuffer> more_lanes_;  // by (input, lane - kInlineLanes), for lanes past the inline ones
   std::vector<Queue> queues_;           // virtual output queues: one per buffer and output; none with FIFOs
   PortChoices choices_;
-  uint32_t next_choice_ = 0;       // where the tie-break among equally occupied ports starts
-  std::vector<uint32_t> waiting_;  // by output: packets in the input buffers routed to it (adaptive only)
+  uint32_t next_choice_ = 0;  // where the tie-break among equally occupied ports starts
+  // What adaptive routing weighs, by output, side by side so that weighing
+  // a set of ports reads a line or two, not each port's link: the packets
+  // in the input buffers routed to it, and a copy of its link's busy time
+  // (only this switch starts packets on the link, so the copy is exact).
+  struct PortLoad {
+    Tick link_busy_until = 0;
+    uint32_t waiting = 0;
+  };
+  std::vector<PortLoad> load_;  // adaptive only
 };
 
 }  // namespace ibsec::network
