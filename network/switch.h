@@ -192,9 +192,10 @@ class Switch final : public EventDrivenModule, public PacketReceiver, public Lin
   bool adaptive_;
   uint16_t ports_;
   SwitchParams params_;
-  // The per-port arrays, as bare pointers (their length is ports_) so that
-  // the fields a hop reads fill three cache lines, not four. Input buffers:
-  // credits_per_lane slots per (input, lane), all in one block.
+  // The per-port arrays, as bare pointers (their lengths follow from ports_
+  // and params_) so that the fields a hop reads fill three cache lines, not
+  // four. Input buffers: credits_per_lane slots per (input, lane), all in
+  // one block.
   std::unique_ptr<Queued[]> slots_;
   std::unique_ptr<Input[]> inputs_;
   std::unique_ptr<Output[]> outputs_;
