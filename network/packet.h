@@ -52,6 +52,7 @@ struct alignas(64) Packet {
 };
 static_assert(sizeof(Packet) == 128, "a packet is two cache lines, the first what a switch hop reads");
 
+// Every packet of a run, reused once delivered or dropped.
 using PacketPool = SlotPool<Packet, PacketHandle>;
 
 }  // namespace ibsec::network

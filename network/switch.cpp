@@ -171,7 +171,7 @@ void Switch::arbitrate(uint16_t output, Tick now) {
     retry_at(output, out.link->busy_until(), now);
     return;
   }
-  const uint32_t slots = uint32_t{ports_} * params_.lanes;
+  const uint32_t slots = buffer_count();
   size_t best = out.requests.size();
   uint64_t best_rank = UINT64_MAX;
   Tick input_frees = kNever;
@@ -214,7 +214,7 @@ void Switch::grant(uint16_t output, size_t request_index, Tick now) {
   out.requests[request_index] = out.requests.back();
   out.requests.pop_back();
   const uint32_t buffer = buffer_index(request.input, request.lane);
-  out.next_grant = (buffer + 1) % (uint32_t{ports_} * params_.lanes);
+  out.next_grant = (buffer + 1) % buffer_count();
 
   Queue& queue = this->queue(request.input, request.lane, output);
   const PacketHandle handle = slots_[queue.head].packet;

@@ -149,6 +149,8 @@ class Switch final : public EventDrivenModule, public PacketReceiver, public Lin
 
   // An (input, lane) buffer's index; also its place in the round-robin order.
   [[nodiscard]] uint32_t buffer_index(uint32_t input, uint32_t lane) const { return input * params_.lanes + lane; }
+  // The (input, lane) buffers: the length of the round-robin order.
+  [[nodiscard]] uint32_t buffer_count() const { return uint32_t{ports_} * params_.lanes; }
   LaneBuffer& lane_buffer(uint32_t input, uint32_t lane) {
     return lane < kInlineLanes ? inputs_[input].lanes[lane]
                                : more_lanes_[input * (params_.lanes - kInlineLanes) + lane - kInlineLanes];
