@@ -7,14 +7,6 @@
 #include "nic/synthetic_payload.h"
 
 namespace ibsec::nic {
-namespace {
-
-uint64_t session_direction(uint32_t source_process, uint32_t destination_process) {
-  return (static_cast<uint64_t>(source_process) << 32) | destination_process;
-}
-
-}  // namespace
-
 CardCrypto::CardCrypto(NodeId card, const CardCryptoParams& params, network::PacketPayloads& payloads)
     : params_(params), payloads_(payloads), keys_(params.seed, params.key_bytes), wrap_(keys_.card_key(card).bytes()) {}
 

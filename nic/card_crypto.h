@@ -26,6 +26,7 @@
 #include "nic/crypto/key_wrap.h"
 #include "nic/crypto/session_key_generator.h"
 #include "nic/replay_window.h"
+#include "nic/session_map.h"
 
 namespace ibsec::nic {
 
@@ -83,7 +84,7 @@ class CardCrypto {
     uint64_t version;           // under this expected version
   };
   std::unordered_map<SessionKeyId, VerifiedRecord> verified_;  // what on_card_'s keys were unwrapped from
-  std::unordered_map<uint64_t, ReplayWindow> windows_;         // by (source, destination) process
+  SessionMap<ReplayWindow> windows_;                           // by session direction
   CipherCache ciphers_;
   CardCryptoStats stats_;
 };

@@ -8,10 +8,6 @@
 namespace ibsec::nic {
 namespace {
 
-uint64_t session_direction(uint32_t source_process, uint32_t destination_process) {
-  return (static_cast<uint64_t>(source_process) << 32) | destination_process;
-}
-
 // One packet of one session direction, by its sequence number.
 std::pair<uint64_t, uint32_t> sequence_key(const network::Packet& packet) {
   return {session_direction(packet.source_process, packet.destination_process), packet.sequence};

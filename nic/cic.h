@@ -25,7 +25,6 @@
 #include <memory>
 #include <optional>
 #include <set>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -46,6 +45,7 @@
 #include "nic/key_lookup.h"
 #include "nic/key_memory.h"
 #include "nic/security_mode.h"
+#include "nic/session_map.h"
 #include "nic/shadow_caches.h"
 #include "nic/stack_distances.h"
 
@@ -303,13 +303,13 @@ class Cic final : public EventDrivenModule, public network::PacketReceiver, publ
   network::CreditLink* out_ = nullptr;
   network::CreditLink* in_upstream_ = nullptr;
   HostInterface* host_ = nullptr;
-  std::unordered_map<uint64_t, uint32_t> next_sequence_;  // by (source, destination) process
+  SessionMap<uint32_t> next_sequence_;  // by session direction
   struct Arrivals {
     uint32_t next_expected = 0;  // one past the highest sequence number delivered
     bool reordered = false;
   };
-  std::unordered_map<uint64_t, Arrivals> arrivals_;  // by (source, destination) process
-  std::unique_ptr<CardCrypto> crypto_;               // functional mode only
+  SessionMap<Arrivals> arrivals_;       // by session direction
+  std::unique_ptr<CardCrypto> crypto_;  // functional mode only
   CicStats stats_;
   std::optional<StackDistanceProfile> stack_distances_;
   std::vector<ShadowCaches> shadow_caches_;

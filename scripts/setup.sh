@@ -42,7 +42,8 @@ echo "== system packages"
 # the first kind stops setup. ccache makes a second build of the same sources (another checkout, CI's non-root
 # setup) nearly free.
 simulator_packages=(build-essential make cmake ninja-build pkg-config ccache python3 python3-venv
-                    libsystemc-dev libcli11-dev nlohmann-json3-dev libboost-iostreams-dev libzstd-dev libssl-dev)
+                    libsystemc-dev libcli11-dev nlohmann-json3-dev libboost-iostreams-dev libzstd-dev libssl-dev
+                    libabsl-dev)
 # ibsim, OpenSM and the diagnostics regenerate the reference fabrics' routes live (tests/fabrics/README.md); the
 # comparison with the committed dumps runs without them.
 # EZTrace writes the OTF2 traces the import conformance test compares with the capture library's
