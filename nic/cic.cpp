@@ -8,15 +8,6 @@
 namespace ibsec::nic {
 namespace {
 
-// One packet of one session direction, by its sequence number.
-std::pair<uint64_t, uint32_t> sequence_key(const network::Packet& packet) {
-  return {session_direction(packet.source_process, packet.destination_process), packet.sequence};
-}
-
-}  // namespace
-
-namespace {
-
 // A share of the look-ups, or null when there were none (NoSecurity): a rate
 // of 0 would read as "every look-up missed".
 nlohmann::json per_lookup(const StatTotals& t, uint64_t count) {
@@ -91,7 +82,7 @@ Cic::Cic(const sc_core::sc_module_name& name, EventKernel& kernel, network::Pack
   if (params_.security.prefetch_entries > 0 && lookup_) {
     const uint32_t list =
         params_.prefetch_list_entries > 0 ? params_.prefetch_list_entries : params_.security.prefetch_entries;
-    frequent_keys_.emplace(list);
+    prefetcher_.emplace(list, params_.total_processes);
   }
   if (params_.stack_distances) stack_distances_.emplace();
   for (const std::string& policy : params_.shadow_policies) {
@@ -121,11 +112,7 @@ void Cic::submit(const MessageRequest& message, Tick now) {
   const auto packets = static_cast<uint32_t>(std::max<uint64_t>(1, (uint64_t{message.bytes} + mtu - 1) / mtu));
   const SessionKeyId key = session_key(message.source_process, message.destination_process, params_.total_processes);
   uint32_t& sequence = next_sequence_[session_direction(message.source_process, message.destination_process)];
-  if (frequent_keys_) {
-    running_ = ProcessId(message.source_process);
-    note_local(running_);
-    if (prefetched_for_ == running_) prefetched_for_ = ProcessId::none();
-  }
+  if (prefetcher_) prefetcher_->handed_over(ProcessId(message.source_process));
   const uint32_t overhead = params_.header_bytes + (params_.security.encrypts() ? params_.security_bytes : 0);
   for (uint32_t i = 0; i < packets; ++i) {
     const network::PacketHandle handle = pool_.acquire();
@@ -165,7 +152,7 @@ void Cic::handle(const ModuleEvent& event) {
       advance(tx_, kAdvanceSend, now);
       break;
     case kTailArrived:
-      if (frequent_keys_) on_arrival(pool_[network::PacketHandle(event.arg)], now);
+      if (prefetcher_) on_arrival(pool_[network::PacketHandle(event.arg)], now);
       rx_.waiting.push_back(network::PacketHandle(event.arg));
       advance(rx_, kAdvanceReceive, now);
       break;
@@ -376,7 +363,7 @@ Cic::KeyArrival Cic::key_ready_at(SessionKeyId key, Tick now) {
   }
   const Tick probed = now + params_.clock.ticks(params_.clock.cycles_covering(params_.skc_access));
   const KeyLookup::Result result = lookup_->lookup(key);
-  if (result.evicted && frequent_keys_) record_eviction(*result.evicted);
+  if (result.evicted && prefetcher_) prefetcher_->evicted(*result.evicted);
   switch (result.outcome) {
     case LookupOutcome::kSkcHit:
       ++stats_.skc_hits;
@@ -389,7 +376,7 @@ Cic::KeyArrival Cic::key_ready_at(SessionKeyId key, Tick now) {
   }
   ++stats_.misses;
   // A key still queued for prefetching is now fetched on demand.
-  if (std::erase(prefetch_queue_, key) > 0) ++stats_.prefetches_cancelled;
+  if (prefetcher_ && prefetcher_->cancel(key)) ++stats_.prefetches_cancelled;
   const Tick ready = read_key_memory(key, probed);
   pending_keys_.push_back(PendingKey{key, ready});
   return {ready, true};
@@ -404,43 +391,18 @@ inline Tick Cic::read_key_memory(SessionKeyId key, Tick now) {
   return memory_.access(now);
 }
 
-// The evicted key belongs to the pair of processes it protects; whichever of
-// them lives on this card owns it here.
-void Cic::record_eviction(SessionKeyId key) {
-  const auto [lo, hi] = session_pair(key, params_.total_processes);
-  if (is_local(lo)) frequent_keys_->record(lo, key);
-  if (is_local(hi)) frequent_keys_->record(hi, key);
-}
-
-void Cic::note_local(ProcessId process) {
-  if (!is_local(process.value())) local_processes_.push_back(process.value());
-}
-
-bool Cic::is_local(uint32_t process) const {
-  return std::find(local_processes_.begin(), local_processes_.end(), process) != local_processes_.end();
-}
-
 // A packet for a process other than the one taken to be running is the
-// coschedulers' hint that it will run soon: queue its keys once per switch.
+// coschedulers' hint that it will run soon (Prefetcher).
 void Cic::on_arrival(const network::Packet& packet, Tick now) {
-  const ProcessId process(packet.destination_process);
-  note_local(process);
-  if (process == running_ || process == prefetched_for_) return;
-  prefetched_for_ = process;
+  if (!prefetcher_->arrived_for(ProcessId(packet.destination_process), *lookup_)) return;
   ++stats_.prefetch_triggers;
-  for (const SessionKeyId key : frequent_keys_->keys(process.value())) {
-    const bool on_card = lookup_->skc().contains(key) || lookup_->buffer()->contains(key);
-    const bool coming = std::ranges::find(prefetch_queue_, key) != prefetch_queue_.end() ||
-                        (prefetch_in_flight_ && prefetch_in_flight_->key == key);
-    if (!on_card && !coming) prefetch_queue_.push_back(key);
-  }
   pump_prefetches(now);
 }
 
 // Prefetches use the key memory's port only when it is idle, one key at a
 // time, so a demand miss waits for at most one prefetch in progress.
 void Cic::pump_prefetches(Tick now) {
-  if (prefetch_in_flight_ || prefetch_queue_.empty()) return;
+  if (!prefetcher_->has_queued()) return;
   if (memory_.free_at() > now) {
     if (memory_.free_at() < prefetch_wake_) {
       prefetch_wake_ = memory_.free_at();
@@ -448,18 +410,15 @@ void Cic::pump_prefetches(Tick now) {
     }
     return;
   }
-  const SessionKeyId key = prefetch_queue_.front();
-  prefetch_queue_.pop_front();
+  const SessionKeyId key = *prefetcher_->start_next();
   const Tick ready = read_key_memory(key, now);
-  prefetch_in_flight_ = PendingKey{key, ready};
   pending_keys_.push_back(PendingKey{key, ready});  // a look-up meanwhile waits for it
   ++stats_.prefetches_issued;
   schedule(ready, kPrefetchLoaded);
 }
 
 void Cic::prefetch_loaded(Tick now) {
-  lookup_->prefetch(prefetch_in_flight_->key);
-  prefetch_in_flight_.reset();
+  lookup_->prefetch(prefetcher_->finish());
   pump_prefetches(now);
 }
 
@@ -469,18 +428,9 @@ void Cic::deliver(network::PacketHandle handle, Tick now) {
     drop_received(handle, now);
     return;
   }
-  if (crypto_ && crypto_->encrypts() && packet.attack == network::AttackKind::kReplay) {
-    // Its original has not been seen, or the window would have refused it.
-    ++attack_outcomes_.replays_ahead_of_original;
-    overtaken_originals_.insert(sequence_key(packet));
-  } else if (packet.attack != network::AttackKind::kNone) {
-    ++attack_outcomes_.delivered[static_cast<size_t>(packet.attack)];
-    // No host sent a forged packet, so no host model has a message to
-    // credit it to: the process got it, which is what is counted.
-    if (network::forged(packet.attack)) {
-      free_received(handle, now);
-      return;
-    }
+  if (packet.attack != network::AttackKind::kNone && !attacks_.delivered(packet, crypto_ && crypto_->encrypts())) {
+    free_received(handle, now);  // forged: no host sent it
+    return;
   }
   count_reordering(packet);
   packet.delivered = now;
@@ -505,12 +455,7 @@ void Cic::count_reordering(const network::Packet& packet) {
 // A packet that failed its checks frees its buffer space, and never reaches
 // the host nor the session's sequence bookkeeping.
 void Cic::drop_received(network::PacketHandle handle, Tick now) {
-  const network::Packet& packet = pool_[handle];
-  if (packet.attack == network::AttackKind::kNone) {
-    if (overtaken_originals_.erase(sequence_key(packet)) == 0) ++attack_outcomes_.false_drops;
-  } else {
-    ++attack_outcomes_.detected[static_cast<size_t>(packet.attack)];
-  }
+  attacks_.dropped(pool_[handle]);
   free_received(handle, now);
 }
 

@@ -24,7 +24,6 @@
 #include <deque>
 #include <memory>
 #include <optional>
-#include <set>
 #include <utility>
 #include <vector>
 
@@ -37,13 +36,13 @@
 #include "network/credit_link.h"
 #include "network/packet.h"
 #include "network/packet_payloads.h"
-#include "nic/attack_outcomes.h"
+#include "nic/attack_tally.h"
 #include "nic/card_crypto_stats.h"
-#include "nic/frequent_keys.h"
 #include "nic/gcm_unit.h"
 #include "nic/host_interface.h"
 #include "nic/key_lookup.h"
 #include "nic/key_memory.h"
+#include "nic/prefetcher.h"
 #include "nic/security_mode.h"
 #include "nic/session_map.h"
 #include "nic/shadow_caches.h"
@@ -197,7 +196,7 @@ class Cic final : public EventDrivenModule, public network::PacketReceiver, publ
   [[nodiscard]] const std::vector<ShadowCaches>& shadow_caches() const { return shadow_caches_; }
   [[nodiscard]] CardCrypto* crypto() { return crypto_.get(); }
   // What became of attacked packets this card received (attack/attacker.h).
-  [[nodiscard]] const AttackOutcomes& attack_outcomes() const { return attack_outcomes_; }
+  [[nodiscard]] const AttackOutcomes& attack_outcomes() const { return attacks_.outcomes(); }
 
  private:
   friend class EventDrivenModule;  // calls handle and settle directly (call_directly)
@@ -267,9 +266,6 @@ class Cic final : public EventDrivenModule, public network::PacketReceiver, publ
     bool from_memory;  // the key comes from (or is on its way from) the key memory
   };
   KeyArrival key_ready_at(SessionKeyId key, Tick now);
-  void record_eviction(SessionKeyId key);
-  void note_local(ProcessId process);
-  [[nodiscard]] bool is_local(uint32_t process) const;
   void on_arrival(const network::Packet& packet, Tick now);
   void pump_prefetches(Tick now);
   void prefetch_loaded(Tick now);
@@ -287,17 +283,8 @@ class Cic final : public EventDrivenModule, public network::PacketReceiver, publ
   std::optional<KeyLookup> lookup_;
   KeyMemory memory_;
   std::vector<PendingKey> pending_keys_;
-  // Prefetching.
-  std::optional<FrequentKeyLists> frequent_keys_;
-  // The processes seen sending or receiving here, in the order first seen:
-  // a node's few, not a flag for every process of the run (nodes x
-  // processes bits over all cards, 512 MiB at 65 536 nodes).
-  boost::container::small_vector<uint32_t, 4> local_processes_;
-  ProcessId running_ = ProcessId::none();         // inferred: the last process to hand over a message
-  ProcessId prefetched_for_ = ProcessId::none();  // the last process whose keys were prefetched
-  std::deque<SessionKeyId> prefetch_queue_;
-  std::optional<PendingKey> prefetch_in_flight_;
-  Tick prefetch_wake_ = kNever;
+  std::optional<Prefetcher> prefetcher_;  // with a prefetch buffer
+  Tick prefetch_wake_ = kNever;           // earliest pump already queued
   Pipeline tx_;
   Pipeline rx_;
   network::CreditLink* out_ = nullptr;
@@ -313,10 +300,7 @@ class Cic final : public EventDrivenModule, public network::PacketReceiver, publ
   CicStats stats_;
   std::optional<StackDistanceProfile> stack_distances_;
   std::vector<ShadowCaches> shadow_caches_;
-  AttackOutcomes attack_outcomes_;
-  // Originals a replay overtook, by (session direction, sequence number):
-  // their refusal as duplicates is no false drop.
-  std::set<std::pair<uint64_t, uint32_t>> overtaken_originals_;
+  AttackTally attacks_;
 };
 
 }  // namespace ibsec::nic
