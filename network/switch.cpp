@@ -44,8 +44,9 @@ void Switch::on_packet_head(PortId port, PacketHandle packet, Tick head_at) {
 void Switch::on_credits_returned(PortId port, Tick at) { schedule(at, encode(kRetry, port.value())); }
 
 // A slot comes from the buffer's free chain, most recently freed first (so a
-// lightly used buffer keeps to a few cache lines); with none freed, every
-// slot taken so far is held, and they are the buffer's first `held`.
+// lightly used buffer keeps to its first slots); with none freed, every slot
+// taken so far is held, and they are the buffer's first `held`. A buffer's
+// k-th slot sits beside every other buffer's k-th (Switch::slots_).
 bool Switch::push(uint32_t input, uint32_t lane_index, Queue& q, const Queued& entry) {
   LaneBuffer& lane = lane_buffer(input, lane_index);
   // Credits bound the packets upstream may send: each takes at least one.
@@ -54,7 +55,7 @@ bool Switch::push(uint32_t input, uint32_t lane_index, Queue& q, const Queued& e
   if (slot != kNoSlot) {
     lane.free_head = slots_[slot].next;
   } else {
-    slot = buffer_index(input, lane_index) * params_.credits_per_lane + lane.held;
+    slot = lane.held * buffer_count() + buffer_index(input, lane_index);
   }
   slots_[slot] = entry;  // next: none, it is the queue's last
   lane.high_water = std::max(lane.high_water, ++lane.held);

@@ -197,7 +197,10 @@ class Switch final : public EventDrivenModule, public PacketReceiver, public Lin
   // The per-port arrays, as bare pointers (their lengths follow from ports_
   // and params_) so that the fields a hop reads fill three cache lines, not
   // four. Input buffers: credits_per_lane slots per (input, lane), all in
-  // one block.
+  // one block, each buffer's k-th slot beside the other buffers' k-th: at
+  // light load every buffer uses its first, so the slots a switch's hops
+  // touch share a line or two instead of a line each (a buffer's slots side
+  // by side would put its first a buffer's length from the next one's).
   std::unique_ptr<Queued[]> slots_;
   std::unique_ptr<Input[]> inputs_;
   std::unique_ptr<Output[]> outputs_;
