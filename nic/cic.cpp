@@ -63,12 +63,12 @@ Cic::Cic(const sc_core::sc_module_name& name, EventKernel& kernel, network::Pack
       next_packet_id_(next_packet_id),
       node_(node),
       params_(params),
+      tx_(params, {}),
+      rx_(params, {}),
       lookup_issue_interval_(params.security.path == KeyPath::kCache
                                  ? params.clock.ticks(params.clock.cycles_covering(params.skc_access))
                                  : params.clock.period()),
-      memory_(params.key_memory_access, params.key_memory_requests_in_flight),
-      tx_(params, {}),
-      rx_(params, {}) {
+      memory_(params.key_memory_access, params.key_memory_requests_in_flight) {
   call_directly<Cic>();
   tx_.stalled = {nullptr, &stats_.send_stalled_lookup, &stats_.send_stalled_key_memory, &stats_.send_stalled_gcm,
                  &stats_.send_stalled_link};
@@ -82,7 +82,7 @@ Cic::Cic(const sc_core::sc_module_name& name, EventKernel& kernel, network::Pack
   if (params_.security.prefetch_entries > 0 && lookup_) {
     const uint32_t list =
         params_.prefetch_list_entries > 0 ? params_.prefetch_list_entries : params_.security.prefetch_entries;
-    prefetcher_.emplace(list, params_.total_processes);
+    prefetcher_ = std::make_unique<Prefetcher>(list, params_.total_processes);
   }
   if (params_.stack_distances) stack_distances_.emplace();
   for (const std::string& policy : params_.shadow_policies) {

@@ -64,26 +64,27 @@ struct CactiChoice {
 };
 
 // The card's parameters; their keys, units and checks are declared in
-// card_parameters.cpp, with these initial values as the defaults.
+// card_parameters.cpp, with these initial values as the defaults. Those
+// every packet reads come first, so that they share a cache line.
 struct CicParams {
   SecurityMode security = SecurityMode::skc(6);
-  KeyCacheConfig skc;  // entries are taken from `security`
   Clock clock = Clock::from_mhz(270.0);
+  uint32_t lookup_outstanding_misses = 1;  // 1: a miss blocks its direction's look-up stage
+  uint32_t mtu_bytes = 256;                // payload per packet
+  uint32_t header_bytes = 26;              // LRH 8 + BTH 12 + ICRC 4 + VCRC 2
+  uint32_t security_bytes = 24;            // key id 4 + sequence number 4 + GCM tag 16
+  uint32_t lanes = 1;
+  uint32_t total_processes = 1;
+  KeyCacheConfig skc;  // entries are taken from `security`
   Tick skc_access = 3 * kTicksPerNs;
   SkcAccessOrigin skc_access_origin;
   CactiChoice cacti;
   Tick key_memory_access = 2500 * kTicksPerNs;
   uint32_t key_memory_requests_in_flight = 1;  // 1: the paper's single FIFO port
-  uint32_t lookup_outstanding_misses = 1;      // 1: a miss blocks its direction's look-up stage
   GcmTiming gcm;
   std::optional<Clock> gcm_clock;  // none: the card clock
   uint32_t gcm_engines = 1;        // per direction
   bool gcm_pipelined = false;
-  uint32_t mtu_bytes = 256;      // payload per packet
-  uint32_t header_bytes = 26;    // LRH 8 + BTH 12 + ICRC 4 + VCRC 2
-  uint32_t security_bytes = 24;  // key id 4 + sequence number 4 + GCM tag 16
-  uint32_t lanes = 1;
-  uint32_t total_processes = 1;
   uint32_t prefetch_list_entries = 0;  // keys remembered per process; 0 = as many as the buffer holds
   // nic.crypto.mode = functional: real AES-GCM on synthetic payloads, beside
   // unchanged timing (docs/crypto.md, "In the card").
@@ -224,22 +225,24 @@ class Cic final : public EventDrivenModule, public network::PacketReceiver, publ
   // ones waiting for the link). Eight covers latency / occupancy for every
   // payload size, so a pipelined engine never stalls for lack of slots.
   static constexpr size_t kGcmSlotsPerEngine = 8;
+  // What every advance reads comes first; the GCM unit, which only
+  // encrypting modes use, and the stall counters come last.
   struct Pipeline {
     Pipeline(const CicParams& params, std::array<Counter*, kBottlenecks> stalled)
-        : in_lookup(params.lookup_outstanding_misses),
+        : gcm_slots(kGcmSlotsPerEngine * params.gcm_engines),
+          in_lookup(params.lookup_outstanding_misses),
           gcm(params.gcm, params.gcm_clock.value_or(params.clock), params.gcm_pipelined, params.gcm_engines),
-          gcm_slots(kGcmSlotsPerEngine * params.gcm_engines),
           stalled(stalled) {}
+    Tick wake_at = kNever;          // earliest advance already queued
+    Tick lookup_free_at = 0;        // the look-up stage takes its next packet
+    Tick last_key_ready = 0;        // blocking stage: when the last packet's key came
+    bool last_from_memory = false;  // ... and whether it came from the key memory
+    size_t gcm_slots;               // in_gcm's bound
+    Stall stall;
     std::deque<network::PacketHandle> waiting;
     boost::circular_buffer<InLookup> in_lookup;  // in entry order, at most nic.lookup.outstanding_misses
-    Tick lookup_free_at = 0;                     // the look-up stage takes its next packet
-    Tick last_key_ready = 0;                     // blocking stage: when the last packet's key came
-    bool last_from_memory = false;               // ... and whether it came from the key memory
     std::deque<InGcm> in_gcm;
     GcmUnit gcm;
-    size_t gcm_slots;       // in_gcm's bound
-    Tick wake_at = kNever;  // earliest advance already queued
-    Stall stall;
     std::array<Counter*, kBottlenecks> stalled;  // where each reason's time is counted (null: not counted)
   };
   struct PendingKey {
@@ -275,29 +278,33 @@ class Cic final : public EventDrivenModule, public network::PacketReceiver, publ
   void drop_received(network::PacketHandle handle, Tick now);
   void free_received(network::PacketHandle handle, Tick now);
 
+  // What every packet reads comes first, after the kernel's lines: where
+  // packets go and come from, the parameters they read (CicParams' first
+  // fields), each direction's stage state, the sessions; what only a
+  // security mode, a prefetch or a stall reads comes after the statistics.
   network::PacketPool& pool_;
   uint64_t& next_packet_id_;
-  NodeId node_;
-  CicParams params_;
-  Tick lookup_issue_interval_;  // a non-blocking look-up stage starts one look-up per interval
-  std::optional<KeyLookup> lookup_;
-  KeyMemory memory_;
-  std::vector<PendingKey> pending_keys_;
-  std::optional<Prefetcher> prefetcher_;  // with a prefetch buffer
-  Tick prefetch_wake_ = kNever;           // earliest pump already queued
-  Pipeline tx_;
-  Pipeline rx_;
   network::CreditLink* out_ = nullptr;
   network::CreditLink* in_upstream_ = nullptr;
   HostInterface* host_ = nullptr;
+  std::unique_ptr<CardCrypto> crypto_;      // functional mode only
+  std::unique_ptr<Prefetcher> prefetcher_;  // with a prefetch buffer
+  NodeId node_;
+  CicParams params_;
+  Pipeline tx_;
+  Pipeline rx_;
   SessionMap<uint32_t> next_sequence_;  // by session direction
   struct Arrivals {
     uint32_t next_expected = 0;  // one past the highest sequence number delivered
     bool reordered = false;
   };
-  SessionMap<Arrivals> arrivals_;       // by session direction
-  std::unique_ptr<CardCrypto> crypto_;  // functional mode only
+  SessionMap<Arrivals> arrivals_;  // by session direction
   CicStats stats_;
+  Tick lookup_issue_interval_;  // a non-blocking look-up stage starts one look-up per interval
+  std::optional<KeyLookup> lookup_;
+  KeyMemory memory_;
+  std::vector<PendingKey> pending_keys_;
+  Tick prefetch_wake_ = kNever;  // earliest pump already queued
   std::optional<StackDistanceProfile> stack_distances_;
   std::vector<ShadowCaches> shadow_caches_;
   AttackTally attacks_;
