@@ -252,7 +252,7 @@ inline bool Cic::step(Pipeline& pipe, EventKind kind, Tick now) {
 // Look-ups, which share the SKC with the other direction, and the link, which
 // shares credits with the network, are done only at their true time.
 inline bool Cic::step_blocking(Pipeline& pipe, Tick /*now*/) {
-  if (pipe.in_lookup.empty() || pipe.in_gcm.size() >= pipe.gcm_slots) return false;
+  if (pipe.in_lookup.empty() || pipe.in_gcm.full()) return false;
   const InLookup entry = pipe.in_lookup.front();
   pipe.in_lookup.pop_front();
   const Tick start = params_.security.encrypts()
@@ -270,7 +270,7 @@ inline bool Cic::step_blocking(Pipeline& pipe, Tick /*now*/) {
 // the same session has its key no earlier than an earlier one (a look-up
 // merges with the read already on its way), so each session leaves in order.
 bool Cic::step_overlapped(Pipeline& pipe, Tick now) {
-  if (pipe.in_gcm.size() >= pipe.gcm_slots) return false;
+  if (pipe.in_gcm.full()) return false;
   const auto ready = std::ranges::find_if(pipe.in_lookup, [now](const InLookup& e) { return e.key_ready <= now; });
   if (ready == pipe.in_lookup.end()) return false;
   const network::PacketHandle handle = ready->packet;
@@ -337,7 +337,7 @@ inline Tick Cic::next_progress(const Pipeline& pipe, EventKind kind, Tick now) c
   if (!pipe.waiting.empty() && pipe.in_lookup.size() < params_.lookup_outstanding_misses && pipe.lookup_free_at > now) {
     next = std::min(next, pipe.lookup_free_at);
   }
-  if (params_.lookup_outstanding_misses > 1 && pipe.in_gcm.size() < pipe.gcm_slots) {
+  if (params_.lookup_outstanding_misses > 1 && !pipe.in_gcm.full()) {
     for (const InLookup& entry : pipe.in_lookup) {
       if (entry.key_ready > now) next = std::min(next, entry.key_ready);
     }

@@ -229,19 +229,18 @@ class Cic final : public EventDrivenModule, public network::PacketReceiver, publ
   // encrypting modes use, and the stall counters come last.
   struct Pipeline {
     Pipeline(const CicParams& params, std::array<Counter*, kBottlenecks> stalled)
-        : gcm_slots(kGcmSlotsPerEngine * params.gcm_engines),
-          in_lookup(params.lookup_outstanding_misses),
+        : in_lookup(params.lookup_outstanding_misses),
+          in_gcm(kGcmSlotsPerEngine * params.gcm_engines),
           gcm(params.gcm, params.gcm_clock.value_or(params.clock), params.gcm_pipelined, params.gcm_engines),
           stalled(stalled) {}
     Tick wake_at = kNever;          // earliest advance already queued
     Tick lookup_free_at = 0;        // the look-up stage takes its next packet
     Tick last_key_ready = 0;        // blocking stage: when the last packet's key came
     bool last_from_memory = false;  // ... and whether it came from the key memory
-    size_t gcm_slots;               // in_gcm's bound
     Stall stall;
     std::deque<network::PacketHandle> waiting;
     boost::circular_buffer<InLookup> in_lookup;  // in entry order, at most nic.lookup.outstanding_misses
-    std::deque<InGcm> in_gcm;
+    boost::circular_buffer<InGcm> in_gcm;        // in entry order, at most kGcmSlotsPerEngine per engine
     GcmUnit gcm;
     std::array<Counter*, kBottlenecks> stalled;  // where each reason's time is counted (null: not counted)
   };
