@@ -49,6 +49,8 @@ struct alignas(64) Packet {
   uint32_t destination_process = 0;
   uint32_t payload_bytes = 0;
   uint32_t message = 0;  // host's message id, for reassembly
+  // The next packet in the card queue this one waits in (nic/packet_fifo.h).
+  PacketHandle next_waiting = PacketHandle::none();
 };
 static_assert(sizeof(Packet) == 128, "a packet is two cache lines, the first what a switch hop reads");
 

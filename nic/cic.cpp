@@ -133,7 +133,7 @@ void Cic::submit(const MessageRequest& message, Tick now) {
     p.measured = message.measured;
     p.last_of_message = i + 1 == packets;
     if (crypto_) crypto_->write_payload(p, handle);
-    tx_.waiting.push_back(handle);
+    tx_.waiting.push_back(pool_, handle);
   }
   stats_.max_send_backlog.raise_to(tx_.waiting.size());
   wake_later(tx_, kAdvanceSend, params_.clock.next_edge(now));
@@ -153,7 +153,7 @@ void Cic::handle(const ModuleEvent& event) {
       break;
     case kTailArrived:
       if (prefetcher_) on_arrival(pool_[network::PacketHandle(event.arg)], now);
-      rx_.waiting.push_back(network::PacketHandle(event.arg));
+      rx_.waiting.push_back(pool_, network::PacketHandle(event.arg));
       advance(rx_, kAdvanceReceive, now);
       break;
     case kPrefetchPump:
@@ -282,8 +282,7 @@ bool Cic::step_overlapped(Pipeline& pipe, Tick now) {
 }
 
 inline void Cic::enter_lookup(Pipeline& pipe, EventKind kind, Tick now) {
-  const network::PacketHandle handle = pipe.waiting.front();
-  pipe.waiting.pop_front();
+  const network::PacketHandle handle = pipe.waiting.pop_front(pool_);
   network::Packet& packet = pool_[handle];
   if (kind == kAdvanceSend) packet.lookup_started = now;
   const KeyArrival key = params_.security.encrypts() ? key_ready_at(packet.key, now) : KeyArrival{now, false};

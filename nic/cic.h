@@ -21,7 +21,6 @@
 
 #include <array>
 #include <cstdint>
-#include <deque>
 #include <memory>
 #include <optional>
 #include <utility>
@@ -42,6 +41,7 @@
 #include "nic/host_interface.h"
 #include "nic/key_lookup.h"
 #include "nic/key_memory.h"
+#include "nic/packet_fifo.h"
 #include "nic/prefetcher.h"
 #include "nic/security_mode.h"
 #include "nic/session_map.h"
@@ -238,7 +238,7 @@ class Cic final : public EventDrivenModule, public network::PacketReceiver, publ
     Tick last_key_ready = 0;        // blocking stage: when the last packet's key came
     bool last_from_memory = false;  // ... and whether it came from the key memory
     Stall stall;
-    std::deque<network::PacketHandle> waiting;
+    PacketFifo waiting;
     boost::circular_buffer<InLookup> in_lookup;  // in entry order, at most nic.lookup.outstanding_misses
     boost::circular_buffer<InGcm> in_gcm;        // in entry order, at most kGcmSlotsPerEngine per engine
     GcmUnit gcm;
