@@ -17,11 +17,11 @@ Switch::Switch(const sc_core::sc_module_name& name, EventKernel& kernel, PacketP
                const Forwarding& forwarding, const SwitchParams& params, std::vector<uint8_t> lane_map,
                PortChoices choices)
     : EventDrivenModule(name, kernel),
+      params_(params),
       pool_(pool),
       forwarding_(forwarding),
       adaptive_(!choices.empty()),
       ports_(ports),
-      params_(params),
       slots_(std::make_unique<Queued[]>(static_cast<size_t>(ports) * params.lanes * params.credits_per_lane)),
       inputs_(std::make_unique<Input[]>(ports)),
       outputs_(std::make_unique<Output[]>(ports)),

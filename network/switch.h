@@ -185,7 +185,11 @@ class Switch final : public EventDrivenModule, public PacketReceiver, public Lin
   // its counter included, and each array holds what one step reads together
   // (a port's input, a lane's buffer), so that a hop touches as few cache
   // lines as it can; what adaptive routing and virtual output queues read
-  // comes after.
+  // comes after. The parameters come first: the traversal latency shares
+  // the line of the base's PacketReceiver table pointer, which is all an
+  // upstream link's call to on_packet_head reads of the switch besides its
+  // kernel fields.
+  SwitchParams params_;
   PacketPool& pool_;
   ForwardingView forwarding_;  // of the topology's Forwarding, which outlives the switch
   // !choices_.empty(), kept in one byte: without choices the hot path reads
@@ -193,7 +197,6 @@ class Switch final : public EventDrivenModule, public PacketReceiver, public Lin
   // instructions on a 1 024-node fat tree, callgrind).
   bool adaptive_;
   uint16_t ports_;
-  SwitchParams params_;
   // The per-port arrays, as bare pointers (their lengths follow from ports_
   // and params_) so that the fields a hop reads fill three cache lines, not
   // four. Input buffers: credits_per_lane slots per (input, lane), all in
@@ -204,10 +207,10 @@ class Switch final : public EventDrivenModule, public PacketReceiver, public Lin
   std::unique_ptr<Queued[]> slots_;
   std::unique_ptr<Input[]> inputs_;
   std::unique_ptr<Output[]> outputs_;
-  // Outputs to arbitrate before the switch sleeps: at light load one or
-  // two, kept in the switch itself.
-  boost::container::small_vector<uint16_t, 6> dirty_;
   const uint8_t* lane_map_ = nullptr;  // lane_map_data_'s, or null without a lane map
+  // Outputs to arbitrate before the switch sleeps: at light load one or
+  // two, kept in the switch itself, in the line of its counter.
+  boost::container::small_vector<uint16_t, 6> dirty_;
   SwitchStats stats_;
   std::vector<uint8_t> lane_map_data_;
   std::vector<LaneBuffer> more_lanes_;  // by (input, lane - kInlineLanes), for lanes past the inline ones
