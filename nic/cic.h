@@ -16,18 +16,17 @@
 // process that last handed it a message to be the one on the CPU, and when a
 // packet arrives for another local process it loads that process's recently
 // evicted keys into the buffer, using the key memory only when no look-up
-// needs it.
+// needs it. Which keys, and in what order, is the Prefetcher's
+// (nic/prefetcher.h); what became of attacked packets, the AttackTally's.
 #pragma once
 
 #include <array>
 #include <cstdint>
 #include <memory>
 #include <optional>
-#include <utility>
 #include <vector>
 
 #include <boost/circular_buffer.hpp>
-#include <boost/container/small_vector.hpp>
 
 #include "core/event_module.h"
 #include "core/parameters.h"
