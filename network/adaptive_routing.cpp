@@ -35,41 +35,65 @@ class ChoiceSets {
     choices.hops.resize(choices.sets.size());
     choices.of.resize(spec_.forwarding.size(), 0);
   }
-  void set(uint32_t destination, std::vector<PortId> ports) {
+  // Whether `destination` has a set of the builder's, which stays.
+  [[nodiscard]] bool builders(uint32_t destination) const { return spec_.choices.of[destination] != 0; }
+  // The set of `ports`, added if it is new (never set 0).
+  uint16_t index_of(const std::vector<PortId>& ports) {
     PortChoices& choices = spec_.choices;
-    if (choices.of[destination] != 0) return;  // the builder's
     auto [at, added] = index_.try_emplace(ports, static_cast<uint16_t>(choices.sets.size()));
     if (added) {
       if (choices.sets.size() > UINT16_MAX) throw ConfigError(kField, "more than 65 535 port sets on a switch");
-      choices.sets.push_back(std::move(ports));
+      choices.sets.push_back(ports);
       choices.hops.emplace_back();  // every port of a minimal set is as short
     }
-    choices.of[destination] = at->second;
+    return at->second;
   }
+  void assign(uint32_t destination, uint16_t set) { spec_.choices.of[destination] = set; }
 
  private:
   SwitchSpec& spec_;
   std::map<std::vector<PortId>, uint16_t> index_;
 };
 
+// A switch's shortest ports towards one switch of nodes, and their set
+// once a node there has needed it (0 until then).
+struct ShortestPorts {
+  std::vector<PortId> ports;
+  uint16_t set = 0;
+};
+
 void add_minimal_choices(Topology& topology) {
   std::vector<ChoiceSets> sets(topology.switches.begin(), topology.switches.end());
-  // Nodes on one switch share their hop counts.
+  // Nodes on one switch share their hop counts, hence every switch's
+  // shortest ports towards them; consecutive nodes mostly sit on one
+  // switch, so the ports are found once for the switch of the nodes in
+  // turn, and each set is looked up once for them, not once a node.
   std::map<uint32_t, std::vector<uint32_t>> hops_by_switch;
+  std::vector<ShortestPorts> shortest;
+  uint32_t shortest_for = UINT32_MAX;
   for (uint32_t node = 0; node < topology.nodes; ++node) {
     const uint32_t node_switch = topology.node_link[node].index;
     auto [at, added] = hops_by_switch.try_emplace(node_switch);
     if (added) at->second = hops_to_switch(topology, node_switch);
     const std::vector<uint32_t>& hops = at->second;
+    if (node_switch != shortest_for) {
+      shortest.assign(topology.switches.size(), {});
+      for (uint32_t s = 0; s < topology.switches.size(); ++s) {
+        if (s != node_switch && hops[s] != kUnreached) shortest[s].ports = minimal_ports(topology.switches[s], hops, s);
+      }
+      shortest_for = node_switch;
+    }
     for (uint32_t s = 0; s < topology.switches.size(); ++s) {
       if (s == node_switch || hops[s] == kUnreached) continue;
-      const SwitchSpec& spec = topology.switches[s];
-      std::vector<PortId> ports = minimal_ports(spec, hops, s);
+      ShortestPorts& minimal = shortest[s];
       // A table port off every shortest path (a switch no table route
       // crosses, or tables of more hops) is replaced too: every hop then
       // comes one switch nearer, so no mix of choices and tables can loop.
-      const bool table_minimal = std::ranges::find(ports, spec.forwarding[node]) != ports.end();
-      if (ports.size() > 1 || !table_minimal) sets[s].set(node, std::move(ports));
+      const bool table_minimal =
+          std::ranges::find(minimal.ports, topology.switches[s].forwarding[node]) != minimal.ports.end();
+      if ((minimal.ports.size() <= 1 && table_minimal) || sets[s].builders(node)) continue;
+      if (minimal.set == 0) minimal.set = sets[s].index_of(minimal.ports);
+      sets[s].assign(node, minimal.set);
     }
   }
 }
