@@ -1,6 +1,7 @@
 #include "network/routing.h"
 
 #include <algorithm>
+#include <span>
 #include <stdexcept>
 
 #include <boost/container/small_vector.hpp>
@@ -55,7 +56,11 @@ class RoutesToOneNode {
       : topology_(topology), dst_(dst), state_(topology.switches.size(), State::kUnknown) {}
 
   void follow_all() {
-    for (uint32_t src = 0; src < topology_.nodes; ++src) follow(src);
+    for (uint32_t src = 0; src < topology_.nodes; ++src) {
+      // The nodes of a switch whose route is known add nothing: most of them.
+      const Endpoint& at = topology_.node_link[src];
+      if (at.kind != Kind::kSwitch || state_[at.index] != State::kReaches) follow(src);
+    }
   }
 
  private:
@@ -96,9 +101,22 @@ class RoutesToOneNode {
   std::vector<uint32_t> walk_;  // the switches of the walk being followed (kept for its capacity)
 };
 
-// The switches a packet to dst can cross from any node, on any port its
-// switches may choose (SwitchSpec::candidates).
-std::vector<bool> switches_towards(const Topology& topology, uint32_t dst) {
+// The switches nodes are cabled to, each once, in the order of their first node.
+std::vector<uint32_t> node_switches(const Topology& topology) {
+  std::vector<uint32_t> switches;
+  std::vector<bool> seen(topology.switches.size(), false);
+  for (const Endpoint& at : topology.node_link) {
+    if (at.kind != Kind::kSwitch || seen[at.index]) continue;
+    seen[at.index] = true;
+    switches.push_back(at.index);
+  }
+  return switches;
+}
+
+// The switches a packet to dst can cross from any node (from the switches
+// of `node_switches`), on any port its switches may choose (SwitchSpec::
+// candidates).
+std::vector<bool> switches_towards(const Topology& topology, std::span<const uint32_t> node_switches, uint32_t dst) {
   std::vector<bool> reached(topology.switches.size(), false);
   std::vector<uint32_t> stack;
   auto visit = [&](const Endpoint& at) {
@@ -106,7 +124,7 @@ std::vector<bool> switches_towards(const Topology& topology, uint32_t dst) {
     reached[at.index] = true;
     stack.push_back(at.index);
   };
-  for (uint32_t src = 0; src < topology.nodes; ++src) visit(topology.node_link[src]);
+  for (const uint32_t s : node_switches) visit(Endpoint{Kind::kSwitch, s});
   while (!stack.empty()) {
     const SwitchSpec& spec = topology.switches[stack.back()];
     stack.pop_back();
@@ -114,6 +132,65 @@ std::vector<bool> switches_towards(const Topology& topology, uint32_t dst) {
   }
   return reached;
 }
+
+// Whether a destination's routes are, but for its last hop, those of an
+// earlier destination on the same switch: the same choice set at every
+// other switch (or, without one, the same table port), and at their
+// switch ports that lead to nodes only. The first destination seen on a
+// switch is the one the others are compared with; its ports are kept by
+// switch until a destination of another switch comes (nodes of a switch
+// are usually numbered together).
+class SameRoutes {
+ public:
+  explicit SameRoutes(const Topology& topology)
+      : topology_(topology), first_(topology.switches.size(), kNone), ports_(topology.switches.size()) {}
+
+  bool as_earlier(uint32_t dst) {
+    const Endpoint& at = topology_.node_link[dst];
+    if (at.kind != Kind::kSwitch) return false;
+    if (first_[at.index] == kNone) {
+      first_[at.index] = dst;
+      return false;
+    }
+    if (!only_to_nodes(at.index, dst) || !only_to_nodes(at.index, first_[at.index])) return false;
+    keep_ports_of(first_[at.index]);
+    for (uint32_t s = 0; s < topology_.switches.size(); ++s) {
+      if (s != at.index && ports(s, dst) != ports_[s]) return false;
+    }
+    return true;
+  }
+
+ private:
+  static constexpr uint32_t kNone = UINT32_MAX;
+  // A switch's choice set for a destination, and without one its table port.
+  struct Ports {
+    uint16_t set = 0;
+    PortId port{0};
+    bool operator==(const Ports&) const = default;
+  };
+
+  [[nodiscard]] Ports ports(uint32_t s, uint32_t dst) const {
+    const SwitchSpec& spec = topology_.switches[s];
+    const uint16_t set = spec.choices.set_for(dst);
+    return set != 0 ? Ports{set, PortId(0)} : Ports{0, spec.forwarding[dst]};
+  }
+  [[nodiscard]] bool only_to_nodes(uint32_t s, uint32_t dst) const {
+    const SwitchSpec& spec = topology_.switches[s];
+    return std::ranges::all_of(spec.candidates(dst), [&](PortId out) {
+      return out.value() < spec.ports && spec.peer[out.value()].kind == Kind::kNode;
+    });
+  }
+  void keep_ports_of(uint32_t dst) {
+    if (kept_for_ == dst) return;
+    for (uint32_t s = 0; s < topology_.switches.size(); ++s) ports_[s] = ports(s, dst);
+    kept_for_ = dst;
+  }
+
+  const Topology& topology_;
+  std::vector<uint32_t> first_;  // by switch: the first destination on it
+  std::vector<Ports> ports_;     // by switch: kept_for_'s
+  uint32_t kept_for_ = kNone;
+};
 
 void sort_unique(std::vector<std::vector<uint32_t>>& next) {
   for (auto& targets : next) {
@@ -132,15 +209,23 @@ void add_edge(std::vector<uint32_t>& targets, uint32_t to) {
 
 // The dependency graph: channel a -> channel b when a route leaves a switch
 // on a and the next switch on b; with adaptive routing, on any of the ports
-// each may choose. Each channel's successors in increasing order.
-std::vector<std::vector<uint32_t>> dependency_graph(const Topology& topology, const ChannelNumbers& numbers) {
+// each may choose. Each channel's successors in increasing order. Edges
+// into channels that lead to a node are left out where another
+// destination's edges are the same but for them (SameRoutes): such a
+// channel has no successor, so no cycle passes through it, and first_cycle
+// finds the same cycle with or without them.
+std::vector<std::vector<uint32_t>> dependency_graph(const Topology& topology, const ChannelNumbers& numbers,
+                                                    DestinationGrouping grouping) {
   std::vector<std::vector<uint32_t>> next(numbers.size());
   // By channel, the choice sets of the next switch whose ports are added
   // already: a set's edges need adding once, whichever destination chose it.
   std::vector<boost::container::small_vector<uint16_t, 4>> sets_added(numbers.size());
+  const std::vector<uint32_t> starts = node_switches(topology);
+  SameRoutes same_routes(topology);
   for (uint32_t dst = 0; dst < topology.nodes; ++dst) {
     RoutesToOneNode(topology, dst).follow_all();  // every table route reaches dst without a loop, else it throws
-    const std::vector<bool> reached = switches_towards(topology, dst);
+    if (grouping == DestinationGrouping::kSameRoutesOnce && same_routes.as_earlier(dst)) continue;
+    const std::vector<bool> reached = switches_towards(topology, starts, dst);
     for (uint32_t s = 0; s < topology.switches.size(); ++s) {
       if (!reached[s]) continue;
       for (const PortId out : topology.switches[s].candidates(dst)) {
@@ -278,11 +363,11 @@ std::string switch_name(const Topology& topology, uint32_t switch_index) {
   return name;
 }
 
-std::vector<Channel> dependency_cycle(const Topology& topology) {
+std::vector<Channel> dependency_cycle(const Topology& topology, DestinationGrouping grouping) {
   const ChannelNumbers numbers(topology);
   std::vector<Channel> cycle;
   if (!topology.maps_lanes()) {
-    for (const uint32_t number : first_cycle(dependency_graph(topology, numbers))) {
+    for (const uint32_t number : first_cycle(dependency_graph(topology, numbers, grouping))) {
       cycle.push_back(numbers.channel(number));
     }
     return cycle;

@@ -57,7 +57,13 @@ struct Channel {
 // Without lane maps every lane carries the same routes independently, so
 // the graph is taken on one; with them its channels are (port, lane) pairs,
 // and a route starts from its card on each of the 16 lanes in turn.
-std::vector<Channel> dependency_cycle(const Topology& topology);
+// Without lane maps, a destination whose routes are an earlier one's but
+// for the last hop adds nothing to the graph that could close a cycle, and
+// is left out unless `grouping` says otherwise (the same cycle either way;
+// the option is for the test that shows it).
+enum class DestinationGrouping : uint8_t { kSameRoutesOnce, kEveryDestination };
+std::vector<Channel> dependency_cycle(const Topology& topology,
+                                      DestinationGrouping grouping = DestinationGrouping::kSameRoutesOnce);
 
 // "switch 3 (LID 7) port 2": how messages name a switch of the topology.
 std::string switch_name(const Topology& topology, uint32_t switch_index);
