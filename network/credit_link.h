@@ -105,6 +105,14 @@ class alignas(64) CreditLink {
   // non-decreasing `freed_at` order (one receiver port drains in order).
   void return_credits(VirtualLane lane, uint32_t wire_bytes, Tick freed_at);
 
+  // Ask the memory for the lines can_send and send read, or for the one
+  // return_credits writes, ahead of the call (hints: they change nothing).
+  void prefetch_for_sending() const {
+    __builtin_prefetch(this, 1);
+    __builtin_prefetch(&line_, 1);
+  }
+  void prefetch_for_returns() const { __builtin_prefetch(&line_, 1); }
+
   // Credits the sender can use once every return sent so far has arrived.
   [[nodiscard]] uint32_t credits_when_drained(VirtualLane lane) const;
   [[nodiscard]] uint32_t credit_limit() const { return credits_per_lane_; }

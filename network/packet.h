@@ -38,6 +38,9 @@ struct alignas(64) Packet {
   bool measured = false;         // handed over inside the measurement window
   bool last_of_message = true;
   AttackKind attack = AttackKind::kNone;
+  // The output the switch its head has reached sends it on, when that
+  // switch's table decides it (Switch::on_packet_head).
+  uint16_t table_output = 0;
   uint64_t id = 0;          // unique in the run, in hand-over order
   Tick handover = 0;        // host gave it to the sending card
   Tick lookup_started = 0;  // entered the sending card's look-up stage (per-packet latency)

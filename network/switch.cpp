@@ -37,7 +37,19 @@ Switch::Switch(const sc_core::sc_module_name& name, EventKernel& kernel, PacketP
          "a lane map has an entry per input, output and lane");
 }
 
+// The routed event, a traversal latency from now, writes the input's line
+// and, on a table route, the output's: asking the memory for them now lets
+// them come while other modules run, instead of one after the other then.
+// A prefetch is only a hint; it reads and changes nothing the model sees.
+// A table route depends on the destination alone, so it is looked up here,
+// once, and kept in the packet for the routed event.
 void Switch::on_packet_head(PortId port, PacketHandle packet, Tick head_at) {
+  __builtin_prefetch(&inputs_[port.value()], 1);
+  if (!adaptive_) {
+    Packet& p = pool_[packet];
+    p.table_output = forwarding_[p.destination.value()].value();
+    __builtin_prefetch(&outputs_[p.table_output], 1);
+  }
   schedule(head_at + params_.traversal_latency, encode(kRouted, port.value()), packet.value());
 }
 
@@ -92,9 +104,11 @@ void Switch::handle(const ModuleEvent& event) {
   const PacketHandle handle(event.arg);
   const Packet& packet = pool_[handle];
   const uint8_t lane = packet.lane.value();
-  const uint16_t output = adaptive_ ? route(packet, static_cast<uint16_t>(port), event.at)
-                                    : forwarding_[packet.destination.value()].value();
+  const uint16_t output = adaptive_ ? route(packet, static_cast<uint16_t>(port), event.at) : packet.table_output;
   if (adaptive_) ++load_[output].waiting;
+  // Arbitration and the grant read these links next; the slot is written meanwhile.
+  outputs_[output].link->prefetch_for_sending();
+  inputs_[port].upstream->prefetch_for_returns();
   if (push(port, lane, queue(port, lane, output), Queued{handle, output, static_cast<uint16_t>(packet.wire_bytes)})) {
     request(static_cast<uint16_t>(port), lane, output);
   }
