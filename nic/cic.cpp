@@ -139,12 +139,8 @@ void Cic::submit(const MessageRequest& message, Tick now) {
   wake_later(tx_, kAdvanceSend, params_.clock.next_edge(now));
 }
 
-// Delivery, once the tail is in, looks the session up in arrivals_: its
-// line is asked for now (a hint, which changes nothing the model sees).
 void Cic::on_packet_head(PortId /*port*/, network::PacketHandle packet, Tick /*head_at*/) {
-  const network::Packet& p = pool_[packet];
-  arrivals_.prefetch(session_direction(p.source_process, p.destination_process));
-  schedule(params_.clock.next_edge(p.tail_at), kTailArrived, packet.value());
+  schedule(params_.clock.next_edge(pool_[packet].tail_at), kTailArrived, packet.value());
 }
 
 void Cic::on_credits_returned(PortId /*port*/, Tick at) { wake_later(tx_, kAdvanceSend, params_.clock.next_edge(at)); }
