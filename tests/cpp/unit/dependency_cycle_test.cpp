@@ -23,16 +23,7 @@ constexpr auto kEvery = DestinationGrouping::kEveryDestination;
 // a higher switch and anticlockwise to a lower one, never crossing the
 // cable from switch 3 to switch 0.
 Topology ring_of_pairs(bool all_clockwise, bool second_clockwise) {
-  Topology ring{.name = "ring",
-                .nodes = 8,
-                .switches = {},
-                .node_link = {},
-                .subnet = {},
-                .shape = {},
-                .lanes_needed = 1,
-                .lanes_needed_by = {},
-                .node_rate = {}};
-  ring.node_link.resize(8);
+  Topology ring = wiring::unwired_topology("ring", 8);
   for (uint32_t s = 0; s < 4; ++s) ring.switches.push_back(wiring::make_switch(4, 0, 8));
   for (uint32_t s = 0; s < 4; ++s) {
     wiring::connect(ring, wiring::node_card(2 * s), wiring::switch_port(s, 0));
