@@ -22,7 +22,8 @@ Switch::Switch(const sc_core::sc_module_name& name, EventKernel& kernel, PacketP
       forwarding_(forwarding),
       adaptive_(!choices.empty()),
       ports_(ports),
-      slots_(std::make_unique<Queued[]>(static_cast<size_t>(ports) * params.lanes * params.credits_per_lane)),
+      slots_(std::make_unique_for_overwrite<Queued[]>(static_cast<size_t>(ports) * params.lanes *
+                                                      params.credits_per_lane)),
       inputs_(std::make_unique<Input[]>(ports)),
       outputs_(std::make_unique<Output[]>(ports)),
       lane_map_data_(std::move(lane_map)),
@@ -109,7 +110,8 @@ void Switch::handle(const ModuleEvent& event) {
   // Arbitration and the grant read these links next; the slot is written meanwhile.
   outputs_[output].link->prefetch_for_sending();
   inputs_[port].upstream->prefetch_for_returns();
-  if (push(port, lane, queue(port, lane, output), Queued{handle, output, static_cast<uint16_t>(packet.wire_bytes)})) {
+  if (push(port, lane, queue(port, lane, output),
+           Queued{handle.value(), output, static_cast<uint16_t>(packet.wire_bytes), kNoSlot})) {
     request(static_cast<uint16_t>(port), lane, output);
   }
 }
@@ -200,7 +202,8 @@ void Switch::arbitrate(uint16_t output, Tick now) {
     const Queued& head = slots_[queue(request.input, request.lane, output).head];
     // The lowest rank wins: the distance from the round-robin pointer (no need to read the queue), or the age of
     // the packet at the queue's head.
-    const uint64_t rank = params_.oldest_first ? pool_[head.packet].id : (buffer + slots - out.next_grant) % slots;
+    const uint64_t rank =
+        params_.oldest_first ? pool_[PacketHandle(head.packet)].id : (buffer + slots - out.next_grant) % slots;
     if (rank >= best_rank) continue;
     const VirtualLane lane(out_lane(request.input, output, request.lane));
     assert(lane.value() < params_.lanes && "a lane map gives a lane the fabric does not have");
@@ -232,7 +235,7 @@ void Switch::grant(uint16_t output, size_t request_index, Tick now) {
   out.next_grant = (buffer + 1) % buffer_count();
 
   Queue& queue = this->queue(request.input, request.lane, output);
-  const PacketHandle handle = slots_[queue.head].packet;
+  const PacketHandle handle(slots_[queue.head].packet);
   pop(request.input, request.lane, queue);
   if (adaptive_) --load_[output].waiting;
   if (queue.head != kNoSlot) this->request(request.input, request.lane, slots_[queue.head].output);

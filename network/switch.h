@@ -26,6 +26,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <type_traits>
 #include <vector>
 
 #include <boost/container/small_vector.hpp>
@@ -95,13 +96,15 @@ class Switch final : public EventDrivenModule, public PacketReceiver, public Lin
 
   // A routed packet in an input buffer, with what arbitration needs to know
   // so that it never has to look at the packet itself, and the next packet
-  // of its queue (or the next free slot).
+  // of its queue (or the next free slot). Plain integers, so that the slots
+  // can be left unwritten until a packet takes one (Switch::slots_).
   struct Queued {
-    PacketHandle packet;
+    uint32_t packet;  // its PacketHandle's value
     uint16_t output;
     uint16_t wire_bytes;
-    uint32_t next = kNoSlot;
+    uint32_t next;  // kNoSlot: none
   };
+  static_assert(std::is_trivially_default_constructible_v<Queued>);
   // The packets of one queue (the lane's FIFO, or one of its virtual output
   // queues), chained through Queued::next.
   struct Queue {
@@ -204,6 +207,10 @@ class Switch final : public EventDrivenModule, public PacketReceiver, public Lin
   // light load every buffer uses its first, so the slots a switch's hops
   // touch share a line or two instead of a line each (a buffer's slots side
   // by side would put its first a buffer's length from the next one's).
+  // They are not initialised: a slot is written when a packet takes it and
+  // read only while taken or freed, so the memory of the slots no packet
+  // reaches (most, at light load, with deep buffers) is never touched and
+  // never made resident.
   std::unique_ptr<Queued[]> slots_;
   std::unique_ptr<Input[]> inputs_;
   std::unique_ptr<Output[]> outputs_;
