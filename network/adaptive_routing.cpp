@@ -86,12 +86,15 @@ void add_minimal_choices(Topology& topology) {
     for (uint32_t s = 0; s < topology.switches.size(); ++s) {
       if (s == node_switch || hops[s] == kUnreached) continue;
       ShortestPorts& minimal = shortest[s];
-      // A table port off every shortest path (a switch no table route
+      // The table decides alone where its port is the one shortest port. A
+      // table port off every shortest path (a switch no table route
       // crosses, or tables of more hops) is replaced too: every hop then
       // comes one switch nearer, so no mix of choices and tables can loop.
-      const bool table_minimal =
+      // (The table is asked only when the set is that small.)
+      const bool table_alone =
+          minimal.ports.size() <= 1 &&
           std::ranges::find(minimal.ports, topology.switches[s].forwarding[node]) != minimal.ports.end();
-      if ((minimal.ports.size() <= 1 && table_minimal) || sets[s].builders(node)) continue;
+      if (table_alone || sets[s].builders(node)) continue;
       if (minimal.set == 0) minimal.set = sets[s].index_of(minimal.ports);
       sets[s].assign(node, minimal.set);
     }
