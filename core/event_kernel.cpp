@@ -159,14 +159,19 @@ EventKernel::Timed EventKernel::extract_top() {
   // earlier child, the earlier of the two (the left one on a tie); moving
   // those children up into the hole and placing the entry once gives the
   // same heap.
+  // Which child is earlier is a coin toss to the branch predictor, so it is
+  // taken as a number (the right one, or the left itself when it has no
+  // sibling), not as a branch.
+  Timed* const heap = heap_.data();
   size_t hole = 1;
   for (size_t child = 2; child <= size; child = 2 * hole) {
-    if (child < size && heap_[child + 1].at < heap_[child].at) ++child;
-    if (!(heap_[child].at < last.at)) break;
-    heap_[hole] = heap_[child];
+    const size_t right = child + static_cast<size_t>(child < size);
+    child += static_cast<size_t>(heap[right].at < heap[child].at);
+    if (!(heap[child].at < last.at)) break;
+    heap[hole] = heap[child];
     hole = child;
   }
-  heap_[hole] = last;
+  heap[hole] = last;
   return top;
 }
 
