@@ -115,7 +115,12 @@ Tick CreditLink::send(PacketHandle handle, Packet& packet, Tick now, Tick tail_n
   return busy_until_;
 }
 
-void CreditLink::return_credits(VirtualLane lane, uint32_t wire_bytes, Tick freed_at) {
+void CreditLink::return_credits(VirtualLane lane, uint32_t wire_bytes, Tick freed_at, Tick now) {
+  // The returns that have landed by now are the sender's at whatever time
+  // it next looks (never before now), so they are taken in here rather than
+  // then: a return in flight is then mostly alone, kept in the credit line,
+  // and a second one does not move them all to the queue kept apart.
+  absorb_returns(now);
   const Tick arrives = freed_at + line_.propagation;
   push_return(CreditReturn{arrives, credits_for(wire_bytes), lane.value()});
   if (line_.sender_waiting) {

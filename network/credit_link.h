@@ -100,10 +100,11 @@ class alignas(64) CreditLink {
   // the receiver; returns when the tail has left, i.e. when the link is free
   // again.
   Tick send(PacketHandle handle, Packet& packet, Tick now, Tick tail_not_before = 0);
-  // The receiver freed the buffer space of a packet at `freed_at`; the
-  // credits reach the sender one propagation delay later. Calls must come in
-  // non-decreasing `freed_at` order (one receiver port drains in order).
-  void return_credits(VirtualLane lane, uint32_t wire_bytes, Tick freed_at);
+  // The receiver freed the buffer space of a packet at `freed_at` (no
+  // earlier than `now`); the credits reach the sender one propagation delay
+  // later. Calls must come in non-decreasing `freed_at` order (one receiver
+  // port drains in order).
+  void return_credits(VirtualLane lane, uint32_t wire_bytes, Tick freed_at, Tick now);
 
   // Ask the memory for the lines can_send and send read, or for the one
   // return_credits writes, ahead of the call (hints: they change nothing).

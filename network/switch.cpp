@@ -253,7 +253,7 @@ void Switch::grant(uint16_t output, size_t request_index, Tick now) {
   const Tick crossed = params_.speedup > 1.0 ? crossed_at(output, wire_bytes, tail_in, now) : tail_out;
   Input& input = inputs_[request.input];
   input.busy_until = crossed;
-  input.upstream->return_credits(VirtualLane(request.lane), wire_bytes, crossed);
+  input.upstream->return_credits(VirtualLane(request.lane), wire_bytes, crossed, now);
   ++stats_.packets_forwarded;
 }
 

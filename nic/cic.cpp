@@ -434,7 +434,7 @@ void Cic::deliver(network::PacketHandle handle, Tick now) {
   count_reordering(packet);
   packet.delivered = now;
   ++stats_.packets_received;
-  in_upstream_->return_credits(packet.lane, packet.wire_bytes, now);
+  in_upstream_->return_credits(packet.lane, packet.wire_bytes, now, now);
   host_->on_packet_delivered(packet, now);
   pool_.release(handle);
 }
@@ -461,7 +461,7 @@ void Cic::drop_received(network::PacketHandle handle, Tick now) {
 // The packet's buffer space goes back upstream as credits, and its pool slot is free.
 void Cic::free_received(network::PacketHandle handle, Tick now) {
   const network::Packet& packet = pool_[handle];
-  in_upstream_->return_credits(packet.lane, packet.wire_bytes, now);
+  in_upstream_->return_credits(packet.lane, packet.wire_bytes, now, now);
   pool_.release(handle);
 }
 

@@ -228,7 +228,7 @@ TEST(CreditLink, SerializesDelaysAndCountsCreditsIn64ByteUnits) {
   // 10 credits are gone; the third packet must wait for a return.
   EXPECT_FALSE(link.can_send(VirtualLane(0), p.wire_bytes, 700'000));
   EXPECT_TRUE(ends.credit_wakes.empty());
-  link.return_credits(VirtualLane(0), p.wire_bytes, 800'000);
+  link.return_credits(VirtualLane(0), p.wire_bytes, 800'000, 800'000);
   ASSERT_EQ(ends.credit_wakes.size(), 1U);
   EXPECT_EQ(ends.credit_wakes[0], 810'000U);  // one propagation delay later
   EXPECT_FALSE(link.can_send(VirtualLane(0), p.wire_bytes, 809'999));
@@ -254,9 +254,9 @@ TEST(CreditLink, ReturnsManyCreditsInFlightOnEveryLaneInOrder) {
   }
   EXPECT_EQ(link.credits_missing(), 8U * kLanes);
   // Lane 3's first return, then one a lane for 0..2: five in flight.
-  link.return_credits(VirtualLane(3), 64, now);
-  for (uint8_t lane = 0; lane < 3; ++lane) link.return_credits(VirtualLane(lane), 128, now + 100 * (lane + 1));
-  link.return_credits(VirtualLane(3), 64, now + 400);
+  link.return_credits(VirtualLane(3), 64, now, now);
+  for (uint8_t lane = 0; lane < 3; ++lane) link.return_credits(VirtualLane(lane), 128, now + 100 * (lane + 1), now);
+  link.return_credits(VirtualLane(3), 64, now + 400, now);
   EXPECT_EQ(link.credits_when_drained(VirtualLane(3)), 2U);
   EXPECT_EQ(link.credits_when_drained(VirtualLane(1)), 2U);
   EXPECT_EQ(link.credits_missing(), 8U * kLanes - 8);
@@ -267,7 +267,7 @@ TEST(CreditLink, ReturnsManyCreditsInFlightOnEveryLaneInOrder) {
   EXPECT_TRUE(link.can_send(VirtualLane(3), 128, now + 1'400));
   EXPECT_EQ(link.credits_missing(), 8U * kLanes - 8);
   // Drained: a lone return is kept in the link again, and is counted.
-  link.return_credits(VirtualLane(0), 64, now + 2'000);
+  link.return_credits(VirtualLane(0), 64, now + 2'000, now + 2'000);
   EXPECT_EQ(link.credits_when_drained(VirtualLane(0)), 3U);
   EXPECT_FALSE(link.can_send(VirtualLane(0), 192, now + 2'999));
   EXPECT_TRUE(link.can_send(VirtualLane(0), 192, now + 3'000));
