@@ -16,43 +16,43 @@ CreditLink::CreditLink(const LinkParams& params, LinkSender& sender, PortId send
   line_.propagation = params.propagation;
   line_.receiver = &receiver;
   line_.receiver_port = receiver_port;
-  if (params.lanes <= kInlineLanes) {
-    line_.credits = line_.inline_credits;
-  } else {
-    more_credits_ = std::make_unique<uint32_t[]>(params.lanes);
-    line_.credits = more_credits_.get();
-  }
-  std::fill_n(line_.credits, params.lanes, params.credits_per_lane);
+  line_.credits_inline = params.lanes <= kInlineLanes;
+  if (!line_.credits_inline) more_credits_ = std::make_unique<uint32_t[]>(params.lanes);
+  for (uint32_t lane = 0; lane < params.lanes; ++lane) credits(static_cast<uint8_t>(lane)) = params.credits_per_lane;
   stats_.credits_missing.read_from<&CreditLink::credits_missing>(*this);
 }
 
 void CreditLink::pop_return() {
   if (!line_.spilled) {
-    line_.has_first = false;
+    line_.first_return = (line_.first_return + 1) % kInlineReturns;
+    --line_.inline_count;
     return;
   }
-  if (++line_.spilled_head == spilled_->size()) {
-    spilled_->clear();
-    line_.spilled_head = 0;
+  if (++spilled_->head == spilled_->queue.size()) {
+    spilled_->queue.clear();
+    spilled_->head = 0;
     line_.spilled = false;
   }
 }
 
 void CreditLink::push_return(const CreditReturn& entry) {
   if (line_.spilled) {
-    spilled_->push_back(entry);
+    spilled_->queue.push_back(entry);
     return;
   }
-  if (!line_.has_first) {
-    line_.first = entry;
-    line_.has_first = true;
+  if (line_.inline_count < kInlineReturns) {
+    line_.returns[(line_.first_return + line_.inline_count) % kInlineReturns] = entry;
+    ++line_.inline_count;
     return;
   }
-  // A second in flight: both go to the queue kept apart, oldest first.
-  if (!spilled_) spilled_ = std::make_unique<std::vector<CreditReturn>>();
-  spilled_->push_back(line_.first);
-  spilled_->push_back(entry);
-  line_.has_first = false;
+  // One more than the line holds: all go to the queue kept apart, oldest first.
+  if (!spilled_) spilled_ = std::make_unique<SpilledReturns>();
+  for (uint8_t i = 0; i < kInlineReturns; ++i) {
+    spilled_->queue.push_back(line_.returns[(line_.first_return + i) % kInlineReturns]);
+  }
+  spilled_->queue.push_back(entry);
+  line_.inline_count = 0;
+  line_.first_return = 0;
   line_.spilled = true;
 }
 
@@ -66,7 +66,7 @@ uint64_t CreditLink::credits_missing() const {
 
 void CreditLink::absorb_returns(Tick now) {
   while (!returns_empty() && front_return().at <= now) {
-    line_.credits[front_return().lane] += front_return().credits;
+    credits(front_return().lane) += front_return().credits;
     pop_return();
   }
 }
@@ -74,7 +74,7 @@ void CreditLink::absorb_returns(Tick now) {
 bool CreditLink::can_send(VirtualLane lane, uint32_t wire_bytes, Tick now) {
   if (busy_until_ > now) return false;
   absorb_returns(now);
-  if (line_.credits[lane.value()] >= credits_for(wire_bytes)) return true;
+  if (credits(lane.value()) >= credits_for(wire_bytes)) return true;
   ++stats_.credit_stalls;
   if (!line_.stalled) {
     stalled_since_ = now;
@@ -92,14 +92,14 @@ bool CreditLink::can_send(VirtualLane lane, uint32_t wire_bytes, Tick now) {
 bool CreditLink::take_credits(VirtualLane lane, uint32_t wire_bytes, Tick now) {
   absorb_returns(now);
   const uint32_t needed = credits_for(wire_bytes);
-  if (line_.credits[lane.value()] < needed) return false;
-  line_.credits[lane.value()] -= needed;
+  if (credits(lane.value()) < needed) return false;
+  credits(lane.value()) -= needed;
   return true;
 }
 
 Tick CreditLink::send(PacketHandle handle, Packet& packet, Tick now, Tick tail_not_before) {
   assert(busy_until_ <= now);
-  line_.credits[packet.lane.value()] -= credits_for(packet.wire_bytes);
+  credits(packet.lane.value()) -= credits_for(packet.wire_bytes);
   const Tick duration = serialization(packet.wire_bytes);
   const Tick start = tail_not_before > now + duration ? tail_not_before - duration : now;
   busy_until_ = start + duration;
@@ -130,14 +130,17 @@ void CreditLink::return_credits(VirtualLane lane, uint32_t wire_bytes, Tick free
 }
 
 uint32_t CreditLink::credits_when_drained(VirtualLane lane) const {
-  uint32_t credits = line_.credits[lane.value()];
-  if (line_.has_first && line_.first.lane == lane.value()) credits += line_.first.credits;
+  uint32_t drained = credits(lane.value());
+  for (uint8_t i = 0; i < line_.inline_count; ++i) {
+    const CreditReturn& entry = line_.returns[(line_.first_return + i) % kInlineReturns];
+    if (entry.lane == lane.value()) drained += entry.credits;
+  }
   if (line_.spilled) {
-    for (size_t i = line_.spilled_head; i < spilled_->size(); ++i) {
-      if ((*spilled_)[i].lane == lane.value()) credits += (*spilled_)[i].credits;
+    for (size_t i = spilled_->head; i < spilled_->queue.size(); ++i) {
+      if (spilled_->queue[i].lane == lane.value()) drained += spilled_->queue[i].credits;
     }
   }
-  return credits;
+  return drained;
 }
 
 }  // namespace ibsec::network

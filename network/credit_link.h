@@ -2,8 +2,9 @@
 // delay, and InfiniBand credit-based flow control per virtual lane. The
 // sending side owns the link and its credit counters; the receiving side
 // hands credits back as buffer space frees. Returned credits wait in a
-// timestamped FIFO and are absorbed lazily when the sender next looks, so a
-// credit return costs no kernel event unless the sender is stalled on it.
+// timestamped FIFO and are absorbed lazily when the sender next looks (or
+// when the receiver hands back more), so a credit return costs no kernel
+// event unless the sender is stalled on it.
 #pragma once
 
 #include <cstdint>
@@ -127,32 +128,48 @@ class alignas(64) CreditLink {
     uint32_t credits;
     uint8_t lane;
   };
+  // The returns in flight while more than the credit line holds are: the
+  // queue's entries from `head` on.
+  struct SpilledReturns {
+    std::vector<CreditReturn> queue;
+    size_t head = 0;
+  };
   // Lanes whose credits are kept in the link's credit line; more are kept apart.
   static constexpr uint32_t kInlineLanes = 2;
   static constexpr Tick kNotStalled = std::numeric_limits<Tick>::max();
+
+  // The returns a link keeps in its credit line: at light load one or two
+  // are in flight at a time (a receiver hands back a second while the first
+  // is still on the cable when two packets leave its port back to back).
+  static constexpr uint8_t kInlineReturns = 2;
 
   // The credit line: one cache line that can_send, send and return_credits
   // read, apart from the busy time and the statistics.
   struct alignas(64) CreditLine {
     Tick propagation = 0;  // cable, plus FEC where the generation has it
     PacketReceiver* receiver = nullptr;
-    uint32_t* credits = nullptr;  // per lane, available at the sender: `inline_credits` or the link's `more_credits_`
-    uint32_t inline_credits[kInlineLanes] = {};
-    // The returns in flight, oldest first: at light load at most one, kept
-    // here as `first`; when a second comes they all move to the link's
-    // `spilled_` queue (from `spilled_head`) until it drains.
-    CreditReturn first{};
-    uint32_t spilled_head = 0;
+    uint32_t inline_credits[kInlineLanes] = {};  // per lane, available at the sender, with credits_inline
+    // The returns in flight, oldest first: up to kInlineReturns here, from
+    // `first_return` on, as a ring; when one more comes they all move to
+    // the link's `spilled_` queue until it drains.
+    CreditReturn returns[kInlineReturns]{};
     PortId receiver_port{0};
-    bool has_first = false;
+    uint8_t first_return = 0;
+    uint8_t inline_count = 0;
+    bool credits_inline = true;  // else every lane's credits are in the link's `more_credits_`
     bool spilled = false;
     bool sender_waiting = false;
     bool stalled = false;  // refused for want of credits since the last packet started (stalled_since_)
   };
+  static_assert(sizeof(CreditLine) == 64, "the credit line is one cache line");
 
-  [[nodiscard]] bool returns_empty() const { return !line_.has_first && !line_.spilled; }
+  uint32_t& credits(uint8_t lane) { return line_.credits_inline ? line_.inline_credits[lane] : more_credits_[lane]; }
+  [[nodiscard]] uint32_t credits(uint8_t lane) const {
+    return line_.credits_inline ? line_.inline_credits[lane] : more_credits_[lane];
+  }
+  [[nodiscard]] bool returns_empty() const { return line_.inline_count == 0 && !line_.spilled; }
   [[nodiscard]] const CreditReturn& front_return() const {
-    return line_.spilled ? (*spilled_)[line_.spilled_head] : line_.first;
+    return line_.spilled ? spilled_->queue[spilled_->head] : line_.returns[line_.first_return];
   }
   void pop_return();
   void push_return(const CreditReturn& entry);
@@ -167,7 +184,7 @@ class alignas(64) CreditLink {
   // with more lanes than the credit line holds.
   LinkSender* sender_;
   Tick stalled_since_ = kNotStalled;  // the first refusal for want of credits since the last packet started
-  std::unique_ptr<std::vector<CreditReturn>> spilled_;
+  std::unique_ptr<SpilledReturns> spilled_;
   std::unique_ptr<uint32_t[]> more_credits_;
   uint32_t credits_per_lane_;  // receiver buffer per lane, in 64-byte credits
   PortId sender_port_;

@@ -236,8 +236,57 @@ TEST(CreditLink, SerializesDelaysAndCountsCreditsIn64ByteUnits) {
   EXPECT_EQ(link.credits_when_drained(VirtualLane(0)), 5U);
 }
 
+// On two lanes, the credits and up to two returns live in the credit line, as
+// a ring: returns keep their order across its wrap, a third in flight moves
+// them all to the queue kept apart, and a return handed back after the
+// earlier ones landed finds the line free again. Whatever the returns' place,
+// each lane's credits come back at their time and no earlier.
+TEST(CreditLink, ReturnsInTheCreditLineKeepTheirOrderAcrossItsRingAndTheQueue) {
+  FakeEnds ends;
+  network::CreditLink link(network::LinkParams{network::SerializationRate(1000, 1), 1'000, 2, 4}, ends, PortId(0), ends,
+                           PortId(1));
+  network::Packet p;
+  p.wire_bytes = 64;  // 1 credit
+  Tick now = 0;
+  for (uint32_t i = 0; i < 8; ++i) {  // every credit of both lanes
+    p.lane = VirtualLane(static_cast<uint8_t>(i % 2));
+    ASSERT_TRUE(link.can_send(p.lane, p.wire_bytes, now));
+    now = link.send(network::PacketHandle(i), p, now);
+  }
+  ASSERT_EQ(link.credits_missing(), 8U);
+  // Two in flight, then the first lands and a third comes: the ring wraps.
+  link.return_credits(VirtualLane(0), 64, now, now);
+  link.return_credits(VirtualLane(1), 64, now + 100, now);
+  link.return_credits(VirtualLane(0), 64, now + 1'000, now + 1'000);  // lane 0's first landed at now + 1 000
+  EXPECT_EQ(link.credits_when_drained(VirtualLane(0)), 2U);
+  EXPECT_EQ(link.credits_when_drained(VirtualLane(1)), 1U);
+  EXPECT_FALSE(link.can_send(VirtualLane(1), 64, now + 1'099));
+  EXPECT_TRUE(link.can_send(VirtualLane(1), 64, now + 1'100));
+  EXPECT_FALSE(link.can_send(VirtualLane(0), 128, now + 1'999));
+  EXPECT_TRUE(link.can_send(VirtualLane(0), 128, now + 2'000));
+  // Three in flight at once: they move apart, in order, and come back as
+  // before. The third is freed after the first two land, but handed back
+  // before: they are not the sender's until then.
+  link.return_credits(VirtualLane(1), 64, now + 3'000, now + 3'000);
+  link.return_credits(VirtualLane(1), 64, now + 3'100, now + 3'000);
+  link.return_credits(VirtualLane(0), 64, now + 4'500, now + 3'000);
+  EXPECT_EQ(link.credits_when_drained(VirtualLane(1)), 3U);
+  EXPECT_EQ(link.credits_when_drained(VirtualLane(0)), 3U);
+  EXPECT_FALSE(link.can_send(VirtualLane(1), 192, now + 4'099));
+  EXPECT_TRUE(link.can_send(VirtualLane(1), 192, now + 4'100));
+  EXPECT_FALSE(link.can_send(VirtualLane(0), 192, now + 5'499));
+  // A return handed back once all have landed is kept in the line again, and counted.
+  link.return_credits(VirtualLane(1), 64, now + 6'000, now + 6'000);
+  EXPECT_EQ(link.credits_when_drained(VirtualLane(1)), 4U);
+  EXPECT_EQ(link.credits_missing(), 1U);
+  EXPECT_TRUE(link.can_send(VirtualLane(0), 192, now + 6'000));
+  EXPECT_FALSE(link.can_send(VirtualLane(1), 256, now + 6'999));
+  EXPECT_TRUE(link.can_send(VirtualLane(1), 256, now + 7'000));
+  EXPECT_EQ(link.credits_missing(), 1U);
+}
+
 // Many returns in flight on several lanes (kept apart from the link's credit
-// line once there are two, and lanes beyond the two it holds): every credit
+// line once there are more than it holds, and lanes beyond the two it holds): every credit
 // comes back, in order, to its own lane, and the queue works again once drained.
 TEST(CreditLink, ReturnsManyCreditsInFlightOnEveryLaneInOrder) {
   FakeEnds ends;
