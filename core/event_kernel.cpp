@@ -1,39 +1,47 @@
 #include "core/event_kernel.h"
 
+#include <stdexcept>
+
 #include "core/event_module.h"
 
 namespace ibsec {
 
 EventKernel::EventKernel(const sc_core::sc_module_name& name) : sc_core::sc_module(name) {
+  if (active_ != nullptr) throw std::logic_error("EventKernel: one model a process, and one is already built");
+  active_ = this;
   SC_HAS_PROCESS(EventKernel);
   SC_METHOD(run_instant);
   sensitive << wakeup_;
   dont_initialize();
 }
 
+namespace {
+using Pending = WakeLine::Pending;
+}  // namespace
+
+EventKernel::~EventKernel() { active_ = nullptr; }
+
 uint32_t EventKernel::add(EventDrivenModule& module) {
-  modules_.push_back(&module);
+  modules_.push_back(Registered{&module, &EventDrivenModule::wake_virtually});
   return static_cast<uint32_t>(modules_.size() - 1);
 }
 
-KernelSlot& EventKernel::slot(uint32_t module) const { return modules_[module]->kernel_slot_; }
+WakeLine& EventKernel::line(uint32_t module) const { return modules_[module].module->line_; }
 
-void EventKernel::notify(uint32_t module, Tick at) {
-  KernelSlot& slot = this->slot(module);
-  if (slot.pending == Pending::kDelta) return;
+void EventKernel::notify(WakeLine& state, Tick at) {
+  const uint32_t module = state.slot;
+  if (state.pending == Pending::kDelta) return;
   // Between SystemC's time steps (elaboration, or between sc_start calls) its clock is the time.
   if (systemc_drives_ && !running_) now_ = sc_core::sc_time_stamp().value();
   if (at == now_) {
-    slot.pending = Pending::kDelta;  // a timed entry still in the heap is now cancelled
+    state.pending = Pending::kDelta;  // a timed entry still in the heap is now cancelled
     deltas_.push_back(module);
     arm_self(at);
     return;
   }
-  if (slot.pending == Pending::kTimed && slot.timed_at <= at) return;
-  slot.pending = Pending::kTimed;
-  slot.timed_serial = ++next_serial_;
-  slot.timed_at = at;
-  insert(Timed{at, slot.timed_serial, module});
+  state.pending = Pending::kTimed;
+  state.timed_serial = ++next_serial_;
+  insert(Timed{at, state.timed_serial, module});
   arm_self(at);
 }
 
@@ -110,9 +118,10 @@ void EventKernel::evaluate_and_notify() {
     while (!runnable_.empty()) {
       const uint32_t module = runnable_.front();
       runnable_.pop_front();
-      EventDrivenModule& woken = *modules_[module];
-      woken.kernel_slot_.runnable = false;
-      woken.wake();
+      const Registered& woken = modules_[module];
+      woken.module->line_.runnable = false;
+      ++counters_.activations;
+      counters_.events += woken.wake(*woken.module);
     }
     if (deltas_.empty()) return;
     // The kernel triggers delta notifications last first.
@@ -124,16 +133,16 @@ void EventKernel::evaluate_and_notify() {
 }
 
 void EventKernel::trigger(uint32_t module) {
-  KernelSlot& slot = this->slot(module);
-  slot.pending = Pending::kNone;
-  if (slot.runnable) return;
-  slot.runnable = true;
+  WakeLine& state = line(module);
+  state.pending = Pending::kNone;
+  if (state.runnable) return;
+  state.runnable = true;
   runnable_.push_back(module);
 }
 
 bool EventKernel::alive(const Timed& entry) const {
-  const KernelSlot& slot = this->slot(entry.module);
-  return slot.pending == Pending::kTimed && slot.timed_serial == entry.serial;
+  const WakeLine& state = line(entry.module);
+  return state.pending == Pending::kTimed && state.timed_serial == entry.serial;
 }
 
 // The kernel's sc_ppq: a binary max-heap on "earlier", sifting a new entry

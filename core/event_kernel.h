@@ -28,17 +28,7 @@ namespace ibsec {
 
 class EventDrivenModule;
 
-// A module's wake-up as the kernel keeps it. It lives in the module
-// (EventDrivenModule), beside the fields scheduling and waking read, so
-// that the kernel's notify, its check of a heap entry and the wake-up
-// touch one cache line of the module, not one of a table besides.
-struct KernelSlot {
-  enum class Pending : uint8_t { kNone, kDelta, kTimed };
-  uint64_t timed_serial = 0;  // the heap entry that is its pending timed wake-up
-  Tick timed_at = 0;
-  Pending pending = Pending::kNone;
-  bool runnable = false;
-};
+struct WakeLine;
 
 // Kernel activity across the whole model, for events-per-packet figures.
 struct KernelCounters {
@@ -49,13 +39,28 @@ struct KernelCounters {
 class EventKernel : public sc_core::sc_module {
  public:
   explicit EventKernel(const sc_core::sc_module_name& name);
+  ~EventKernel() override;
+  EventKernel(const EventKernel&) = delete;
+  EventKernel& operator=(const EventKernel&) = delete;
 
-  // A module's place in the kernel, given once at its construction.
+  // The kernel of the model being built or run: one a process, as SystemC
+  // elaborates one design a process, so that a module need not keep a
+  // pointer to it in the line it wakes on.
+  [[nodiscard]] static EventKernel& active() { return *active_; }
+
+  // Wakes a module: handles what is due, settles, re-arms; returns the entries handled.
+  using Waker = uint64_t (*)(EventDrivenModule&);
+
+  // A module's place in the kernel, given once at its construction; it is
+  // woken through its virtual handle and settle unless set_waker says otherwise.
   uint32_t add(EventDrivenModule& module);
-  // Wakes `module` at `at` (>= now), with sc_event::notify's rules: a pending
-  // wake-up for now stays; an earlier pending one stays; a later one is
-  // cancelled and replaced.
-  void notify(uint32_t module, Tick at);
+  void set_waker(uint32_t module, Waker waker) { modules_[module].wake = waker; }
+  // Wakes the module of `line` at `at` (>= now), with sc_event::notify's
+  // rules: a pending wake-up for now stays; a pending timed one is
+  // cancelled and replaced. A module only ever arms for earlier than its
+  // pending timed wake-up (WakeLine::armed_for), so the rule that an earlier
+  // pending one stays has nothing to do here.
+  void notify(WakeLine& line, Tick at);
 
   // Time is advanced by run_for without SystemC's time steps: call before
   // the simulation starts. Nothing then follows SystemC's time (a VCD trace
@@ -73,7 +78,10 @@ class EventKernel : public sc_core::sc_module {
   [[nodiscard]] const KernelCounters& counters() const { return counters_; }
 
  private:
-  using Pending = KernelSlot::Pending;
+  struct Registered {
+    EventDrivenModule* module;
+    Waker wake;
+  };
   struct Timed {
     Tick at;
     uint64_t serial;
@@ -86,13 +94,13 @@ class EventKernel : public sc_core::sc_module {
   void evaluate_and_notify();
   void trigger(uint32_t module);
   [[nodiscard]] bool alive(const Timed& entry) const;
-  [[nodiscard]] KernelSlot& slot(uint32_t module) const;
+  [[nodiscard]] WakeLine& line(uint32_t module) const;
   void insert(const Timed& entry);
   Timed extract_top();
   void drop_cancelled_tops();
   void arm_self(Tick at);
 
-  std::vector<EventDrivenModule*> modules_;
+  std::vector<Registered> modules_;
   std::vector<Timed> heap_{Timed{}};  // 1-based, as the kernel's: heap_[0] is unused
   std::vector<uint32_t> deltas_;
   std::vector<uint32_t> due_;  // the deltas being triggered (kept for its capacity)
@@ -102,6 +110,7 @@ class EventKernel : public sc_core::sc_module {
   bool systemc_drives_ = true;
   // One model a process, as SystemC elaborates one design a process.
   inline static Tick now_ = 0;
+  inline static EventKernel* active_ = nullptr;
   KernelCounters counters_;
   sc_core::sc_event wakeup_;
 };

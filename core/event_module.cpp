@@ -3,55 +3,56 @@
 namespace ibsec {
 
 EventDrivenModule::EventDrivenModule(const sc_core::sc_module_name& name, EventKernel& kernel)
-    : sc_core::sc_module(name), slot_(kernel.add(*this)), kernel_(kernel) {}
+    : sc_core::sc_module(name) {
+  line_.slot = kernel.add(*this);
+}
 
 void EventDrivenModule::schedule(Tick at, uint32_t kind, uint32_t arg) {
-  queue_.push(Entry{ModuleEvent{at, kind, arg}, next_order_++});
-  // While waking, the loop in wake() picks the entry up or re-arms for it.
-  if (!waking_ && at < armed_for_) arm(at);
+  queue_push(PendingEntry{ModuleEvent{at, kind, arg}, line_.next_order++});
+  // While waking (armed_for 0), the loop in wake_with picks the entry up or re-arms for it.
+  if (at < line_.armed_for) arm(at);
 }
 
-void EventDrivenModule::PendingEntries::push(const Entry& entry) {
-  if (!has_first_) {
-    first_ = entry;
-    has_first_ = true;
-  } else if (Later{}(first_, entry)) {
-    rest_.push(first_);
-    first_ = entry;
-  } else {
-    rest_.push(entry);
-  }
-}
-
-void EventDrivenModule::PendingEntries::pop() {
-  if (rest_.empty()) {
-    has_first_ = false;
+void EventDrivenModule::queue_push(const PendingEntry& entry) {
+  if (!line_.has_first) {
+    line_.first = entry.event;
+    line_.first_order = entry.order;
+    line_.has_first = true;
     return;
   }
-  first_ = rest_.top();
-  rest_.pop();
-}
-
-void EventDrivenModule::arm(Tick at) {
-  armed_for_ = at;
-  kernel_.notify(slot_, at);
-}
-
-void EventDrivenModule::wake() {
-  KernelCounters& counters = kernel_.counters();
-  ++counters.activations;
-  waking_ = true;
-  armed_for_ = kNever;
-  const Tick t = now();
-  while (!queue_.empty() && queue_.top().event.at <= t) {
-    const ModuleEvent event = queue_.top().event;
-    queue_.pop();
-    ++counters.events;
-    handle_(*this, event);
-    if (queue_.empty() || queue_.top().event.at > t) settle_(*this, t);
+  if (!line_.rest) line_.rest = std::make_unique<LaterEntries>();
+  const PendingEntry first{line_.first, line_.first_order};
+  if (LaterEntry{}(first, entry)) {
+    line_.rest->push(first);
+    line_.first = entry.event;
+    line_.first_order = entry.order;
+  } else {
+    line_.rest->push(entry);
   }
-  waking_ = false;
-  if (!queue_.empty()) arm(queue_.top().event.at);
+  line_.has_rest = true;
+}
+
+void EventDrivenModule::queue_pop() {
+  if (!line_.has_rest) {
+    line_.has_first = false;
+    return;
+  }
+  line_.first = line_.rest->top().event;
+  line_.first_order = line_.rest->top().order;
+  line_.rest->pop();
+  line_.has_rest = !line_.rest->empty();
+}
+
+// Only ever earlier than it is armed for (schedule, and wake_with once it
+// has disarmed), so the kernel's pending wake-up, if any, is at the time
+// this replaces.
+void EventDrivenModule::arm(Tick at) {
+  line_.armed_for = at;
+  EventKernel::active().notify(line_, at);
+}
+
+uint64_t EventDrivenModule::wake_virtually(EventDrivenModule& m) {
+  return m.wake_with([&m](const ModuleEvent& event) { m.handle(event); }, [&m](Tick now) { m.settle(now); });
 }
 
 }  // namespace ibsec

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <queue>
 #include <type_traits>
 #include <vector>
@@ -28,6 +29,46 @@ struct ModuleEvent {
   uint32_t arg;
 };
 
+// An entry of a module's queue: the work, and its place in the order the
+// module queued it. Entries leave by time, then by that place.
+struct PendingEntry {
+  ModuleEvent event;
+  uint64_t order;
+};
+struct LaterEntry {
+  bool operator()(const PendingEntry& a, const PendingEntry& b) const {
+    return a.event.at != b.event.at ? a.event.at > b.event.at : a.order > b.order;
+  }
+};
+using LaterEntries = std::priority_queue<PendingEntry, std::vector<PendingEntry>, LaterEntry>;
+
+// A module's wake-up state, in one cache line of the module: what the kernel
+// keeps of it (its pending timed wake-up, whether it is pending or runnable)
+// and what its own queue reads when it schedules and wakes (the earliest
+// entry, the time it is armed for, whether more entries wait), so that
+// scheduling, the kernel's check of a heap entry and the wake-up itself
+// touch this line of the module and no other (a busy module's further
+// entries aside).
+struct alignas(64) WakeLine {
+  enum class Pending : uint8_t { kNone, kDelta, kTimed };
+  ModuleEvent first{};       // the earliest pending entry, if has_first
+  uint64_t first_order = 0;  // ... and its place in the order entries were queued
+  uint64_t next_order = 0;   // the next entry's place
+  // The time it is armed for (kNever: none). With a timed wake-up pending it
+  // is that wake-up's time: the module arms only for earlier than this, and
+  // the kernel replaces its wake-up each time. While the module wakes it is
+  // 0, which no entry is earlier than: the wake-up arms for the next once done.
+  Tick armed_for = kNever;
+  uint64_t timed_serial = 0;           // the kernel's: the heap entry that is its pending timed wake-up
+  std::unique_ptr<LaterEntries> rest;  // the entries after the first, once a second has come
+  uint32_t slot = 0;                   // its place in the kernel
+  Pending pending = Pending::kNone;    // the kernel's
+  bool runnable = false;               // the kernel's
+  bool has_first = false;
+  bool has_rest = false;  // rest holds entries
+};
+static_assert(sizeof(WakeLine) == 64, "a module's wake-up state is one cache line");
+
 class EventDrivenModule : public sc_core::sc_module {
  public:
   EventDrivenModule(const sc_core::sc_module_name& name, EventKernel& kernel);
@@ -45,66 +86,59 @@ class EventDrivenModule : public sc_core::sc_module {
   // (arbitration).
   virtual void settle(Tick /*now*/) {}
 
-  // Has the module's handle and settle called as `Module`'s own, not through
-  // the virtual table: the table's pointer is in the object's first line,
-  // which nothing else a wake-up reads is in (a miss a wake-up on a large
-  // fabric). A final module type calls it in its constructor, and befriends
-  // EventDrivenModule so that it may name its private handle and settle.
+  // Has the kernel wake the module with its handle and settle called as
+  // `Module`'s own, not through the virtual table: the table's pointer is in
+  // the object's first line, which nothing else a wake-up reads is in (a
+  // miss a wake-up on a large fabric). A final module type calls it in its
+  // constructor, and befriends EventDrivenModule so that it may name its
+  // private handle and settle.
   template <typename Module>
   void call_directly() {
     static_assert(std::is_final_v<Module>, "a module called directly has no overrides below it");
-    handle_ = [](EventDrivenModule& m, const ModuleEvent& event) { static_cast<Module&>(m).Module::handle(event); };
-    settle_ = [](EventDrivenModule& m, Tick now) { static_cast<Module&>(m).Module::settle(now); };
+    EventKernel::active().set_waker(line_.slot, [](EventDrivenModule& m) {
+      auto& module = static_cast<Module&>(m);
+      return m.wake_with([&module](const ModuleEvent& event) { module.Module::handle(event); },
+                         [&module](Tick now) { module.Module::settle(now); });
+    });
   }
 
  private:
-  struct Entry {
-    ModuleEvent event;
-    uint64_t order;
-  };
-  struct Later {
-    bool operator()(const Entry& a, const Entry& b) const {
-      return a.event.at != b.event.at ? a.event.at > b.event.at : a.order > b.order;
-    }
-  };
-
-  // The pending entries, earliest first. The earliest is kept in the module
-  // itself and the rest in a heap apart, so that at light load, one entry at
-  // a time, scheduling and waking never touch the heap's storage. Entries
-  // are ordered by (time, order), a total order, so they leave in the same
-  // order whichever way they are kept.
-  class PendingEntries {
-   public:
-    [[nodiscard]] bool empty() const { return !has_first_; }
-    [[nodiscard]] const Entry& top() const { return first_; }
-    void push(const Entry& entry);
-    void pop();
-
-   private:
-    Entry first_{};
-    bool has_first_ = false;
-    std::priority_queue<Entry, std::vector<Entry>, Later> rest_;
-  };
-
   friend class EventKernel;
-  void wake();
+  // Wakes the module through its virtual handle and settle (EventKernel's
+  // default waker); returns the entries handled.
+  static uint64_t wake_virtually(EventDrivenModule& m);
+  // Handles every entry due now, settling after the last of an instant's,
+  // then arms for the next; returns the entries handled.
+  template <typename Handle, typename Settle>
+  uint64_t wake_with(Handle handle, Settle settle);
   void arm(Tick at);
 
-  // What scheduling and waking read, in two cache lines of their own (an
-  // sc_module's fields come before, and are not read while running): the
-  // kernel's record of this module's wake-up and the earliest entry in the
-  // first, the rest of the queue and the flags in the second.
-  alignas(64) KernelSlot kernel_slot_;
-  Tick armed_for_ = kNever;
-  uint64_t next_order_ = 0;
-  PendingEntries queue_;
-  bool waking_ = false;
-  uint32_t slot_;  // its place in the kernel
-  EventKernel& kernel_;
-  void (*handle_)(EventDrivenModule&, const ModuleEvent&) = [](EventDrivenModule& m, const ModuleEvent& event) {
-    m.handle(event);
-  };
-  void (*settle_)(EventDrivenModule&, Tick) = [](EventDrivenModule& m, Tick now) { m.settle(now); };
+  // The pending entries, earliest first: the earliest in the wake-up line,
+  // the rest in a heap apart, so that at light load, one entry at a time,
+  // scheduling and waking never touch the heap. Entries are ordered by
+  // (time, order), a total order, so they leave in the same order whichever
+  // way they are kept.
+  void queue_push(const PendingEntry& entry);
+  void queue_pop();
+
+  WakeLine line_;
 };
+
+template <typename Handle, typename Settle>
+uint64_t EventDrivenModule::wake_with(Handle handle, Settle settle) {
+  uint64_t events = 0;
+  line_.armed_for = 0;
+  const Tick t = now();
+  while (line_.has_first && line_.first.at <= t) {
+    const ModuleEvent event = line_.first;
+    queue_pop();
+    ++events;
+    handle(event);
+    if (!line_.has_first || line_.first.at > t) settle(t);
+  }
+  line_.armed_for = kNever;
+  if (line_.has_first) arm(line_.first.at);
+  return events;
+}
 
 }  // namespace ibsec
