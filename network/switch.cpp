@@ -18,14 +18,15 @@ Switch::Switch(const sc_core::sc_module_name& name, EventKernel& kernel, PacketP
                PortChoices choices)
     : EventDrivenModule(name, kernel),
       params_(params),
+      inputs_(std::make_unique<Input[]>(ports)),
       pool_(pool),
       forwarding_(forwarding),
       adaptive_(!choices.empty()),
+      has_lane_map_(!lane_map.empty()),
       ports_(ports),
+      outputs_(std::make_unique<Output[]>(ports)),
       slots_(std::make_unique_for_overwrite<Queued[]>(static_cast<size_t>(ports) * params.lanes *
                                                       params.credits_per_lane)),
-      inputs_(std::make_unique<Input[]>(ports)),
-      outputs_(std::make_unique<Output[]>(ports)),
       lane_map_data_(std::move(lane_map)),
       more_lanes_(params.lanes > kInlineLanes ? static_cast<size_t>(ports) * (params.lanes - kInlineLanes) : 0),
       queues_(params.virtual_output_queues ? static_cast<size_t>(ports) * params.lanes * ports : 0),
@@ -33,7 +34,7 @@ Switch::Switch(const sc_core::sc_module_name& name, EventKernel& kernel, PacketP
       load_(choices_.empty() ? 0 : ports) {
   call_directly<Switch>();
   assert(static_cast<size_t>(ports) * params.lanes * params.credits_per_lane < kNoSlot && "slot indices are 32 bits");
-  if (!lane_map_data_.empty()) lane_map_ = lane_map_data_.data();
+  assert(ports < kNoOutput && "an output index leaves one value for none");
   assert((lane_map_data_.empty() || lane_map_data_.size() == static_cast<size_t>(ports) * ports * kLaneMapLanes) &&
          "a lane map has an entry per input, output and lane");
 }
@@ -159,9 +160,12 @@ void Switch::request(uint16_t input, uint8_t lane, uint16_t output) {
 }
 
 void Switch::mark_dirty(uint16_t output) {
-  if (outputs_[output].dirty) return;
-  outputs_[output].dirty = true;
-  dirty_.push_back(output);
+  Output& out = outputs_[output];
+  if (out.dirty) return;
+  out.dirty = true;
+  out.next_dirty = kNoOutput;
+  (dirty_tail_ == kNoOutput ? dirty_head_ : outputs_[dirty_tail_].next_dirty) = output;
+  dirty_tail_ = output;
 }
 
 void Switch::retry_at(uint16_t output, Tick at, Tick now) {
@@ -172,13 +176,15 @@ void Switch::retry_at(uint16_t output, Tick at, Tick now) {
 }
 
 void Switch::settle(Tick now) {
-  // Grants can dirty further outputs (a new head requests elsewhere), so the
-  // list may grow while it is walked.
-  for (size_t i = 0; i < dirty_.size(); ++i) {
-    outputs_[dirty_[i]].dirty = false;
-    arbitrate(dirty_[i], now);
+  // Grants can dirty further outputs (a new head requests elsewhere, or an
+  // output already arbitrated again), which join the list's end.
+  while (dirty_head_ != kNoOutput) {
+    const uint16_t output = dirty_head_;
+    dirty_head_ = outputs_[output].next_dirty;
+    if (dirty_head_ == kNoOutput) dirty_tail_ = kNoOutput;
+    outputs_[output].dirty = false;
+    arbitrate(output, now);
   }
-  dirty_.clear();
 }
 
 void Switch::arbitrate(uint16_t output, Tick now) {

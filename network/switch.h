@@ -92,6 +92,7 @@ class Switch final : public EventDrivenModule, public PacketReceiver, public Lin
   enum EventKind : uint32_t { kRouted, kRetry };
 
   static constexpr uint32_t kNoSlot = UINT32_MAX;
+  static constexpr uint16_t kNoOutput = UINT16_MAX;
   static constexpr size_t kInlineRequests = 4;
 
   // A routed packet in an input buffer, with what arbitration needs to know
@@ -141,9 +142,10 @@ class Switch final : public EventDrivenModule, public PacketReceiver, public Lin
     // Heads of input lanes that want this output: at light load none or one,
     // so they live in the output itself, beside its link pointer.
     boost::container::small_vector<Request, kInlineRequests> requests;
-    Tick retry_at = 0;        // a kRetry is queued for this time (if > now)
-    uint32_t next_grant = 0;  // round-robin pointer over input * lanes + lane
-    bool dirty = false;
+    Tick retry_at = 0;                // a kRetry is queued for this time (if > now)
+    uint32_t next_grant = 0;          // round-robin pointer over input * lanes + lane
+    bool dirty = false;               // in the switch's list of outputs to arbitrate
+    uint16_t next_dirty = kNoOutput;  // the next in that list
   };
   static_assert(sizeof(Output) == 64, "an output fills one cache line");
 
@@ -180,29 +182,20 @@ class Switch final : public EventDrivenModule, public PacketReceiver, public Lin
   void grant(uint16_t output, size_t request_index, Tick now);
   [[nodiscard]] Tick crossed_at(uint16_t output, uint32_t wire_bytes, Tick tail_in, Tick now) const;
   [[nodiscard]] uint8_t out_lane(uint32_t input, uint32_t output, uint8_t lane) const {
-    return lane_map_ == nullptr ? lane
-                                : lane_map_[(static_cast<size_t>(input) * ports_ + output) * kLaneMapLanes + lane];
+    return !has_lane_map_ ? lane
+                          : lane_map_data_[(static_cast<size_t>(input) * ports_ + output) * kLaneMapLanes + lane];
   }
 
-  // What a hop reads comes first, after the kernel's fields of the base,
-  // its counter included, and each array holds what one step reads together
-  // (a port's input, a lane's buffer), so that a hop touches as few cache
-  // lines as it can; what adaptive routing and virtual output queues read
-  // comes after. The parameters come first: the traversal latency shares
-  // the line of the base's PacketReceiver table pointer, which is all an
-  // upstream link's call to on_packet_head reads of the switch besides its
-  // kernel fields.
+  // What a hop reads comes first, in the two cache lines after the base's
+  // wake-up line, so that a switch hop touches three lines of the switch:
+  // the first holds the base's PacketReceiver table pointer and what an
+  // upstream link's call to on_packet_head reads (the parameters, the
+  // inputs, the pool); the second what routing, arbitration and the grant
+  // read, up to the counter of packets forwarded. What adaptive routing, a
+  // lane map and virtual output queues read comes after.
   SwitchParams params_;
-  PacketPool& pool_;
-  ForwardingView forwarding_;  // of the topology's Forwarding, which outlives the switch
-  // !choices_.empty(), kept in one byte: without choices the hot path reads
-  // only this and the forwarding (asking choices_ instead costs 1.4 % more
-  // instructions on a 1 024-node fat tree, callgrind).
-  bool adaptive_;
-  uint16_t ports_;
   // The per-port arrays, as bare pointers (their lengths follow from ports_
-  // and params_) so that the fields a hop reads fill three cache lines, not
-  // four. Input buffers: credits_per_lane slots per (input, lane), all in
+  // and params_). Input buffers: credits_per_lane slots per (input, lane), all in
   // one block, each buffer's k-th slot beside the other buffers' k-th: at
   // light load every buffer uses its first, so the slots a switch's hops
   // touch share a line or two instead of a line each (a buffer's slots side
@@ -211,13 +204,21 @@ class Switch final : public EventDrivenModule, public PacketReceiver, public Lin
   // read only while taken or freed, so the memory of the slots no packet
   // reaches (most, at light load, with deep buffers) is never touched and
   // never made resident.
-  std::unique_ptr<Queued[]> slots_;
   std::unique_ptr<Input[]> inputs_;
+  PacketPool& pool_;
+  ForwardingView forwarding_;  // of the topology's Forwarding, which outlives the switch
+  // !choices_.empty(), kept in one byte: without choices the hot path reads
+  // only this and the forwarding (asking choices_ instead costs 1.4 % more
+  // instructions on a 1 024-node fat tree, callgrind).
+  bool adaptive_;
+  bool has_lane_map_;  // !lane_map_data_.empty()
+  uint16_t ports_;
+  // Outputs to arbitrate before the switch sleeps, in the order they were
+  // marked, chained through Output::next_dirty.
+  uint16_t dirty_head_ = kNoOutput;
+  uint16_t dirty_tail_ = kNoOutput;
   std::unique_ptr<Output[]> outputs_;
-  const uint8_t* lane_map_ = nullptr;  // lane_map_data_'s, or null without a lane map
-  // Outputs to arbitrate before the switch sleeps: at light load one or
-  // two, kept in the switch itself, in the line of its counter.
-  boost::container::small_vector<uint16_t, 6> dirty_;
+  std::unique_ptr<Queued[]> slots_;
   SwitchStats stats_;
   std::vector<uint8_t> lane_map_data_;
   std::vector<LaneBuffer> more_lanes_;  // by (input, lane - kInlineLanes), for lanes past the inline ones
