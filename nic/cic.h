@@ -26,8 +26,6 @@
 #include <optional>
 #include <vector>
 
-#include <boost/circular_buffer.hpp>
-
 #include "core/event_module.h"
 #include "core/parameters.h"
 #include "core/statistics.h"
@@ -46,6 +44,7 @@
 #include "nic/session_map.h"
 #include "nic/shadow_caches.h"
 #include "nic/stack_distances.h"
+#include "nic/stage_ring.h"
 
 namespace ibsec::nic {
 
@@ -238,8 +237,8 @@ class Cic final : public EventDrivenModule, public network::PacketReceiver, publ
     bool last_from_memory = false;  // ... and whether it came from the key memory
     Stall stall;
     PacketFifo waiting;
-    boost::circular_buffer<InLookup> in_lookup;  // in entry order, at most nic.lookup.outstanding_misses
-    boost::circular_buffer<InGcm> in_gcm;        // in entry order, at most kGcmSlotsPerEngine per engine
+    StageRing<InLookup, 1> in_lookup;  // in entry order, at most nic.lookup.outstanding_misses
+    StageRing<InGcm, 1> in_gcm;        // in entry order, at most kGcmSlotsPerEngine per engine
     GcmUnit gcm;
     std::array<Counter*, kBottlenecks> stalled;  // where each reason's time is counted (null: not counted)
   };
