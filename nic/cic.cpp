@@ -61,8 +61,8 @@ Cic::Cic(const sc_core::sc_module_name& name, EventKernel& kernel, network::Pack
     : EventDrivenModule(name, kernel),
       pool_(pool),
       next_packet_id_(next_packet_id),
-      node_(node),
       params_(params),
+      node_(node),
       tx_(params, {}),
       rx_(params, {}),
       lookup_issue_interval_(params.security.path == KeyPath::kCache

@@ -286,8 +286,10 @@ class Cic final : public EventDrivenModule, public network::PacketReceiver, publ
   HostInterface* host_ = nullptr;
   std::unique_ptr<CardCrypto> crypto_;      // functional mode only
   std::unique_ptr<Prefetcher> prefetcher_;  // with a prefetch buffer
-  NodeId node_;
+  // CicParams' first fields, which every packet reads, fill this line; the
+  // node id shares the send pipeline's first line, after the parameters' rest.
   CicParams params_;
+  NodeId node_;
   Pipeline tx_;
   Pipeline rx_;
   SessionMap<uint32_t> next_sequence_;  // by session direction
