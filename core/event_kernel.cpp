@@ -26,22 +26,19 @@ uint32_t EventKernel::add(EventDrivenModule& module) {
   return static_cast<uint32_t>(modules_.size() - 1);
 }
 
-WakeLine& EventKernel::line(uint32_t module) const { return modules_[module].module->line_; }
-
 void EventKernel::notify(WakeLine& state, Tick at) {
-  const uint32_t module = state.slot;
   if (state.pending == Pending::kDelta) return;
   // Between SystemC's time steps (elaboration, or between sc_start calls) its clock is the time.
   if (systemc_drives_ && !running_) now_ = sc_core::sc_time_stamp().value();
   if (at == now_) {
     state.pending = Pending::kDelta;  // a timed entry still in the heap is now cancelled
-    deltas_.push_back(module);
+    deltas_.push_back(&state);
     arm_self(at);
     return;
   }
   state.pending = Pending::kTimed;
   state.timed_serial = ++next_serial_;
-  insert(Timed{at, state.timed_serial, module});
+  insert(Timed{at, state.timed_serial, &state});
   arm_self(at);
 }
 
@@ -109,7 +106,7 @@ bool EventKernel::pending() {
 void EventKernel::trigger_due() {
   while (heap_.size() > 1 && heap_[1].at == now_) {
     const Timed entry = extract_top();
-    if (alive(entry)) trigger(entry.module);
+    if (alive(entry)) trigger(*entry.module);
   }
 }
 
@@ -126,22 +123,21 @@ void EventKernel::evaluate_and_notify() {
     if (deltas_.empty()) return;
     // The kernel triggers delta notifications last first.
     due_.swap(deltas_);
-    for (auto it = due_.rbegin(); it != due_.rend(); ++it) trigger(*it);
+    for (auto it = due_.rbegin(); it != due_.rend(); ++it) trigger(**it);
     due_.clear();
     if (runnable_.empty()) return;
   }
 }
 
-void EventKernel::trigger(uint32_t module) {
-  WakeLine& state = line(module);
+void EventKernel::trigger(WakeLine& state) {
   state.pending = Pending::kNone;
   if (state.runnable) return;
   state.runnable = true;
-  runnable_.push_back(module);
+  runnable_.push_back(state.slot);
 }
 
-bool EventKernel::alive(const Timed& entry) const {
-  const WakeLine& state = line(entry.module);
+bool EventKernel::alive(const Timed& entry) {
+  const WakeLine& state = *entry.module;
   return state.pending == Pending::kTimed && state.timed_serial == entry.serial;
 }
 

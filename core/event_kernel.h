@@ -82,19 +82,20 @@ class EventKernel : public sc_core::sc_module {
     EventDrivenModule* module;
     Waker wake;
   };
+  // A heap entry names the module by its wake-up line, which the check of
+  // the entry and the trigger read, rather than by its place in modules_.
   struct Timed {
     Tick at;
     uint64_t serial;
-    uint32_t module;
+    WakeLine* module;
   };
 
   void run_instant();
   void run_until(Tick until);
   void trigger_due();
   void evaluate_and_notify();
-  void trigger(uint32_t module);
-  [[nodiscard]] bool alive(const Timed& entry) const;
-  [[nodiscard]] WakeLine& line(uint32_t module) const;
+  void trigger(WakeLine& module);
+  [[nodiscard]] static bool alive(const Timed& entry);
   void insert(const Timed& entry);
   Timed extract_top();
   void drop_cancelled_tops();
@@ -102,8 +103,8 @@ class EventKernel : public sc_core::sc_module {
 
   std::vector<Registered> modules_;
   std::vector<Timed> heap_{Timed{}};  // 1-based, as the kernel's: heap_[0] is unused
-  std::vector<uint32_t> deltas_;
-  std::vector<uint32_t> due_;  // the deltas being triggered (kept for its capacity)
+  std::vector<WakeLine*> deltas_;
+  std::vector<WakeLine*> due_;  // the deltas being triggered (kept for its capacity)
   std::deque<uint32_t> runnable_;
   uint64_t next_serial_ = 0;
   bool running_ = false;
