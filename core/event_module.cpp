@@ -1,9 +1,12 @@
 #include "core/event_module.h"
 
+#include <cassert>
+
 namespace ibsec {
 
 EventDrivenModule::EventDrivenModule(const sc_core::sc_module_name& name, EventKernel& kernel)
     : sc_core::sc_module(name) {
+  assert(&kernel == &EventKernel::active() && "a module joins the one kernel of its process");
   line_.slot = kernel.add(*this);
 }
 
