@@ -7,6 +7,7 @@
 
 #include <cassert>
 #include <cstddef>
+#include <cstdint>
 
 #include "network/packet.h"
 
@@ -35,7 +36,7 @@ class PacketFifo {
  private:
   network::PacketHandle head_ = network::PacketHandle::none();
   network::PacketHandle tail_ = network::PacketHandle::none();
-  size_t size_ = 0;
+  uint32_t size_ = 0;  // a card's queue never nears 2^32 packets: the pool could not hold them
 };
 
 }  // namespace ibsec::nic
