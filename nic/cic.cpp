@@ -286,7 +286,7 @@ inline void Cic::enter_lookup(Pipeline& pipe, EventKind kind, Tick now) {
   network::Packet& packet = pool_[handle];
   if (kind == kAdvanceSend) packet.lookup_started = now;
   const KeyArrival key = params_.security.encrypts() ? key_ready_at(packet.key, now) : KeyArrival{now, false};
-  pipe.in_lookup.push_back(InLookup{key.ready, handle, key.from_memory});
+  pipe.in_lookup.push_back(InLookup{handle, key.ready, key.from_memory});
   // A non-blocking stage starts a look-up a cycle (an SKC access); a blocking one waits for its packet to leave.
   if (params_.lookup_outstanding_misses > 1 && params_.security.encrypts()) {
     pipe.lookup_free_at = now + lookup_issue_interval_;

@@ -206,8 +206,8 @@ class Cic final : public EventDrivenModule, public network::PacketReceiver, publ
     Tick done;
   };
   struct InLookup {
-    Tick key_ready;
     network::PacketHandle packet;
+    Tick key_ready;
     bool from_memory;  // a miss: the key comes from the key memory
   };
   // Why a direction's waiting packets cannot enter its look-up stage.
@@ -223,21 +223,20 @@ class Cic final : public EventDrivenModule, public network::PacketReceiver, publ
   // ones waiting for the link). Eight covers latency / occupancy for every
   // payload size, so a pipelined engine never stalls for lack of slots.
   static constexpr size_t kGcmSlotsPerEngine = 8;
-  // What every advance reads fills the first two cache lines: the stage's
-  // times, its stall and its queue, then the look-up and GCM stages. The GCM
-  // unit, which only encrypting modes use, and the stall counters come last.
-  struct alignas(64) Pipeline {
+  // What every advance reads comes first; the GCM unit, which only
+  // encrypting modes use, and the stall counters come last.
+  struct Pipeline {
     Pipeline(const CicParams& params, std::array<Counter*, kBottlenecks> stalled)
         : in_lookup(params.lookup_outstanding_misses),
           in_gcm(kGcmSlotsPerEngine * params.gcm_engines),
           gcm(params.gcm, params.gcm_clock.value_or(params.clock), params.gcm_pipelined, params.gcm_engines),
           stalled(stalled) {}
-    Tick wake_at = kNever;    // earliest advance already queued
-    Tick lookup_free_at = 0;  // the look-up stage takes its next packet
-    Tick last_key_ready = 0;  // blocking stage: when the last packet's key came
+    Tick wake_at = kNever;          // earliest advance already queued
+    Tick lookup_free_at = 0;        // the look-up stage takes its next packet
+    Tick last_key_ready = 0;        // blocking stage: when the last packet's key came
+    bool last_from_memory = false;  // ... and whether it came from the key memory
     Stall stall;
     PacketFifo waiting;
-    bool last_from_memory = false;     // ... and whether it came from the key memory
     StageRing<InLookup, 1> in_lookup;  // in entry order, at most nic.lookup.outstanding_misses
     StageRing<InGcm, 1> in_gcm;        // in entry order, at most kGcmSlotsPerEngine per engine
     GcmUnit gcm;
@@ -287,14 +286,13 @@ class Cic final : public EventDrivenModule, public network::PacketReceiver, publ
   HostInterface* host_ = nullptr;
   std::unique_ptr<CardCrypto> crypto_;      // functional mode only
   std::unique_ptr<Prefetcher> prefetcher_;  // with a prefetch buffer
-  // CicParams' first fields, which every packet reads, fill this line.
+  // CicParams' first fields, which every packet reads, fill this line; the
+  // node id shares the send pipeline's first line, after the parameters' rest.
   CicParams params_;
-  // What only a sender reads, in the line after the parameters' rest.
   NodeId node_;
-  SessionMap<uint32_t> next_sequence_;  // by session direction
   Pipeline tx_;
   Pipeline rx_;
-  // What a receiver reads, in one line with the first counters.
+  SessionMap<uint32_t> next_sequence_;  // by session direction
   struct Arrivals {
     uint32_t next_expected = 0;  // one past the highest sequence number delivered
     bool reordered = false;

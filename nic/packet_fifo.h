@@ -7,7 +7,6 @@
 
 #include <cassert>
 #include <cstddef>
-#include <cstdint>
 
 #include "network/packet.h"
 
@@ -36,7 +35,7 @@ class PacketFifo {
  private:
   network::PacketHandle head_ = network::PacketHandle::none();
   network::PacketHandle tail_ = network::PacketHandle::none();
-  uint32_t size_ = 0;  // a card's queue never nears 2^32 packets: the pool could not hold them
+  size_t size_ = 0;
 };
 
 }  // namespace ibsec::nic

@@ -12,8 +12,6 @@
 #include <cstdint>
 #include <iterator>
 #include <memory>
-#include <stdexcept>
-#include <string>
 
 namespace ibsec::nic {
 
@@ -56,7 +54,10 @@ class StageRing {
   using const_iterator = Iterator<const StageRing, const T>;
 
   explicit StageRing(size_t capacity)
-      : capacity_(checked(capacity)), more_(capacity > kInline ? std::make_unique<T[]>(capacity - kInline) : nullptr) {}
+      : capacity_(static_cast<uint32_t>(capacity)),
+        more_(capacity > kInline ? std::make_unique<T[]>(capacity - kInline) : nullptr) {
+    assert(capacity >= 1 && capacity <= UINT32_MAX && "a stage holds at least one packet");
+  }
 
   [[nodiscard]] bool empty() const { return size_ == 0; }
   [[nodiscard]] bool full() const { return size_ == capacity_; }
@@ -74,8 +75,7 @@ class StageRing {
   }
   void pop_front() {
     assert(!empty());
-    --size_;
-    first_ = size_ == 0 ? 0 : static_cast<uint16_t>((first_ + 1) % capacity_);
+    first_ = --size_ == 0 ? 0 : (first_ + 1) % capacity_;
   }
   // Removes one entry, keeping the others in order.
   void erase(iterator entry) {
@@ -89,24 +89,13 @@ class StageRing {
   [[nodiscard]] const_iterator end() const { return const_iterator(this, size_); }
 
  private:
-  // The card's parameters bound a stage's capacity (card_parameters.cpp);
-  // a ring refuses one its 16-bit counts could not hold rather than wrap it.
-  static uint16_t checked(size_t capacity) {
-    if (capacity < 1 || capacity > UINT16_MAX) {
-      throw std::length_error("StageRing: a stage holds 1 to 65 535 packets, not " + std::to_string(capacity));
-    }
-    return static_cast<uint16_t>(capacity);
-  }
   T& at(size_t index) { return place((first_ + index) % capacity_); }
   [[nodiscard]] const T& at(size_t index) const { return const_cast<StageRing*>(this)->at(index); }
   T& place(size_t p) { return p < kInline ? inline_[p] : more_[p - kInline]; }
 
-  // 16 bits: a card's stages hold at most 1 024 look-ups and 8 x 64 GCM
-  // packets (card_parameters.cpp), and the counts then fit in a word beside
-  // the inline place.
-  uint16_t capacity_;
-  uint16_t first_ = 0;  // the oldest entry's place
-  uint16_t size_ = 0;
+  uint32_t capacity_;
+  uint32_t first_ = 0;  // the oldest entry's place
+  uint32_t size_ = 0;
   T inline_[kInline]{};
   std::unique_ptr<T[]> more_;
 };
