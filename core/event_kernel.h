@@ -74,7 +74,6 @@ class EventKernel : public sc_core::sc_module {
   // The instant being simulated (or the last one, between calls).
   [[nodiscard]] static Tick now() { return now_; }
 
-  [[nodiscard]] KernelCounters& counters() { return counters_; }
   [[nodiscard]] const KernelCounters& counters() const { return counters_; }
 
  private:

@@ -18,17 +18,14 @@ void EventDrivenModule::schedule(Tick at, uint32_t kind, uint32_t arg) {
 
 void EventDrivenModule::queue_push(const PendingEntry& entry) {
   if (!line_.has_first) {
-    line_.first = entry.event;
-    line_.first_order = entry.order;
+    line_.first = entry;
     line_.has_first = true;
     return;
   }
   if (!line_.rest) line_.rest = std::make_unique<LaterEntries>();
-  const PendingEntry first{line_.first, line_.first_order};
-  if (LaterEntry{}(first, entry)) {
-    line_.rest->push(first);
-    line_.first = entry.event;
-    line_.first_order = entry.order;
+  if (LaterEntry{}(line_.first, entry)) {
+    line_.rest->push(line_.first);
+    line_.first = entry;
   } else {
     line_.rest->push(entry);
   }
@@ -40,8 +37,7 @@ void EventDrivenModule::queue_pop() {
     line_.has_first = false;
     return;
   }
-  line_.first = line_.rest->top().event;
-  line_.first_order = line_.rest->top().order;
+  line_.first = line_.rest->top();
   line_.rest->pop();
   line_.has_rest = !line_.rest->empty();
 }

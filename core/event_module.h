@@ -51,9 +51,8 @@ using LaterEntries = std::priority_queue<PendingEntry, std::vector<PendingEntry>
 // entries aside).
 struct alignas(64) WakeLine {
   enum class Pending : uint8_t { kNone, kDelta, kTimed };
-  ModuleEvent first{};       // the earliest pending entry, if has_first
-  uint64_t first_order = 0;  // ... and its place in the order entries were queued
-  uint64_t next_order = 0;   // the next entry's place
+  PendingEntry first{};     // the earliest pending entry, if has_first
+  uint64_t next_order = 0;  // the next entry's place
   // The time it is armed for (kNever: none). With a timed wake-up pending it
   // is that wake-up's time: the module arms only for earlier than this, and
   // the kernel replaces its wake-up each time. While the module wakes it is
@@ -129,15 +128,15 @@ uint64_t EventDrivenModule::wake_with(Handle handle, Settle settle) {
   uint64_t events = 0;
   line_.armed_for = 0;
   const Tick t = now();
-  while (line_.has_first && line_.first.at <= t) {
-    const ModuleEvent event = line_.first;
+  while (line_.has_first && line_.first.event.at <= t) {
+    const ModuleEvent event = line_.first.event;
     queue_pop();
     ++events;
     handle(event);
-    if (!line_.has_first || line_.first.at > t) settle(t);
+    if (!line_.has_first || line_.first.event.at > t) settle(t);
   }
   line_.armed_for = kNever;
-  if (line_.has_first) arm(line_.first.at);
+  if (line_.has_first) arm(line_.first.event.at);
   return events;
 }
 
