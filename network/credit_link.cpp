@@ -41,14 +41,14 @@ void CreditLink::push_return(const CreditReturn& entry) {
     return;
   }
   if (line_.inline_count < kInlineReturns) {
-    line_.returns[(line_.first_return + line_.inline_count) % kInlineReturns] = entry;
+    inline_return(line_.inline_count) = entry;
     ++line_.inline_count;
     return;
   }
   // One more than the line holds: all go to the queue kept apart, oldest first.
   if (!spilled_) spilled_ = std::make_unique<SpilledReturns>();
   for (uint8_t i = 0; i < kInlineReturns; ++i) {
-    spilled_->queue.push_back(line_.returns[(line_.first_return + i) % kInlineReturns]);
+    spilled_->queue.push_back(inline_return(i));
   }
   spilled_->queue.push_back(entry);
   line_.inline_count = 0;
@@ -132,7 +132,7 @@ void CreditLink::return_credits(VirtualLane lane, uint32_t wire_bytes, Tick free
 uint32_t CreditLink::credits_when_drained(VirtualLane lane) const {
   uint32_t drained = credits(lane.value());
   for (uint8_t i = 0; i < line_.inline_count; ++i) {
-    const CreditReturn& entry = line_.returns[(line_.first_return + i) % kInlineReturns];
+    const CreditReturn& entry = inline_return(i);
     if (entry.lane == lane.value()) drained += entry.credits;
   }
   if (line_.spilled) {

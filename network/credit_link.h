@@ -164,12 +164,15 @@ class alignas(64) CreditLink {
   static_assert(sizeof(CreditLine) == 64, "the credit line is one cache line");
 
   uint32_t& credits(uint8_t lane) { return line_.credits_inline ? line_.inline_credits[lane] : more_credits_[lane]; }
-  [[nodiscard]] uint32_t credits(uint8_t lane) const {
-    return line_.credits_inline ? line_.inline_credits[lane] : more_credits_[lane];
+  [[nodiscard]] uint32_t credits(uint8_t lane) const { return const_cast<CreditLink*>(this)->credits(lane); }
+  // The i-th oldest of the returns kept in the credit line.
+  CreditReturn& inline_return(uint8_t i) { return line_.returns[(line_.first_return + i) % kInlineReturns]; }
+  [[nodiscard]] const CreditReturn& inline_return(uint8_t i) const {
+    return const_cast<CreditLink*>(this)->inline_return(i);
   }
   [[nodiscard]] bool returns_empty() const { return line_.inline_count == 0 && !line_.spilled; }
   [[nodiscard]] const CreditReturn& front_return() const {
-    return line_.spilled ? spilled_->queue[spilled_->head] : line_.returns[line_.first_return];
+    return line_.spilled ? spilled_->queue[spilled_->head] : inline_return(0);
   }
   void pop_return();
   void push_return(const CreditReturn& entry);
