@@ -194,16 +194,8 @@ class Switch final : public EventDrivenModule, public PacketReceiver, public Lin
   // read, up to the counter of packets forwarded. What adaptive routing, a
   // lane map and virtual output queues read comes after.
   SwitchParams params_;
-  // The per-port arrays, as bare pointers (their lengths follow from ports_
-  // and params_). Input buffers: credits_per_lane slots per (input, lane), all in
-  // one block, each buffer's k-th slot beside the other buffers' k-th: at
-  // light load every buffer uses its first, so the slots a switch's hops
-  // touch share a line or two instead of a line each (a buffer's slots side
-  // by side would put its first a buffer's length from the next one's).
-  // They are not initialised: a slot is written when a packet takes it and
-  // read only while taken or freed, so the memory of the slots no packet
-  // reaches (most, at light load, with deep buffers) is never touched and
-  // never made resident.
+  // The per-port arrays, here and below, as bare pointers (their lengths
+  // follow from ports_ and params_).
   std::unique_ptr<Input[]> inputs_;
   PacketPool& pool_;
   ForwardingView forwarding_;  // of the topology's Forwarding, which outlives the switch
@@ -218,6 +210,15 @@ class Switch final : public EventDrivenModule, public PacketReceiver, public Lin
   uint16_t dirty_head_ = kNoOutput;
   uint16_t dirty_tail_ = kNoOutput;
   std::unique_ptr<Output[]> outputs_;
+  // Input buffers: credits_per_lane slots per (input, lane), all in one
+  // block, each buffer's k-th slot beside the other buffers' k-th: at light
+  // load every buffer uses its first, so the slots a switch's hops touch
+  // share a line or two instead of a line each (a buffer's slots side by
+  // side would put its first a buffer's length from the next one's). They
+  // are not initialised: a slot is written when a packet takes it and read
+  // only while taken or freed, so the memory of the slots no packet reaches
+  // (most, at light load, with deep buffers) is never touched and never
+  // made resident.
   std::unique_ptr<Queued[]> slots_;
   SwitchStats stats_;
   std::vector<uint8_t> lane_map_data_;
