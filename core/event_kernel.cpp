@@ -23,6 +23,7 @@ EventKernel::~EventKernel() { active_ = nullptr; }
 
 uint32_t EventKernel::add(EventDrivenModule& module) {
   modules_.push_back(Registered{&module, &EventDrivenModule::wake_virtually});
+  looks_ahead_ = modules_.size() >= kLookAheadFromModules;
   return static_cast<uint32_t>(modules_.size() - 1);
 }
 
@@ -115,6 +116,7 @@ void EventKernel::evaluate_and_notify() {
     while (!runnable_.empty()) {
       const uint32_t module = runnable_.front();
       runnable_.pop_front();
+      if (looks_ahead_) look_ahead();
       const Registered& woken = modules_[module];
       woken.module->line_.runnable = false;
       ++counters_.activations;
@@ -127,6 +129,29 @@ void EventKernel::evaluate_and_notify() {
     due_.clear();
     if (runnable_.empty()) return;
   }
+}
+
+// On a large fabric most of a wake-up's time is spent waiting for lines of
+// memory that thousands of other wake-ups have pushed out of the cache since
+// (the packet it handles, its input). The module to wake next is known a
+// wake-up ahead: the next runnable one, or else the earliest in the heap (a
+// guess, as the module being woken may queue an earlier one). It is asked
+// for the lines its first entry names, so that they arrive while this one
+// runs, and the wake-up lines of the heap entries that may follow it are
+// fetched for the next such guess. Hints only: they change no order and
+// nothing a module sees. A small model's state stays in the cache, where the
+// look-ahead only costs (kLookAheadFromModules).
+void EventKernel::look_ahead() const {
+  const WakeLine* next = nullptr;
+  if (!runnable_.empty()) {
+    next = &modules_[runnable_.front()].module->line_;
+  } else if (heap_.size() > 1) {
+    next = heap_[1].module;
+    for (size_t child = 2; child < heap_.size() && child <= 3; ++child) __builtin_prefetch(heap_[child].module);
+  }
+  if (next == nullptr || !next->has_first) return;
+  const Registered& module = modules_[next->slot];
+  if (module.hint != nullptr) module.hint(*module.module);
 }
 
 void EventKernel::trigger(WakeLine& state) {

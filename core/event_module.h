@@ -99,6 +99,12 @@ class EventDrivenModule : public sc_core::sc_module {
       return m.wake_with([&module](const ModuleEvent& event) { module.Module::handle(event); },
                          [&module](Tick now) { module.Module::settle(now); });
     });
+    // A module that can say what its wake-ups read has the kernel ask it ahead of them.
+    if constexpr (requires(const Module& m, const ModuleEvent& e) { m.hint(e); }) {
+      EventKernel::active().set_hint(line_.slot, [](const EventDrivenModule& m) {
+        static_cast<const Module&>(m).Module::hint(m.line_.first.event);
+      });
+    }
   }
 
  private:

@@ -55,6 +55,14 @@ void Switch::on_packet_head(PortId port, PacketHandle packet, Tick head_at) {
   schedule(head_at + params_.traversal_latency, encode(kRouted, port.value()), packet.value());
 }
 
+// A routed packet's hop reads the packet first, and its input's line (the
+// kernel's look-ahead, EventKernel::look_ahead).
+void Switch::hint(const ModuleEvent& event) const {
+  if ((event.kind & ((1U << kKindBits) - 1)) != kRouted) return;
+  __builtin_prefetch(&pool_[PacketHandle(event.arg)]);
+  __builtin_prefetch(&inputs_[event.kind >> kKindBits], 1);
+}
+
 void Switch::on_credits_returned(PortId port, Tick at) { schedule(at, encode(kRetry, port.value())); }
 
 // A slot comes from the buffer's free chain, most recently freed first (so a

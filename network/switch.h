@@ -150,6 +150,7 @@ class Switch final : public EventDrivenModule, public PacketReceiver, public Lin
   static_assert(sizeof(Output) == 64, "an output fills one cache line");
 
   void handle(const ModuleEvent& event) override;
+  void hint(const ModuleEvent& event) const;
   void settle(Tick now) override;
 
   // An (input, lane) buffer's index; also its place in the round-robin order.
