@@ -65,6 +65,8 @@ Cic::Cic(const sc_core::sc_module_name& name, EventKernel& kernel, network::Pack
       node_(node),
       tx_(params, {}),
       rx_(params, {}),
+      next_sequence_(params.total_processes),
+      arrivals_(params.total_processes),
       lookup_issue_interval_(params.security.path == KeyPath::kCache
                                  ? params.clock.ticks(params.clock.cycles_covering(params.skc_access))
                                  : params.clock.period()),
@@ -111,7 +113,7 @@ void Cic::submit(const MessageRequest& message, Tick now) {
   // In 64 bits: a message near 4 GiB would wrap to a single packet in 32.
   const auto packets = static_cast<uint32_t>(std::max<uint64_t>(1, (uint64_t{message.bytes} + mtu - 1) / mtu));
   const SessionKeyId key = session_key(message.source_process, message.destination_process, params_.total_processes);
-  uint32_t& sequence = next_sequence_[session_direction(message.source_process, message.destination_process)];
+  uint32_t& sequence = next_sequence_(message.source_process, message.destination_process);
   if (prefetcher_) prefetcher_->handed_over(ProcessId(message.source_process));
   const uint32_t overhead = params_.header_bytes + (params_.security.encrypts() ? params_.security_bytes : 0);
   for (uint32_t i = 0; i < packets; ++i) {
@@ -440,7 +442,7 @@ void Cic::deliver(network::PacketHandle handle, Tick now) {
 }
 
 void Cic::count_reordering(const network::Packet& packet) {
-  Arrivals& session = arrivals_[session_direction(packet.source_process, packet.destination_process)];
+  Arrivals& session = arrivals_(packet.destination_process, packet.source_process);
   if (packet.sequence >= session.next_expected) {
     session.next_expected = packet.sequence + 1;
     return;

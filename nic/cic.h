@@ -41,7 +41,7 @@
 #include "nic/packet_fifo.h"
 #include "nic/prefetcher.h"
 #include "nic/security_mode.h"
-#include "nic/session_map.h"
+#include "nic/session_table.h"
 #include "nic/shadow_caches.h"
 #include "nic/stack_distances.h"
 #include "nic/stage_ring.h"
@@ -292,12 +292,12 @@ class Cic final : public EventDrivenModule, public network::PacketReceiver, publ
   NodeId node_;
   Pipeline tx_;
   Pipeline rx_;
-  SessionMap<uint32_t> next_sequence_;  // by session direction
+  SessionTable<uint32_t> next_sequence_;  // by (source process, destination)
   struct Arrivals {
     uint32_t next_expected = 0;  // one past the highest sequence number delivered
     bool reordered = false;
   };
-  SessionMap<Arrivals> arrivals_;  // by session direction
+  SessionTable<Arrivals> arrivals_;  // by (destination process, source)
   CicStats stats_;
   Tick lookup_issue_interval_;  // a non-blocking look-up stage starts one look-up per interval
   std::optional<KeyLookup> lookup_;
