@@ -43,7 +43,7 @@ echo "== system packages"
 # setup) nearly free.
 simulator_packages=(build-essential make cmake ninja-build pkg-config ccache python3 python3-venv
                     libsystemc-dev libcli11-dev nlohmann-json3-dev libboost-iostreams-dev libzstd-dev libssl-dev
-                    libabsl-dev)
+                    libabsl-dev libjemalloc-dev)
 # ibsim, OpenSM and the diagnostics regenerate the reference fabrics' routes live (tests/fabrics/README.md); the
 # comparison with the committed dumps runs without them.
 # EZTrace writes the OTF2 traces the import conformance test compares with the capture library's
