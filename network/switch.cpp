@@ -25,13 +25,14 @@ Switch::Switch(const sc_core::sc_module_name& name, EventKernel& kernel, PacketP
       has_lane_map_(!lane_map.empty()),
       ports_(ports),
       outputs_(std::make_unique<Output[]>(ports)),
-      slots_(std::make_unique_for_overwrite<Queued[]>(static_cast<size_t>(ports) * params.lanes *
-                                                      params.credits_per_lane)),
+      slots_(nullptr),
       lane_map_data_(std::move(lane_map)),
       more_lanes_(params.lanes > kInlineLanes ? static_cast<size_t>(ports) * (params.lanes - kInlineLanes) : 0),
       queues_(params.virtual_output_queues ? static_cast<size_t>(ports) * params.lanes * ports : 0),
       choices_(std::move(choices)),
-      load_(choices_.empty() ? 0 : ports) {
+      load_(choices_.empty() ? 0 : ports),
+      slot_storage_(static_cast<size_t>(ports) * params.lanes * params.credits_per_lane) {
+  slots_ = slot_storage_.data();
   call_directly<Switch>();
   assert(static_cast<size_t>(ports) * params.lanes * params.credits_per_lane < kNoSlot && "slot indices are 32 bits");
   assert(ports < kNoOutput && "an output index leaves one value for none");

@@ -32,6 +32,7 @@
 #include <boost/container/small_vector.hpp>
 
 #include "core/event_module.h"
+#include "core/sparse_array.h"
 #include "network/credit_link.h"
 #include "network/packet.h"
 #include "network/topology.h"
@@ -219,8 +220,9 @@ class Switch final : public EventDrivenModule, public PacketReceiver, public Lin
   // are not initialised: a slot is written when a packet takes it and read
   // only while taken or freed, so the memory of the slots no packet reaches
   // (most, at light load, with deep buffers) is never touched and never
-  // made resident.
-  std::unique_ptr<Queued[]> slots_;
+  // made resident (SparseArray, slot_storage_, which owns them; this pointer
+  // is what the hop's line holds).
+  Queued* slots_;
   SwitchStats stats_;
   std::vector<uint8_t> lane_map_data_;
   std::vector<LaneBuffer> more_lanes_;  // by (input, lane - kInlineLanes), for lanes past the inline ones
@@ -235,7 +237,8 @@ class Switch final : public EventDrivenModule, public PacketReceiver, public Lin
     Tick link_busy_until = 0;
     uint32_t waiting = 0;
   };
-  std::vector<PortLoad> load_;  // adaptive only
+  std::vector<PortLoad> load_;        // adaptive only
+  SparseArray<Queued> slot_storage_;  // owns slots_
 };
 
 }  // namespace ibsec::network
