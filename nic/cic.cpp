@@ -142,7 +142,9 @@ void Cic::submit(const MessageRequest& message, Tick now) {
 }
 
 void Cic::on_packet_head(PortId /*port*/, network::PacketHandle packet, Tick /*head_at*/) {
-  schedule(params_.clock.next_edge(pool_[packet].tail_at), kTailArrived, packet.value());
+  const network::Packet& p = pool_[packet];
+  arrivals_.prefetch(p.destination_process, p.source_process);
+  schedule(params_.clock.next_edge(p.tail_at), kTailArrived, packet.value());
 }
 
 void Cic::on_credits_returned(PortId /*port*/, Tick at) { wake_later(tx_, kAdvanceSend, params_.clock.next_edge(at)); }

@@ -50,6 +50,13 @@ class SessionTable {
     return others_[session_direction(local, remote)];
   }
 
+  // Asks the memory for the entry's line, if it is in a row (a hint).
+  void prefetch(uint32_t local, uint32_t remote) const {
+    for (uint32_t row = 0; row < rows_used_; ++row) {
+      if (row_process_[row] == local) __builtin_prefetch(&rows_[row][remote], 1);
+    }
+  }
+
   // How many local processes have a row (the rest are hashed).
   [[nodiscard]] uint32_t rows() const { return rows_used_; }
 

@@ -56,6 +56,16 @@ TEST(SessionTable, GivesRowsToItsFirstLocalProcessesWhileARowIsSmall) {
   EXPECT_FALSE(too_large(3, 1024).reordered);
 }
 
+// A prefetch is a hint: it makes no row and no entry, and changes none.
+TEST(SessionTable, APrefetchChangesNothing) {
+  SessionTable<uint32_t> table(64);
+  table(5, 3) = 9;
+  table.prefetch(5, 3);
+  table.prefetch(6, 3);  // a local process without a row
+  EXPECT_EQ(table.rows(), 1U);
+  EXPECT_EQ(table(5, 3), 9U);
+}
+
 // A reference taken before more rows are made still names its entry.
 TEST(SessionTable, AnEntryStaysWhereItIsAsRowsAreAdded) {
   SessionTable<uint32_t> table(256);
