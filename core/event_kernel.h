@@ -106,9 +106,10 @@ class EventKernel : public sc_core::sc_module {
   void drop_cancelled_tops();
   void arm_self(Tick at);
 
-  // The models the look-ahead pays in: measured, 0.80 of the CPU time of a
-  // 1 024-node 4-ary 5-tree (2 300 modules) and 1.04 of a 16-node single
-  // switch's (18), whose state stays in the cache (docs/performance.md).
+  // The models the look-ahead pays in. Measured: 0.79 of the CPU time of a
+  // 1 024-node 4-ary 5-tree (2 300 modules) with a second run beside it, the
+  // same alone; 1.04 of a 16-node single switch's (18 modules), whose state
+  // stays in the cache (docs/performance.md).
   static constexpr size_t kLookAheadFromModules = 256;
   std::vector<Registered> modules_;
   bool looks_ahead_ = false;
