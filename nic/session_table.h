@@ -39,9 +39,7 @@ class SessionTable {
   // and `remote` (< the processes given at construction), value-initialised
   // on first use. It stays where it is while the table lives.
   Value& operator()(uint32_t local, uint32_t remote) {
-    for (uint32_t row = 0; row < rows_used_; ++row) {
-      if (row_process_[row] == local) return rows_[row][remote];
-    }
+    if (Value* row = row_of(local)) return row[remote];
     if (rows_used_ < rows_allowed_) {
       row_process_[rows_used_] = local;
       rows_[rows_used_] = std::make_unique<Value[]>(processes_);
@@ -52,15 +50,21 @@ class SessionTable {
 
   // Asks the memory for the entry's line, if it is in a row (a hint).
   void prefetch(uint32_t local, uint32_t remote) const {
-    for (uint32_t row = 0; row < rows_used_; ++row) {
-      if (row_process_[row] == local) __builtin_prefetch(&rows_[row][remote], 1);
-    }
+    if (const Value* row = row_of(local)) __builtin_prefetch(&row[remote], 1);
   }
 
   // How many local processes have a row (the rest are hashed).
   [[nodiscard]] uint32_t rows() const { return rows_used_; }
 
  private:
+  // The row of `local`, or none.
+  [[nodiscard]] Value* row_of(uint32_t local) const {
+    for (uint32_t row = 0; row < rows_used_; ++row) {
+      if (row_process_[row] == local) return rows_[row].get();
+    }
+    return nullptr;
+  }
+
   uint32_t processes_;
   uint32_t rows_allowed_;
   uint32_t rows_used_ = 0;
