@@ -10,6 +10,8 @@ namespace {
 // goes in the argument.
 constexpr uint32_t kKindBits = 8;
 constexpr uint32_t encode(uint32_t kind, uint32_t port) { return kind | (port << kKindBits); }
+constexpr uint32_t kind_of(uint32_t encoded) { return encoded & ((1U << kKindBits) - 1); }
+constexpr uint32_t port_of(uint32_t encoded) { return encoded >> kKindBits; }
 
 }  // namespace
 
@@ -59,9 +61,9 @@ void Switch::on_packet_head(PortId port, PacketHandle packet, Tick head_at) {
 // A routed packet's hop reads the packet first, and its input's line (the
 // kernel's look-ahead, EventKernel::look_ahead).
 void Switch::hint(const ModuleEvent& event) const {
-  if ((event.kind & ((1U << kKindBits) - 1)) != kRouted) return;
+  if (kind_of(event.kind) != kRouted) return;
   __builtin_prefetch(&pool_[PacketHandle(event.arg)]);
-  __builtin_prefetch(&inputs_[event.kind >> kKindBits], 1);
+  __builtin_prefetch(&inputs_[port_of(event.kind)], 1);
 }
 
 void Switch::on_credits_returned(PortId port, Tick at) { schedule(at, encode(kRetry, port.value())); }
@@ -107,8 +109,8 @@ void Switch::pop(uint32_t input, uint32_t lane_index, Queue& q) {
 }
 
 void Switch::handle(const ModuleEvent& event) {
-  const uint32_t port = event.kind >> kKindBits;
-  if ((event.kind & ((1U << kKindBits) - 1)) == kRetry) {
+  const uint32_t port = port_of(event.kind);
+  if (kind_of(event.kind) == kRetry) {
     mark_dirty(static_cast<uint16_t>(port));
     return;
   }
