@@ -43,8 +43,9 @@ Switch::Switch(const sc_core::sc_module_name& name, EventKernel& kernel, PacketP
 }
 
 // The routed event, a traversal latency from now, writes the input's line
-// and, on a table route, the output's: asking the memory for them now lets
-// them come while other modules run, instead of one after the other then.
+// and, on a table route, the output's and its link's (at an address
+// computed, not read: Output): asking the memory for them now lets them
+// come while other modules run, instead of one after the other then.
 // A prefetch is only a hint; it reads and changes nothing the model sees.
 // A table route depends on the destination alone, so it is looked up here,
 // once, and kept in the packet for the routed event.
@@ -54,6 +55,7 @@ void Switch::on_packet_head(PortId port, PacketHandle packet, Tick head_at) {
     Packet& p = pool_[packet];
     p.table_output = forwarding_[p.destination.value()].value();
     __builtin_prefetch(&outputs_[p.table_output], 1);
+    outputs_[p.table_output].link.prefetch_for_sending();
   }
   schedule(head_at + params_.traversal_latency, encode(kRouted, port.value()), packet.value());
 }
@@ -64,6 +66,14 @@ void Switch::hint(const ModuleEvent& event) const {
   if (kind_of(event.kind) != kRouted) return;
   __builtin_prefetch(&pool_[PacketHandle(event.arg)]);
   __builtin_prefetch(&inputs_[port_of(event.kind)], 1);
+}
+
+CreditLink& Switch::wire_output(PortId port, const LinkParams& params, PacketReceiver& receiver, PortId receiver_port) {
+  Output& out = outputs_[port.value()];
+  assert(!out.wired && "an output port is wired once");
+  std::construct_at(&out.link, params, *this, port, receiver, receiver_port);
+  out.wired = true;
+  return out.link;
 }
 
 void Switch::on_credits_returned(PortId port, Tick at) { schedule(at, encode(kRetry, port.value())); }
@@ -120,7 +130,7 @@ void Switch::handle(const ModuleEvent& event) {
   const uint16_t output = adaptive_ ? route(packet, static_cast<uint16_t>(port), event.at) : packet.table_output;
   if (adaptive_) ++load_[output].waiting;
   // Arbitration and the grant read these links next; the slot is written meanwhile.
-  outputs_[output].link->prefetch_for_sending();
+  outputs_[output].link.prefetch_for_sending();
   inputs_[port].upstream->prefetch_for_returns();
   if (push(port, lane, queue(port, lane, output),
            Queued{handle.value(), output, static_cast<uint16_t>(packet.wire_bytes), kNoSlot})) {
@@ -201,8 +211,8 @@ void Switch::settle(Tick now) {
 void Switch::arbitrate(uint16_t output, Tick now) {
   Output& out = outputs_[output];
   if (out.requests.empty()) return;
-  if (out.link->busy_until() > now) {
-    retry_at(output, out.link->busy_until(), now);
+  if (out.link.busy_until() > now) {
+    retry_at(output, out.link.busy_until(), now);
     return;
   }
   const uint32_t slots = buffer_count();
@@ -224,13 +234,13 @@ void Switch::arbitrate(uint16_t output, Tick now) {
     if (rank >= best_rank) continue;
     const VirtualLane lane(out_lane(request.input, output, request.lane));
     assert(lane.value() < params_.lanes && "a lane map gives a lane the fabric does not have");
-    if (!out.link->can_send(lane, head.wire_bytes, now)) continue;
+    if (!out.link.can_send(lane, head.wire_bytes, now)) continue;
     best = r;
     best_rank = rank;
   }
   if (best != out.requests.size()) {
     grant(output, best, now);
-    if (!out.requests.empty()) retry_at(output, out.link->busy_until(), now);
+    if (!out.requests.empty()) retry_at(output, out.link.busy_until(), now);
   } else if (input_frees != kNever) {
     retry_at(output, input_frees, now);
   }
@@ -239,7 +249,7 @@ void Switch::arbitrate(uint16_t output, Tick now) {
 // With a crossbar speedup a packet has left its input after 1/speedup of its
 // serialization on the output, but never before its tail has arrived.
 Tick Switch::crossed_at(uint16_t output, uint32_t wire_bytes, Tick tail_in, Tick now) const {
-  const auto serialization = static_cast<double>(outputs_[output].link->serialization(wire_bytes));
+  const auto serialization = static_cast<double>(outputs_[output].link.serialization(wire_bytes));
   return std::max(tail_in, now + static_cast<Tick>(std::llround(serialization / params_.speedup)));
 }
 
@@ -265,7 +275,7 @@ void Switch::grant(uint16_t output, size_t request_index, Tick now) {
   // Its tail leaves no earlier than one traversal after it arrived (with
   // equal rates never later than now + serialization, so it starts now).
   // `packet` is not read after send: an attacker on the link may grow the pool.
-  const Tick tail_out = out.link->send(handle, packet, now, tail_in + params_.traversal_latency);
+  const Tick tail_out = out.link.send(handle, packet, now, tail_in + params_.traversal_latency);
   if (adaptive_) load_[output].link_busy_until = tail_out;
   const Tick crossed = params_.speedup > 1.0 ? crossed_at(output, wire_bytes, tail_in, now) : tail_out;
   Input& input = inputs_[request.input];

@@ -77,8 +77,9 @@ class Switch final : public EventDrivenModule, public PacketReceiver, public Lin
          const Forwarding& forwarding, const SwitchParams& params, std::vector<uint8_t> lane_map = {},
          PortChoices choices = {});
 
-  // Wiring, done once while the cluster is assembled.
-  void attach_output(PortId port, CreditLink* link) { outputs_[port.value()].link = link; }
+  // Wiring, done once while the cluster is assembled. The switch keeps the
+  // link each wired output port sends on (Output::link).
+  CreditLink& wire_output(PortId port, const LinkParams& params, PacketReceiver& receiver, PortId receiver_port);
   void attach_input(PortId port, CreditLink* upstream) { inputs_[port.value()].upstream = upstream; }
 
   void on_packet_head(PortId port, PacketHandle packet, Tick head_at) override;
@@ -137,18 +138,32 @@ class Switch final : public EventDrivenModule, public PacketReceiver, public Lin
     uint16_t input;
     uint8_t lane;
   };
-  // One cache line each, which arbitration reads whole.
+  // An output port: one cache line, which arbitration reads whole, then the
+  // link the port sends on, in the lines after it. A hop's output and link
+  // are then one address computed from outputs_, asked for together, where
+  // a pointer to the link in the output's line made the link's lines wait
+  // for the output's. The link is built when the port is wired.
   struct alignas(64) Output {
-    CreditLink* link = nullptr;
+    Output() {}  // NOLINT(modernize-use-equals-default): the link is left unconstructed until wired
+    ~Output() {
+      if (wired) std::destroy_at(&link);
+    }
+    Output(const Output&) = delete;
+    Output& operator=(const Output&) = delete;
+
     // Heads of input lanes that want this output: at light load none or one,
-    // so they live in the output itself, beside its link pointer.
+    // so they live in the output itself.
     boost::container::small_vector<Request, kInlineRequests> requests;
     Tick retry_at = 0;                // a kRetry is queued for this time (if > now)
     uint32_t next_grant = 0;          // round-robin pointer over input * lanes + lane
     bool dirty = false;               // in the switch's list of outputs to arbitrate
+    bool wired = false;               // `link` is built
     uint16_t next_dirty = kNoOutput;  // the next in that list
+    union {
+      CreditLink link;  // built by wire_output
+    };
   };
-  static_assert(sizeof(Output) == 64, "an output fills one cache line");
+  static_assert(sizeof(Output) == 64 + sizeof(CreditLink), "an output is one cache line and its link's");
 
   void handle(const ModuleEvent& event) override;
   void hint(const ModuleEvent& event) const;

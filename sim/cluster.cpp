@@ -149,9 +149,14 @@ std::vector<double> Cluster::node_ps_per_byte() const {
   return rates;
 }
 
-network::CreditLink& Cluster::add_link(const network::LinkParams& params, network::LinkSender& from, PortId from_port,
+// A card's link is the cluster's; a switch keeps the links it sends on (Switch::wire_output).
+network::CreditLink& Cluster::add_link(const network::LinkParams& params, const network::Endpoint& from,
                                        network::PacketReceiver& to, PortId to_port) {
-  return links_.emplace_back(params, from, from_port, to, to_port);
+  network::CreditLink& link = from.kind == network::Endpoint::Kind::kNode
+                                  ? card_links_.emplace_back(params, *cards_[from.index], PortId(0), to, to_port)
+                                  : switches_[from.index]->wire_output(from.port, params, to, to_port);
+  links_.push_back(&link);
+  return link;
 }
 
 network::PacketReceiver& Cluster::receiver_at(const network::Endpoint& end) {
@@ -174,10 +179,10 @@ bool Cluster::attacked(attack::AttackSite::Kind kind, uint32_t index, uint16_t p
          (kind != attack::AttackSite::Kind::kSwitchPort || site.port == port);
 }
 
-network::CreditLink& Cluster::add_link_via(bool attacked, const network::LinkParams& params, network::LinkSender& from,
-                                           PortId from_port, network::PacketReceiver& to, PortId to_port) {
-  if (!attacked) return add_link(params, from, from_port, to, to_port);
-  network::CreditLink& link = add_link(params, from, from_port, *attacker_, to_port);
+network::CreditLink& Cluster::add_link_via(bool attacked, const network::LinkParams& params,
+                                           const network::Endpoint& from, network::PacketReceiver& to, PortId to_port) {
+  if (!attacked) return add_link(params, from, to, to_port);
+  network::CreditLink& link = add_link(params, from, *attacker_, to_port);
   attacker_->tap(link, to, to_port);
   attacker_tapped_ = true;
   return link;
@@ -195,16 +200,14 @@ void Cluster::wire() {
     const std::optional<network::CableRate> rate = topology_->rate_at(from);
     const network::LinkParams params = rate ? config_.network.link(rate) : fabric_params;
     if (from.kind == network::Endpoint::Kind::kNode) {
-      network::CreditLink& link = add_link_via(attacked(Site::kNodeOut, from.index), params, *cards_[from.index],
-                                               PortId(0), *switches_[to.index], to.port);
+      network::CreditLink& link =
+          add_link_via(attacked(Site::kNodeOut, from.index), params, from, *switches_[to.index], to.port);
       switches_[to.index]->attach_input(to.port, &link);
       card_out[from.index] = &link;
     } else {
       const bool tapped = attacked(Site::kSwitchPort, from.index, from.port.value()) ||
                           (to.kind == network::Endpoint::Kind::kNode && attacked(Site::kNodeIn, to.index));
-      network::CreditLink& link =
-          add_link_via(tapped, params, *switches_[from.index], from.port, receiver_at(to), to.port);
-      switches_[from.index]->attach_output(from.port, &link);
+      network::CreditLink& link = add_link_via(tapped, params, from, receiver_at(to), to.port);
       if (to.kind == network::Endpoint::Kind::kNode) {
         card_in[to.index] = &link;
       } else {
@@ -242,7 +245,7 @@ void Cluster::trace_cards(sc_core::sc_trace_file* file) const {
 void Cluster::trace_links(sc_core::sc_trace_file* file) const {
   for (size_t i = 0; i < links_.size(); ++i) {
     const std::string prefix = vcd_word(link_ends_[i].from) + "_to_" + vcd_word(link_ends_[i].to);
-    const network::LinkStats& stats = links_[i].stats();
+    const network::LinkStats& stats = links_[i]->stats();
     sc_core::sc_trace(file, stats.packets.sampled(), prefix + ".link_packets");
     sc_core::sc_trace(file, stats.bytes.sampled(), prefix + ".link_bytes");
   }
@@ -302,7 +305,7 @@ size_t Cluster::packets_inside() const { return pool_.in_use(); }
 
 uint64_t Cluster::credits_missing() const {
   uint64_t missing = 0;
-  for (const auto& link : links_) missing += link.credits_missing();
+  for (const network::CreditLink* link : links_) missing += link->credits_missing();
   return missing;
 }
 

@@ -60,7 +60,7 @@ class Cluster {
   [[nodiscard]] const RunStatistics& statistics() const { return statistics_; }
   [[nodiscard]] const KernelCounters& kernel() const { return kernel_.counters(); }
   [[nodiscard]] const std::vector<std::unique_ptr<nic::Cic>>& cards() const { return cards_; }
-  [[nodiscard]] const std::deque<network::CreditLink>& links() const { return links_; }
+  [[nodiscard]] const std::vector<network::CreditLink*>& links() const { return links_; }
   // The ends of links()[i], and its name as docs/topology.md names them ("node 3 -> switch 0 port 3").
   [[nodiscard]] const LinkEnds& link_ends(size_t link) const { return link_ends_[link]; }
   [[nodiscard]] std::string link_name(size_t link) const;
@@ -96,13 +96,13 @@ class Cluster {
   [[nodiscard]] std::vector<double> node_ps_per_byte() const;
   // What the receiving cards' checks did with altered and genuine packets, over every card.
   [[nodiscard]] nic::AttackOutcomes attack_outcomes() const;
-  network::CreditLink& add_link(const network::LinkParams& params, network::LinkSender& from, PortId from_port,
+  network::CreditLink& add_link(const network::LinkParams& params, const network::Endpoint& from,
                                 network::PacketReceiver& to, PortId to_port);
   network::PacketReceiver& receiver_at(const network::Endpoint& end);
   void build_attacker();
   // Links `from` to `to`, through the attacker when `attacked`.
-  network::CreditLink& add_link_via(bool attacked, const network::LinkParams& params, network::LinkSender& from,
-                                    PortId from_port, network::PacketReceiver& to, PortId to_port);
+  network::CreditLink& add_link_via(bool attacked, const network::LinkParams& params, const network::Endpoint& from,
+                                    network::PacketReceiver& to, PortId to_port);
   [[nodiscard]] bool attacked(attack::AttackSite::Kind kind, uint32_t index, uint16_t port = 0) const;
   // Every component's statistics group, combined over its instances.
   [[nodiscard]] std::vector<Statistic> component_statistics(Tick elapsed) const;
@@ -115,8 +115,9 @@ class Cluster {
   std::unique_ptr<network::PacketPayloads> payloads_;  // functional crypto only: the packets' bytes
   std::vector<std::unique_ptr<nic::Cic>> cards_;
   std::vector<std::unique_ptr<network::Switch>> switches_;
-  std::deque<network::CreditLink> links_;
-  std::vector<LinkEnds> link_ends_;  // beside links_, index for index
+  std::deque<network::CreditLink> card_links_;  // the cards' own; the switches keep theirs
+  std::vector<network::CreditLink*> links_;     // every link, in links_of's order
+  std::vector<LinkEnds> link_ends_;             // beside links_, index for index
   RunStatistics statistics_;
   std::unique_ptr<PacketLog> packet_log_;
   std::unique_ptr<hosts::HostModel> host_;

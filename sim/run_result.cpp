@@ -44,7 +44,7 @@ double share_of_run(uint64_t ticks, Tick elapsed) {
 size_t Cluster::busiest_link() const {
   size_t busiest = 0;
   for (size_t i = 1; i < links_.size(); ++i) {
-    if (links_[i].stats().busy > links_[busiest].stats().busy) busiest = i;
+    if (links_[i]->stats().busy > links_[busiest]->stats().busy) busiest = i;
   }
   return busiest;
 }
@@ -62,7 +62,7 @@ DetailTable Cluster::link_table(Tick elapsed) const {
   DetailTable table("links");
   for (size_t i = 0; i < links_.size(); ++i) {
     const LinkEnds& ends = link_ends_[i];
-    const network::LinkStats& stats = links_[i].stats();
+    const network::LinkStats& stats = links_[i]->stats();
     std::vector<Statistic> row = link_identity(i, ends);
     append_group<network::LinkStats>(row, {&stats}, elapsed, "", false);
     const bool into_switch = ends.to.kind == network::Endpoint::Kind::kSwitch;
@@ -84,7 +84,7 @@ DetailTable Cluster::switch_table(Tick elapsed) const {
   std::vector<std::vector<const network::LinkStats*>> outputs(switches_.size());
   for (size_t i = 0; i < links_.size(); ++i) {
     if (link_ends_[i].from.kind == network::Endpoint::Kind::kSwitch) {
-      outputs[link_ends_[i].from.index].push_back(&links_[i].stats());
+      outputs[link_ends_[i].from.index].push_back(&links_[i]->stats());
     }
   }
   DetailTable table("switches");
@@ -141,7 +141,7 @@ std::vector<Statistic> Cluster::component_statistics(Tick elapsed) const {
     for (const nic::GcmUnitStats* unit : card->gcm_stats()) gcm.push_back(unit);
   }
   append(stats, gcm, elapsed);
-  append(stats, groups_of(links_, [](const auto& link) { return &link.stats(); }), elapsed);
+  append(stats, groups_of(links_, [](const network::CreditLink* link) { return &link->stats(); }), elapsed);
   name_busiest_link(stats);
   append(stats, groups_of(switches_, [](const auto& sw) { return &sw->stats(); }), elapsed);
   append(stats, groups_of(std::vector{host_.get()}, [](const auto* host) { return host->scheduler_stats(); }), elapsed);
