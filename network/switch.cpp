@@ -20,13 +20,12 @@ Switch::Switch(const sc_core::sc_module_name& name, EventKernel& kernel, PacketP
                PortChoices choices)
     : EventDrivenModule(name, kernel),
       params_(params),
-      inputs_(std::make_unique<Input[]>(ports)),
+      ports_state_(std::make_unique<Port[]>(ports)),
       pool_(pool),
       forwarding_(forwarding),
       adaptive_(!choices.empty()),
       has_lane_map_(!lane_map.empty()),
       ports_(ports),
-      outputs_(std::make_unique<Output[]>(ports)),
       slots_(nullptr),
       lane_map_data_(std::move(lane_map)),
       more_lanes_(params.lanes > kInlineLanes ? static_cast<size_t>(ports) * (params.lanes - kInlineLanes) : 0),
@@ -50,12 +49,12 @@ Switch::Switch(const sc_core::sc_module_name& name, EventKernel& kernel, PacketP
 // A table route depends on the destination alone, so it is looked up here,
 // once, and kept in the packet for the routed event.
 void Switch::on_packet_head(PortId port, PacketHandle packet, Tick head_at) {
-  __builtin_prefetch(&inputs_[port.value()], 1);
+  __builtin_prefetch(&input_of(port.value()), 1);
   if (!adaptive_) {
     Packet& p = pool_[packet];
     p.table_output = forwarding_[p.destination.value()].value();
-    __builtin_prefetch(&outputs_[p.table_output], 1);
-    outputs_[p.table_output].link.prefetch_for_sending();
+    __builtin_prefetch(&output_of(p.table_output), 1);
+    output_of(p.table_output).link.prefetch_for_sending();
   }
   schedule(head_at + params_.traversal_latency, encode(kRouted, port.value()), packet.value());
 }
@@ -65,11 +64,11 @@ void Switch::on_packet_head(PortId port, PacketHandle packet, Tick head_at) {
 void Switch::hint(const ModuleEvent& event) const {
   if (kind_of(event.kind) != kRouted) return;
   __builtin_prefetch(&pool_[PacketHandle(event.arg)]);
-  __builtin_prefetch(&inputs_[port_of(event.kind)], 1);
+  __builtin_prefetch(&input_of(port_of(event.kind)), 1);
 }
 
 CreditLink& Switch::wire_output(PortId port, const LinkParams& params, PacketReceiver& receiver, PortId receiver_port) {
-  Output& out = outputs_[port.value()];
+  Output& out = output_of(port.value());
   assert(!out.wired && "an output port is wired once");
   std::construct_at(&out.link, params, *this, port, receiver, receiver_port);
   out.wired = true;
@@ -130,8 +129,8 @@ void Switch::handle(const ModuleEvent& event) {
   const uint16_t output = adaptive_ ? route(packet, static_cast<uint16_t>(port), event.at) : packet.table_output;
   if (adaptive_) ++load_[output].waiting;
   // Arbitration and the grant read these links next; the slot is written meanwhile.
-  outputs_[output].link.prefetch_for_sending();
-  inputs_[port].upstream->prefetch_for_returns();
+  output_of(output).link.prefetch_for_sending();
+  input_of(port).upstream->prefetch_for_returns();
   if (push(port, lane, queue(port, lane, output),
            Queued{handle.value(), output, static_cast<uint16_t>(packet.wire_bytes), kNoSlot})) {
     request(static_cast<uint16_t>(port), lane, output);
@@ -176,21 +175,21 @@ uint16_t Switch::least_costly(uint16_t set, Tick now) {
 }
 
 void Switch::request(uint16_t input, uint8_t lane, uint16_t output) {
-  outputs_[output].requests.push_back(Request{input, lane});
+  output_of(output).requests.push_back(Request{input, lane});
   mark_dirty(output);
 }
 
 void Switch::mark_dirty(uint16_t output) {
-  Output& out = outputs_[output];
+  Output& out = output_of(output);
   if (out.dirty) return;
   out.dirty = true;
   out.next_dirty = kNoOutput;
-  (dirty_tail_ == kNoOutput ? dirty_head_ : outputs_[dirty_tail_].next_dirty) = output;
+  (dirty_tail_ == kNoOutput ? dirty_head_ : output_of(dirty_tail_).next_dirty) = output;
   dirty_tail_ = output;
 }
 
 void Switch::retry_at(uint16_t output, Tick at, Tick now) {
-  Output& out = outputs_[output];
+  Output& out = output_of(output);
   if (out.retry_at > now && out.retry_at <= at) return;  // an earlier retry is already queued
   out.retry_at = at;
   schedule(at, encode(kRetry, output));
@@ -201,15 +200,15 @@ void Switch::settle(Tick now) {
   // output already arbitrated again), which join the list's end.
   while (dirty_head_ != kNoOutput) {
     const uint16_t output = dirty_head_;
-    dirty_head_ = outputs_[output].next_dirty;
+    dirty_head_ = output_of(output).next_dirty;
     if (dirty_head_ == kNoOutput) dirty_tail_ = kNoOutput;
-    outputs_[output].dirty = false;
+    output_of(output).dirty = false;
     arbitrate(output, now);
   }
 }
 
 void Switch::arbitrate(uint16_t output, Tick now) {
-  Output& out = outputs_[output];
+  Output& out = output_of(output);
   if (out.requests.empty()) return;
   if (out.link.busy_until() > now) {
     retry_at(output, out.link.busy_until(), now);
@@ -221,7 +220,7 @@ void Switch::arbitrate(uint16_t output, Tick now) {
   Tick input_frees = kNever;
   for (size_t r = 0; r < out.requests.size(); ++r) {
     const Request& request = out.requests[r];
-    if (const Tick busy_until = inputs_[request.input].busy_until; busy_until > now) {
+    if (const Tick busy_until = input_of(request.input).busy_until; busy_until > now) {
       input_frees = std::min(input_frees, busy_until);
       continue;
     }
@@ -249,12 +248,12 @@ void Switch::arbitrate(uint16_t output, Tick now) {
 // With a crossbar speedup a packet has left its input after 1/speedup of its
 // serialization on the output, but never before its tail has arrived.
 Tick Switch::crossed_at(uint16_t output, uint32_t wire_bytes, Tick tail_in, Tick now) const {
-  const auto serialization = static_cast<double>(outputs_[output].link.serialization(wire_bytes));
+  const auto serialization = static_cast<double>(output_of(output).link.serialization(wire_bytes));
   return std::max(tail_in, now + static_cast<Tick>(std::llround(serialization / params_.speedup)));
 }
 
 void Switch::grant(uint16_t output, size_t request_index, Tick now) {
-  Output& out = outputs_[output];
+  Output& out = output_of(output);
   const Request request = out.requests[request_index];
   out.requests[request_index] = out.requests.back();
   out.requests.pop_back();
@@ -278,9 +277,9 @@ void Switch::grant(uint16_t output, size_t request_index, Tick now) {
   const Tick tail_out = out.link.send(handle, packet, now, tail_in + params_.traversal_latency);
   if (adaptive_) load_[output].link_busy_until = tail_out;
   const Tick crossed = params_.speedup > 1.0 ? crossed_at(output, wire_bytes, tail_in, now) : tail_out;
-  Input& input = inputs_[request.input];
-  input.busy_until = crossed;
-  input.upstream->return_credits(VirtualLane(request.lane), wire_bytes, crossed, now);
+  Input& in = input_of(request.input);
+  in.busy_until = crossed;
+  in.upstream->return_credits(VirtualLane(request.lane), wire_bytes, crossed, now);
   ++stats_.packets_forwarded;
 }
 
