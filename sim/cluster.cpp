@@ -67,9 +67,8 @@ Cluster::Cluster(const SimConfig& config) : config_(config), topology_(topology_
     check_memory_for(processes, largest_size(config_.traffic.sizes_bytes));
     build_switches();
     build_cards(static_cast<uint32_t>(processes));
-    host_ =
-        std::make_unique<hosts::SyntheticTraffic>("traffic", kernel_, config_.traffic, card_pointers(),
-                                                  node_ps_per_byte(), config_.nic.mtu_bytes, config_.seed, statistics_);
+    host_ = std::make_unique<hosts::SyntheticTraffic>("traffic", kernel_, config_.traffic, cards_, node_ps_per_byte(),
+                                                      config_.nic.mtu_bytes, config_.seed, statistics_);
   } else {
     std::vector<std::unique_ptr<traces::TraceReader>> jobs;
     uint64_t processes = 0;
@@ -87,9 +86,8 @@ Cluster::Cluster(const SimConfig& config) : config_(config), topology_(topology_
     check_memory_for(processes, largest_message);
     build_switches();
     build_cards(static_cast<uint32_t>(processes));
-    host_ =
-        std::make_unique<hosts::TraceReplay>("replay", kernel_, std::move(jobs), card_pointers(), config_.nic.mtu_bytes,
-                                             config_.replay, config_.scheduling, statistics_);
+    host_ = std::make_unique<hosts::TraceReplay>("replay", kernel_, std::move(jobs), cards_, config_.nic.mtu_bytes,
+                                                 config_.replay, config_.scheduling, statistics_);
   }
   wire();
 }
@@ -98,7 +96,7 @@ Cluster::Cluster(const SimConfig& config, std::vector<hosts::ScriptedMessage> sc
     : config_(config), topology_(topology_of(config)) {
   build_switches();
   build_cards(topology_->nodes * config_.traffic.processes_per_node);
-  auto host = std::make_unique<hosts::ScriptedTraffic>("script", kernel_, std::move(script), card_pointers(),
+  auto host = std::make_unique<hosts::ScriptedTraffic>("script", kernel_, std::move(script), cards_,
                                                        config_.nic.mtu_bytes, statistics_);
   scripted_ = host.get();
   host_ = std::move(host);
@@ -113,12 +111,13 @@ void Cluster::check_memory_for(uint64_t processes, uint64_t largest_message) con
 }
 
 void Cluster::build_switches() {
+  switch_storage_.emplace(topology_->switches.size());
   for (size_t s = 0; s < topology_->switches.size(); ++s) {
     const auto& spec = topology_->switches[s];
     const std::string name = "switch_" + std::to_string(s);
-    switches_.push_back(std::make_unique<network::Switch>(name.c_str(), kernel_, pool_, spec.ports, spec.forwarding,
-                                                          config_.network.switches(spec.port_rate), spec.lane_map,
-                                                          spec.choices));
+    switches_.push_back(&switch_storage_->emplace_back(name.c_str(), kernel_, pool_, spec.ports, spec.forwarding,
+                                                       config_.network.switches(spec.port_rate), spec.lane_map,
+                                                       spec.choices));
   }
 }
 
@@ -126,17 +125,12 @@ void Cluster::build_cards(uint32_t total_processes) {
   nic::CicParams params = config_.nic;
   params.total_processes = total_processes;
   if (params.functional_crypto) payloads_ = std::make_unique<network::PacketPayloads>(params.mtu_bytes);
+  card_storage_.emplace(topology_->nodes);
   for (uint32_t n = 0; n < topology_->nodes; ++n) {
     const std::string name = "cic_" + std::to_string(n);
-    cards_.push_back(
-        std::make_unique<nic::Cic>(name.c_str(), kernel_, pool_, next_packet_id_, NodeId(n), params, payloads_.get()));
+    cards_.push_back(&card_storage_->emplace_back(name.c_str(), kernel_, pool_, next_packet_id_, NodeId(n), params,
+                                                  payloads_.get()));
   }
-}
-
-std::vector<nic::Cic*> Cluster::card_pointers() const {
-  std::vector<nic::Cic*> raw;
-  for (const auto& card : cards_) raw.push_back(card.get());
-  return raw;
 }
 
 std::vector<double> Cluster::node_ps_per_byte() const {

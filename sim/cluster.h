@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <deque>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,7 @@
 #include "attack/attacker.h"
 #include "attack/snoop_capture.h"
 #include "core/event_module.h"
+#include "core/staggered_array.h"
 #include "hosts/host_model.h"
 #include "hosts/scripted_traffic.h"
 #include "hosts/synthetic_traffic.h"
@@ -59,7 +61,7 @@ class Cluster {
   [[nodiscard]] const network::Topology& topology() const { return *topology_; }
   [[nodiscard]] const RunStatistics& statistics() const { return statistics_; }
   [[nodiscard]] const KernelCounters& kernel() const { return kernel_.counters(); }
-  [[nodiscard]] const std::vector<std::unique_ptr<nic::Cic>>& cards() const { return cards_; }
+  [[nodiscard]] const std::vector<nic::Cic*>& cards() const { return cards_; }
   [[nodiscard]] const std::vector<network::CreditLink*>& links() const { return links_; }
   // The ends of links()[i], and its name as docs/topology.md names them ("node 3 -> switch 0 port 3").
   [[nodiscard]] const LinkEnds& link_ends(size_t link) const { return link_ends_[link]; }
@@ -90,7 +92,6 @@ class Cluster {
   [[nodiscard]] size_t busiest_link() const;
   // Adds its name after link_utilization_max.
   void name_busiest_link(std::vector<Statistic>& stats) const;
-  [[nodiscard]] std::vector<nic::Cic*> card_pointers() const;
   // By node: its own link's serialization, ps a byte (the fabric's unless
   // the topology gives the node's cable a rate of its own).
   [[nodiscard]] std::vector<double> node_ps_per_byte() const;
@@ -112,12 +113,14 @@ class Cluster {
   EventKernel kernel_{"kernel"};  // before every module: each takes its place in it
   network::PacketPool pool_;
   uint64_t next_packet_id_ = 0;
-  std::unique_ptr<network::PacketPayloads> payloads_;  // functional crypto only: the packets' bytes
-  std::vector<std::unique_ptr<nic::Cic>> cards_;
-  std::vector<std::unique_ptr<network::Switch>> switches_;
-  std::deque<network::CreditLink> card_links_;  // the cards' own; the switches keep theirs
-  std::vector<network::CreditLink*> links_;     // every link, in links_of's order
-  std::vector<LinkEnds> link_ends_;             // beside links_, index for index
+  std::unique_ptr<network::PacketPayloads> payloads_;              // functional crypto only: the packets' bytes
+  std::optional<StaggeredArray<nic::Cic>> card_storage_;           // the cards themselves, an odd number of lines apart
+  std::vector<nic::Cic*> cards_;                                   // by node
+  std::optional<StaggeredArray<network::Switch>> switch_storage_;  // the switches themselves
+  std::vector<network::Switch*> switches_;                         // by index
+  std::deque<network::CreditLink> card_links_;                     // the cards' own; the switches keep theirs
+  std::vector<network::CreditLink*> links_;                        // every link, in links_of's order
+  std::vector<LinkEnds> link_ends_;                                // beside links_, index for index
   RunStatistics statistics_;
   std::unique_ptr<PacketLog> packet_log_;
   std::unique_ptr<hosts::HostModel> host_;
