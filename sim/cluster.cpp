@@ -147,7 +147,7 @@ std::vector<double> Cluster::node_ps_per_byte() const {
 network::CreditLink& Cluster::add_link(const network::LinkParams& params, const network::Endpoint& from,
                                        network::PacketReceiver& to, PortId to_port) {
   network::CreditLink& link = from.kind == network::Endpoint::Kind::kNode
-                                  ? card_links_.emplace_back(params, *cards_[from.index], PortId(0), to, to_port)
+                                  ? card_links_->emplace_back(params, *cards_[from.index], PortId(0), to, to_port)
                                   : switches_[from.index]->wire_output(from.port, params, to, to_port);
   links_.push_back(&link);
   return link;
@@ -185,6 +185,7 @@ network::CreditLink& Cluster::add_link_via(bool attacked, const network::LinkPar
 void Cluster::wire() {
   using Site = attack::AttackSite::Kind;
   build_attacker();
+  card_links_.emplace(cards_.size());
   const network::LinkParams fabric_params = config_.network.link();
   std::vector<network::CreditLink*> card_out(cards_.size());
   std::vector<network::CreditLink*> card_in(cards_.size());

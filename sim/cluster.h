@@ -5,7 +5,6 @@
 #pragma once
 
 #include <cstdint>
-#include <deque>
 #include <memory>
 #include <optional>
 #include <string>
@@ -118,7 +117,7 @@ class Cluster {
   std::vector<nic::Cic*> cards_;                                   // by node
   std::optional<StaggeredArray<network::Switch>> switch_storage_;  // the switches themselves
   std::vector<network::Switch*> switches_;                         // by index
-  std::deque<network::CreditLink> card_links_;                     // the cards' own; the switches keep theirs
+  std::optional<StaggeredArray<network::CreditLink>> card_links_;  // the cards' own; the switches keep theirs
   std::vector<network::CreditLink*> links_;                        // every link, in links_of's order
   std::vector<LinkEnds> link_ends_;                                // beside links_, index for index
   RunStatistics statistics_;
