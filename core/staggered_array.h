@@ -6,8 +6,8 @@
 // so one field of every object falls in an eighth or less of a cache's sets:
 // on a 1 024-node fabric the cards' hot lines crowded those sets while the
 // rest stayed idle. An odd number of lines apart, the same field of
-// consecutive objects walks through every set (docs/performance.md, "Cards
-// an odd number of lines apart").
+// consecutive objects walks through every set (docs/performance.md, "Links
+// beside their ports, objects an odd number of lines apart").
 #pragma once
 
 #include <cstddef>
